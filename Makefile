@@ -1,0 +1,57 @@
+# devcheck's entry points. On a fresh Debian 12 machine:
+#   make run    installs what is missing, builds, runs the main job
+#   make test   the same, then every test (ctest)
+BUILD      ?= build
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
+# ccache across precompiled headers needs these sloppiness settings.
+export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
+export CCACHE_NOHASHDIR := 1
+export CCACHE_DIR ?= $(HOME)/.cache/ccache
+
+.PHONY: deps configure build run test test-asan bench fuzz format tidy clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	$(MAKE) deps
+	cmake -S . -B $(BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@bash scripts/main-job.sh $(BUILD)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan:
+	$(MAKE) test BUILD=build-asan CMAKE_ARGS="-DDEVCHECK_SANITIZE=address,undefined -DDEVCHECK_BUILD_BENCH=OFF -DDEVCHECK_BUILD_EXAMPLES=OFF" \
+	  CTEST_ARGS="$(CTEST_ARGS)"
+
+bench: build
+	@bash scripts/bench.sh $(BUILD)
+
+# libFuzzer over every parser of untrusted bytes; FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DDEVCHECK_BUILD_FUZZ=ON -DDEVCHECK_BUILD_TESTS=OFF -DDEVCHECK_BUILD_BENCH=OFF \
+	  -DDEVCHECK_BUILD_EXAMPLES=OFF -DDEVCHECK_SANITIZE=address,undefined
+	cmake --build build-fuzz -j $(JOBS)
+	@bash scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+tidy: build
+	clang-tidy -p $(BUILD) --quiet $$(git ls-files 'src/*.cc' 'tools/*.cc')
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

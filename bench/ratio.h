@@ -1,0 +1,70 @@
+#pragma once
+// Runs the registered benchmarks, then prints each one's time as a ratio to an
+// anchor measured in the same run (this machine is shared and noisy, so only
+// ratios within one run mean anything).
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace devcheck::bench {
+
+class CollectingReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& run : runs) {
+      if (run.run_type == Run::RT_Iteration && run.iterations > 0) {
+        // Per-item time when the benchmark set items processed, else per iteration.
+        double ns = run.GetAdjustedRealTime();
+        auto items = run.counters.find("items_per_second");
+        if (items != run.counters.end() && items->second.value > 0) ns = 1e9 / items->second.value;
+        ns_[run.benchmark_name()] = ns;
+      }
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  double ns(const std::string& name) const {
+    auto it = ns_.find(name);
+    return it == ns_.end() ? -1.0 : it->second;
+  }
+
+ private:
+  std::map<std::string, double> ns_;
+};
+
+// One line per (name, anchor, target): "name / anchor = 0.12 (target <= 1.0): PASS".
+struct RatioCheck {
+  std::string name;
+  std::string anchor;
+  double target;  // the ratio must be <= target
+};
+
+inline int run_and_print_ratios(int argc, char** argv, const std::vector<RatioCheck>& checks) {
+  benchmark::Initialize(&argc, argv);
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  bool all_pass = true;
+  fmt::print("\nratios (same run):\n");
+  for (const auto& check : checks) {
+    const double a = reporter.ns(check.name);
+    const double b = reporter.ns(check.anchor);
+    if (a < 0 || b <= 0) {
+      fmt::print("  {} / {}: not measured\n", check.name, check.anchor);
+      all_pass = false;
+      continue;
+    }
+    const double ratio = a / b;
+    const bool pass = ratio <= check.target;
+    all_pass = all_pass && pass;
+    fmt::print("  {} / {} = {:.3f} ({:.1f} ns / {:.1f} ns; target <= {:.2f}): {}\n", check.name,
+               check.anchor, ratio, a, b, check.target, pass ? "PASS" : "FAIL");
+  }
+  benchmark::Shutdown();
+  return all_pass ? 0 : 1;
+}
+
+}  // namespace devcheck::bench

@@ -1,0 +1,22 @@
+# Install rules and the package config behind find_package(devcheck).
+include(CMakePackageConfigHelpers)
+
+install(TARGETS devcheck EXPORT devcheckTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS devcheck_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/devcheck
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+install(FILES ${PROJECT_BINARY_DIR}/include/devcheck/version.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/devcheck)
+install(EXPORT devcheckTargets NAMESPACE devcheck::
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/devcheck)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/devcheckConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/devcheckConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/devcheck)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/devcheckConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/devcheckConfig.cmake
+              ${PROJECT_BINARY_DIR}/devcheckConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/devcheck)

@@ -1,0 +1,1 @@
+// Anchor source for the shared precompiled header target.

@@ -1,0 +1,84 @@
+#pragma once
+/// Device policy: parse what the user asked for ("auto", "cuda:1", ...) and
+/// choose the device that exists on this machine, with the reason.
+
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace devcheck {
+
+/// A device request as a user writes it. Value type; thread-safe.
+///
+/// Accepted forms: "auto" (best available: a CUDA GPU, else cpu), "gpu" (any
+/// available accelerator, else cpu), "cpu", "cuda" (the current CUDA device),
+/// "cuda:N", "meta". Surrounding spaces and case are ignored.
+class DeviceSpec {
+ public:
+  enum class Kind { kAuto, kGpu, kCpu, kCuda, kMeta };
+
+  /// Parses `text`. Throws InvalidArgumentError naming `text` and listing the accepted forms.
+  static DeviceSpec parse(const std::string& text);
+
+  /// The program's spec: $DEVCHECK_DEVICE when set (and non-empty), else `program_default`.
+  /// Throws InvalidArgumentError (naming DEVCHECK_DEVICE) when the variable is malformed.
+  static DeviceSpec from_env(const std::string& program_default = "auto");
+
+  /// "auto" when default-constructed.
+  DeviceSpec() = default;
+
+  Kind kind() const noexcept { return kind_; }
+  /// The N of "cuda:N"; empty for every other form.
+  std::optional<int> index() const noexcept { return index_; }
+  /// The canonical text of this spec ("cuda:1", "auto").
+  std::string str() const;
+
+  bool operator==(const DeviceSpec& other) const noexcept {
+    return kind_ == other.kind_ && index_ == other.index_;
+  }
+
+ private:
+  Kind kind_ = Kind::kAuto;
+  std::optional<int> index_;
+};
+
+/// The outcome of select_device: where to run and why.
+struct Selection {
+  c10::Device device = c10::Device(c10::kCPU);
+  /// One sentence for logs: "cuda:1: most free memory of 2 GPUs (70.1 GiB free)".
+  std::string reason;
+};
+
+/// Chooses a device for `spec`. "auto"/"gpu" prefer CUDA and, with several
+/// visible GPUs (CUDA_VISIBLE_DEVICES is honoured), the one with the most free
+/// memory, queried at run time; without CUDA they fall back to cpu and say why.
+/// Throws DeviceUnavailableError for "cuda"/"cuda:N" that this machine lacks,
+/// saying how many CUDA devices there are. Thread-safe.
+Selection select_device(const DeviceSpec& spec);
+
+/// Convenience: select_device(DeviceSpec::parse(spec)).
+Selection select_device(const std::string& spec);
+
+/// What is known about one device. Memory fields are empty where unknown.
+struct DeviceInfo {
+  c10::Device device = c10::Device(c10::kCPU);
+  std::string name;                          ///< "NVIDIA H200", or the CPU model.
+  std::optional<std::uint64_t> total_bytes;  ///< Total memory, in bytes.
+  std::optional<std::uint64_t> free_bytes;   ///< Free memory now, in bytes.
+};
+
+/// Every device this process can use: cpu first, then each visible CUDA device.
+/// CUDA facts come from the driver at run time (no compile-time CUDA dependency).
+/// Thread-safe.
+std::vector<DeviceInfo> list_devices();
+
+/// Number of CUDA devices LibTorch can use in this process (0 without CUDA).
+int cuda_device_count();
+
+/// "12.3 GiB", "512 B": bytes for humans.
+std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace devcheck

@@ -1,0 +1,29 @@
+#pragma once
+// Names for messages and reports, shared by every module of devcheck.
+
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+#include <c10/util/ArrayRef.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace devcheck::detail {
+
+// PyTorch's Python name of a dtype: "float32", "bfloat16", "complex64".
+std::string dtype_name(c10::ScalarType type);
+
+// "[32, 784]"; "[]" for a 0-dim tensor.
+std::string shape_str(c10::IntArrayRef shape);
+
+// A module's name without LibTorch's decoration: "torch::nn::LinearImpl" -> "Linear".
+std::string clean_module_name(std::string_view name);
+
+// Whether `actual` satisfies `expected`; an index-less expected device
+// ("cuda") matches every index of its type.
+inline bool device_matches(c10::Device expected, c10::Device actual) {
+  return expected.has_index() ? expected == actual : expected.type() == actual.type();
+}
+
+}  // namespace devcheck::detail

@@ -1,0 +1,229 @@
+#include "devcheck/device.h"
+
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <fmt/format.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+
+#include <array>
+
+#include "detail/cuda_probe.h"
+#include "devcheck/error.h"
+
+namespace devcheck {
+namespace {
+
+constexpr const char* kAcceptedForms = "auto, gpu, cpu, cuda, cuda:N (N >= 0), meta";
+
+std::string normalize(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c)) == 0) {
+      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+  }
+  return out;
+}
+
+// Visible CUDA devices as LibTorch sees them. CUDA's guard is registered at
+// run time by libtorch_cuda, so a CPU-only LibTorch simply reports none.
+int torch_cuda_count() {
+  if (!c10::impl::hasDeviceGuardImpl(c10::kCUDA)) return 0;
+  return static_cast<int>(c10::impl::getDeviceGuardImpl(c10::kCUDA)->deviceCount());
+}
+
+std::string why_no_cuda() {
+  if (!c10::impl::hasDeviceGuardImpl(c10::kCUDA)) {
+    return "this LibTorch was built without CUDA";
+  }
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (visible != nullptr && normalize(visible).empty()) {
+    return "CUDA_VISIBLE_DEVICES is empty, which hides every GPU";
+  }
+  const detail::CudaProbe probe = detail::probe_cuda();
+  if (!probe.driver_found) return probe.driver_note;
+  return "the CUDA driver reports no usable device";
+}
+
+std::string cpu_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        std::string name = line.substr(colon + 1);
+        name.erase(0, name.find_first_not_of(' '));
+        return name;
+      }
+    }
+  }
+  return "cpu";
+}
+
+Selection pick_cuda_by_free_memory() {
+  const int count = torch_cuda_count();
+  if (count == 0) return {c10::Device(c10::kCPU), "cpu: no CUDA device (" + why_no_cuda() + ")"};
+  if (count == 1) return {c10::Device(c10::kCUDA, 0), "cuda:0: the only visible CUDA device"};
+  const detail::CudaProbe probe = detail::probe_cuda();
+  int best = -1;
+  std::uint64_t best_free = 0;
+  for (const auto& d : probe.devices) {
+    if (d.ordinal < count && d.free_bytes && (best < 0 || *d.free_bytes > best_free)) {
+      best = d.ordinal;
+      best_free = *d.free_bytes;
+    }
+  }
+  if (best < 0) {
+    return {
+        c10::Device(c10::kCUDA, 0),
+        fmt::format("cuda:0: first of {} CUDA devices (free memory could not be queried)", count)};
+  }
+  return {c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(best)),
+          fmt::format("cuda:{}: most free memory of {} CUDA devices ({} free)", best, count,
+                      format_bytes(best_free))};
+}
+
+}  // namespace
+
+DeviceSpec DeviceSpec::parse(const std::string& text) {
+  const std::string t = normalize(text);
+  DeviceSpec spec;
+  if (t == "auto") {
+    spec.kind_ = Kind::kAuto;
+  } else if (t == "gpu") {
+    spec.kind_ = Kind::kGpu;
+  } else if (t == "cpu") {
+    spec.kind_ = Kind::kCpu;
+  } else if (t == "meta") {
+    spec.kind_ = Kind::kMeta;
+  } else if (t == "cuda") {
+    spec.kind_ = Kind::kCuda;
+  } else if (t.rfind("cuda:", 0) == 0 && t.size() > 5 && t.size() <= 8 &&
+             std::all_of(t.begin() + 5, t.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    spec.kind_ = Kind::kCuda;
+    spec.index_ = std::stoi(t.substr(5));
+    if (*spec.index_ > 127) {
+      throw InvalidArgumentError(
+          fmt::format("[devcheck] invalid device '{}': CUDA index {} is out of range (0..127)",
+                      text, *spec.index_));
+    }
+  } else {
+    throw InvalidArgumentError(
+        fmt::format("[devcheck] invalid device '{}': expected one of {}", text, kAcceptedForms));
+  }
+  return spec;
+}
+
+DeviceSpec DeviceSpec::from_env(const std::string& program_default) {
+  const char* env = std::getenv("DEVCHECK_DEVICE");
+  if (env == nullptr || normalize(env).empty()) return parse(program_default);
+  try {
+    return parse(env);
+  } catch (const InvalidArgumentError& e) {
+    throw InvalidArgumentError(fmt::format(
+        "[devcheck] invalid DEVCHECK_DEVICE='{}': expected one of {}", env, kAcceptedForms));
+  }
+}
+
+std::string DeviceSpec::str() const {
+  switch (kind_) {
+    case Kind::kAuto:
+      return "auto";
+    case Kind::kGpu:
+      return "gpu";
+    case Kind::kCpu:
+      return "cpu";
+    case Kind::kMeta:
+      return "meta";
+    case Kind::kCuda:
+      return index_ ? "cuda:" + std::to_string(*index_) : "cuda";
+  }
+  return "auto";
+}
+
+int cuda_device_count() { return torch_cuda_count(); }
+
+Selection select_device(const DeviceSpec& spec) {
+  switch (spec.kind()) {
+    case DeviceSpec::Kind::kCpu:
+      return {c10::Device(c10::kCPU), "cpu: requested"};
+    case DeviceSpec::Kind::kMeta:
+      return {c10::Device(c10::kMeta), "meta: requested (shapes only, no data)"};
+    case DeviceSpec::Kind::kAuto:
+    case DeviceSpec::Kind::kGpu:
+      return pick_cuda_by_free_memory();
+    case DeviceSpec::Kind::kCuda: {
+      const int count = torch_cuda_count();
+      const int index = spec.index().value_or(0);
+      if (count == 0) {
+        throw DeviceUnavailableError(fmt::format(
+            "[devcheck] device '{}' is not available: this machine has 0 CUDA devices ({}); "
+            "use --device auto to fall back to cpu",
+            spec.str(), why_no_cuda()));
+      }
+      if (index >= count) {
+        throw DeviceUnavailableError(fmt::format(
+            "[devcheck] device '{}' is not available: this machine has {} CUDA device{} "
+            "(cuda:0..cuda:{}); check CUDA_VISIBLE_DEVICES",
+            spec.str(), count, count == 1 ? "" : "s", count - 1));
+      }
+      return {c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index)),
+              fmt::format("cuda:{}: requested", index)};
+    }
+  }
+  return {c10::Device(c10::kCPU), "cpu"};
+}
+
+Selection select_device(const std::string& spec) { return select_device(DeviceSpec::parse(spec)); }
+
+std::vector<DeviceInfo> list_devices() {
+  std::vector<DeviceInfo> out;
+  DeviceInfo cpu;
+  cpu.name = cpu_name();
+  const long pages = sysconf(_SC_PHYS_PAGES);     // NOLINT(google-runtime-int)
+  const long avail = sysconf(_SC_AVPHYS_PAGES);   // NOLINT(google-runtime-int)
+  const long page_size = sysconf(_SC_PAGE_SIZE);  // NOLINT(google-runtime-int)
+  if (pages > 0 && page_size > 0) {
+    cpu.total_bytes = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
+    if (avail >= 0) {
+      cpu.free_bytes = static_cast<std::uint64_t>(avail) * static_cast<std::uint64_t>(page_size);
+    }
+  }
+  out.push_back(std::move(cpu));
+  const int count = torch_cuda_count();
+  if (count == 0) return out;
+  const detail::CudaProbe probe = detail::probe_cuda();
+  for (int i = 0; i < count; ++i) {
+    DeviceInfo info;
+    info.device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i));
+    info.name = "cuda device " + std::to_string(i);
+    for (const auto& d : probe.devices) {
+      if (d.ordinal == i) {
+        info.name = d.name;
+        info.total_bytes = d.total_bytes;
+        info.free_bytes = d.free_bytes;
+      }
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  constexpr std::array<const char*, 5> kUnits = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < kUnits.size()) {
+    value /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+}  // namespace devcheck

@@ -1,0 +1,71 @@
+#include "devcheck/doctor.h"
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+#include <torch/version.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+
+#include "devcheck/version.h"
+
+namespace devcheck {
+
+EnvironmentReport environment_report() {
+  EnvironmentReport r;
+  r.torch_version = TORCH_VERSION;
+  r.devcheck_version = DEVCHECK_VERSION;
+  r.cuda_built = at::hasCUDA();
+  r.cudnn = r.cuda_built && at::Context::hasCuDNN();
+  r.cudnn_version = r.cudnn ? at::Context::versionCuDNN() : 0;
+  r.threads = at::get_num_threads();
+  r.interop_threads = at::get_num_interop_threads();
+  r.devices = list_devices();
+  r.auto_choice = select_device(DeviceSpec());
+  if (const char* env = std::getenv("DEVCHECK_DEVICE")) r.env_device = env;
+  return r;
+}
+
+std::string EnvironmentReport::to_text() const {
+  std::string out;
+  out += fmt::format("devcheck {} on LibTorch {}\n", devcheck_version, torch_version);
+  out += fmt::format("CUDA:      {}\n", cuda_built ? "yes" : "no (this LibTorch has no CUDA)");
+  out += fmt::format("cuDNN:     {}\n", cudnn ? fmt::format("yes ({})", cudnn_version) : "no");
+  out += fmt::format("threads:   {} intra-op, {} inter-op\n", threads, interop_threads);
+  out += "devices:\n";
+  for (const auto& d : devices) {
+    std::string memory;
+    if (d.total_bytes) memory = format_bytes(*d.total_bytes) + " total";
+    if (d.free_bytes)
+      memory += (memory.empty() ? "" : ", ") + format_bytes(*d.free_bytes) + " free";
+    out += fmt::format("  {:<8} {}{}\n", d.device.str(), d.name,
+                       memory.empty() ? "" : " (" + memory + ")");
+  }
+  out += fmt::format("auto:      {}\n", auto_choice.reason);  // the reason starts with the device
+  if (!env_device.empty()) out += fmt::format("DEVCHECK_DEVICE={}\n", env_device);
+  return out;
+}
+
+std::string EnvironmentReport::to_json() const {
+  nlohmann::json j;
+  j["devcheck_version"] = devcheck_version;
+  j["torch_version"] = torch_version;
+  j["cuda"] = cuda_built;
+  j["cudnn"] = cudnn;
+  j["cudnn_version"] = cudnn_version;
+  j["threads"] = threads;
+  j["interop_threads"] = interop_threads;
+  j["devices"] = nlohmann::json::array();
+  for (const auto& d : devices) {
+    nlohmann::json dj{{"device", d.device.str()}, {"name", d.name}};
+    dj["total_bytes"] = d.total_bytes ? nlohmann::json(*d.total_bytes) : nlohmann::json(nullptr);
+    dj["free_bytes"] = d.free_bytes ? nlohmann::json(*d.free_bytes) : nlohmann::json(nullptr);
+    j["devices"].push_back(dj);
+  }
+  j["auto"] = {{"device", auto_choice.device.str()}, {"reason", auto_choice.reason}};
+  j["env_device"] = env_device.empty() ? nlohmann::json(nullptr) : nlohmann::json(env_device);
+  return j.dump(2);
+}
+
+}  // namespace devcheck

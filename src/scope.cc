@@ -1,0 +1,39 @@
+#include "devcheck/scope.h"
+
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include "devcheck/device.h"
+
+namespace devcheck {
+namespace {
+
+thread_local const DeviceScope* innermost = nullptr;
+
+// Only devices with an index and a registered guard (CUDA, and any other
+// backend that registers one) have a "current device" to switch.
+bool wants_guard(c10::Device device) {
+  return device.has_index() && device.type() != c10::kCPU && device.type() != c10::kMeta &&
+         c10::impl::hasDeviceGuardImpl(device.type());
+}
+
+}  // namespace
+
+DeviceScope::DeviceScope(c10::Device device) : device_(device), previous_(innermost) {
+  if (wants_guard(device_)) guard_.reset_device(device_);
+  innermost = this;
+}
+
+DeviceScope::DeviceScope(const std::string& device)
+    : DeviceScope(select_device(DeviceSpec::parse(device)).device) {}
+
+DeviceScope::~DeviceScope() { innermost = previous_; }
+
+c10::Device default_device() noexcept {
+  return innermost != nullptr ? innermost->device() : c10::Device(c10::kCPU);
+}
+
+bool in_device_scope() noexcept { return innermost != nullptr; }
+
+c10::TensorOptions options() noexcept { return c10::TensorOptions().device(default_device()); }
+
+}  // namespace devcheck

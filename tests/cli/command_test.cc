@@ -1,0 +1,52 @@
+// The CLI's plumbing: help, version, usage errors and exit codes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cli/run_cli.h"
+#include "devcheck/version.h"
+
+using ::testing::HasSubstr;
+
+namespace devcheck::cli {
+namespace {
+
+TEST(Cli, HelpListsSubcommandsAndExits0) {
+  const CliResult r = run_cli({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("doctor"));
+}
+
+TEST(Cli, SubcommandHelpExits0) {
+  const CliResult r = run_cli({"doctor", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("--json"));
+}
+
+TEST(Cli, VersionPrintsTheVersion) {
+  const CliResult r = run_cli({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr(DEVCHECK_VERSION));
+}
+
+TEST(Cli, NoSubcommandIsAUsageError) {
+  const CliResult r = run_cli({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("devcheck --help"));
+}
+
+TEST(Cli, UnknownSubcommandIsAUsageError) {
+  const CliResult r = run_cli({"frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("unknown command 'frobnicate'"));
+  EXPECT_THAT(r.err, HasSubstr("doctor"));
+}
+
+TEST(Cli, TheInstalledProgramHasTheSameExitCodes) {
+  const auto ok = testing::run_process({testing::binary_dir() + "/devcheck", "doctor"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  const auto bad = testing::run_process({testing::binary_dir() + "/devcheck", "nope"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+}
+
+}  // namespace
+}  // namespace devcheck::cli

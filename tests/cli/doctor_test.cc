@@ -1,0 +1,40 @@
+// devcheck doctor, run in-process.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "cli/run_cli.h"
+
+using ::testing::HasSubstr;
+
+namespace devcheck::cli {
+namespace {
+
+TEST(DoctorCommand, PrintsDevicesAndTheAutoChoice) {
+  const CliResult r = run_cli({"doctor"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("on LibTorch"));
+  EXPECT_THAT(r.out, HasSubstr("devices:"));
+  EXPECT_THAT(r.out, HasSubstr("auto:"));
+  EXPECT_TRUE(r.err.empty());
+}
+
+TEST(DoctorCommand, JsonIsParseable) {
+  const CliResult r = run_cli({"doctor", "--json"});
+  EXPECT_EQ(r.exit_code, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j.contains("auto"));
+  EXPECT_EQ(j["devices"][0]["device"], "cpu");
+}
+
+TEST(DoctorCommand, UnknownFlagIsUsageErrorExit2) {
+  const CliResult r = run_cli({"doctor", "--bogus"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--bogus"));
+  EXPECT_TRUE(r.out.empty());
+}
+
+}  // namespace
+}  // namespace devcheck::cli

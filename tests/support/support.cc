@@ -1,0 +1,102 @@
+#include "support/support.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "devcheck/device.h"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration)
+
+namespace devcheck::testing {
+
+TempDir::TempDir() {
+  static std::atomic<int> counter{0};
+  path_ = std::filesystem::path(DEVCHECK_BINARY_DIR) / "test-tmp" /
+          (std::to_string(getpid()) + "-" + std::to_string(counter++));
+  std::filesystem::remove_all(path_);
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env) {
+  TempDir dir;
+  const std::string out_path = (dir / "output").string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  std::vector<std::string> envs;
+  for (char** e = environ; *e != nullptr; ++e) envs.emplace_back(*e);
+  for (const auto& kv : env) {
+    const std::string key = kv.substr(0, kv.find('=') + 1);
+    envs.erase(std::remove_if(envs.begin(), envs.end(),
+                              [&](const std::string& s) { return s.rfind(key, 0) == 0; }),
+               envs.end());
+    envs.push_back(kv);
+  }
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  std::vector<char*> cenv;
+  for (const auto& e : envs) cenv.push_back(const_cast<char*>(e.c_str()));
+  cenv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(), cenv.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ProcessResult result;
+  if (rc != 0) {
+    result.output = "spawn failed: " + argv[0];
+    return result;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.output = read_file(out_path);
+  return result;
+}
+
+ProcessResult run_python(const std::string& code, const std::vector<std::string>& args,
+                         const std::vector<std::string>& env) {
+  std::vector<std::string> argv{DEVCHECK_PYTHON, "-c", code};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, env);
+}
+
+bool python_torch_available() {
+  static const bool available = run_python("import torch").exit_code == 0;
+  return available;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string source_dir() { return DEVCHECK_SOURCE_DIR; }
+std::string binary_dir() { return DEVCHECK_BINARY_DIR; }
+
+}  // namespace devcheck::testing

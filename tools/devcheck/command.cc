@@ -1,0 +1,116 @@
+#include "command.h"
+
+#include <algorithm>
+#include <ostream>
+#include <vector>
+
+#include "devcheck/error.h"
+#include "devcheck/version.h"
+
+namespace devcheck::cli {
+namespace {
+
+struct Command {
+  std::string name;
+  std::string description;
+  int order;
+  Setup setup;
+};
+
+std::vector<Command>& registry() {
+  static std::vector<Command> commands;
+  return commands;
+}
+
+int exit_code_for(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kUnsafe:
+    case ErrorCode::kDeviceMismatch:
+      return kExitFindings;
+    default:
+      return kExitBadInput;
+  }
+}
+
+}  // namespace
+
+CommandRegistrar::CommandRegistrar(std::string name, std::string description, int order,
+                                   Setup setup) {
+  registry().push_back({std::move(name), std::move(description), order, std::move(setup)});
+}
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  Streams io{out, err};
+  CLI::App app{"devcheck: find, fix and prevent PyTorch device errors", "devcheck"};
+  app.set_version_flag("--version", std::string("devcheck ") + DEVCHECK_VERSION);
+  app.require_subcommand(1);
+  std::vector<Command> commands = registry();
+  std::stable_sort(commands.begin(), commands.end(),
+                   [](const Command& a, const Command& b) { return a.order < b.order; });
+  Runner chosen;
+  std::vector<std::pair<CLI::App*, Runner>> runners;
+  for (const auto& command : commands) {
+    CLI::App* sub = app.add_subcommand(command.name, command.description);
+    runners.emplace_back(sub, command.setup(*sub, io));
+  }
+  // CLI11 reports a misspelt subcommand as "A subcommand is required"; name it.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    const bool known = std::any_of(commands.begin(), commands.end(),
+                                   [&](const Command& c) { return c.name == word; });
+    if (!known) {
+      std::string names;
+      for (const auto& c : commands) names += (names.empty() ? "" : ", ") + c.name;
+      err << "devcheck: unknown command '" << word << "' (commands: " << names
+          << ")\nRun 'devcheck --help' for usage.\n";
+      return kExitBadInput;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    out << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp& e) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::CallForVersion& e) {
+    out << e.what() << "\n";
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    // A subcommand's --help arrives here too, as a CallForHelp from the sub.
+    if (e.get_exit_code() == 0) {
+      for (auto& [sub, runner] : runners) {
+        if (sub->parsed()) {
+          out << sub->help();
+          return kExitOk;
+        }
+      }
+      out << app.help();
+      return kExitOk;
+    }
+    err << "devcheck: " << e.what() << "\nRun 'devcheck --help' for usage.\n";
+    return kExitBadInput;
+  }
+  for (auto& [sub, runner] : runners) {
+    if (sub->parsed()) chosen = runner;
+  }
+  if (!chosen) {
+    err << "devcheck: no subcommand given\nRun 'devcheck --help' for usage.\n";
+    return kExitBadInput;
+  }
+  try {
+    return chosen();
+  } catch (const Error& e) {
+    err << e.message() << "\n";
+    return exit_code_for(e.code());
+  } catch (const c10::Error& e) {
+    err << "devcheck: " << e.what_without_backtrace() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    err << "devcheck: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+}
+
+}  // namespace devcheck::cli

@@ -1,0 +1,24 @@
+// devcheck doctor: LibTorch build facts, devices, and what "auto" would choose.
+#include <ostream>
+
+#include "command.h"
+#include "devcheck/doctor.h"
+
+namespace devcheck::cli {
+namespace {
+
+Runner setup_doctor(CLI::App& sub, Streams& io) {
+  auto json = std::make_shared<bool>(false);
+  sub.add_flag("--json", *json, "Print the report as JSON");
+  return [json, &io]() {
+    const EnvironmentReport report = environment_report();
+    io.out << (*json ? report.to_json() + "\n" : report.to_text());
+    return kExitOk;
+  };
+}
+
+const CommandRegistrar kDoctor("doctor", "Show LibTorch build facts, devices and the auto choice",
+                               10, setup_doctor);
+
+}  // namespace
+}  // namespace devcheck::cli
