@@ -8,6 +8,9 @@ GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Un
 # ccache across precompiled headers needs these sloppiness settings.
 export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
 export CCACHE_NOHASHDIR := 1
+# Paths under the checkout are hashed relative to it, so a fresh clone (CI)
+# reuses what an earlier build compiled.
+export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
 .PHONY: deps configure build run test test-asan bench fuzz format tidy clean
@@ -30,7 +33,10 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
-# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer; any
+# report fails the test that caused it.
+test-asan: export ASAN_OPTIONS ?= detect_leaks=0:abort_on_error=1:verify_asan_link_order=0
+test-asan: export UBSAN_OPTIONS ?= halt_on_error=1:print_stacktrace=1
 test-asan:
 	$(MAKE) test BUILD=build-asan CMAKE_ARGS="-DDEVCHECK_SANITIZE=address,undefined -DDEVCHECK_BUILD_BENCH=OFF -DDEVCHECK_BUILD_EXAMPLES=OFF" \
 	  CTEST_ARGS="$(CTEST_ARGS)"
