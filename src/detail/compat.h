@@ -9,3 +9,113 @@
 #define DEVCHECK_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) ||           \
    (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+
+// ---- autocast (used by src/train/amp.cc) -----------------------------------
+// 1.13 .. 2.3 have one function per device type (is_enabled() for CUDA,
+// is_cpu_enabled(), get_autocast_gpu_dtype(), ...); 2.4 replaced them with
+// functions taking a DeviceType and deprecated the old ones. Declared here
+// rather than including <ATen/autocast_mode.h>, which pulls in all of ATen.
+#include <c10/core/DeviceType.h>
+#include <c10/core/ScalarType.h>
+#include <c10/macros/Export.h>
+#include <c10/util/Exception.h>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+namespace at {
+namespace autocast {
+#if DEVCHECK_TORCH_AT_LEAST(2, 4)
+TORCH_API bool is_autocast_enabled(c10::DeviceType device_type);
+TORCH_API void set_autocast_enabled(c10::DeviceType device_type, bool enabled);
+TORCH_API c10::ScalarType get_autocast_dtype(c10::DeviceType device_type);
+TORCH_API void set_autocast_dtype(c10::DeviceType device_type, c10::ScalarType dtype);
+#else
+TORCH_API bool is_enabled();
+TORCH_API void set_enabled(bool enabled);
+TORCH_API bool is_cpu_enabled();
+TORCH_API void set_cpu_enabled(bool enabled);
+TORCH_API c10::ScalarType get_autocast_gpu_dtype();
+TORCH_API c10::ScalarType get_autocast_cpu_dtype();
+TORCH_API void set_autocast_gpu_dtype(c10::ScalarType dtype);
+TORCH_API void set_autocast_cpu_dtype(c10::ScalarType dtype);
+#endif
+TORCH_API void clear_cache();
+TORCH_API int increment_nesting();
+TORCH_API int decrement_nesting();
+}  // namespace autocast
+}  // namespace at
+
+namespace devcheck::detail {
+
+// Whether autocast is on for `type` on this thread (CPU and CUDA only).
+inline bool autocast_enabled(c10::DeviceType type) {
+#if DEVCHECK_TORCH_AT_LEAST(2, 4)
+  return at::autocast::is_autocast_enabled(type);
+#else
+  TORCH_CHECK(type == c10::kCPU || type == c10::kCUDA, "autocast: unsupported device type ", type);
+  return type == c10::kCPU ? at::autocast::is_cpu_enabled() : at::autocast::is_enabled();
+#endif
+}
+
+inline void set_autocast_enabled(c10::DeviceType type, bool enabled) {
+#if DEVCHECK_TORCH_AT_LEAST(2, 4)
+  at::autocast::set_autocast_enabled(type, enabled);
+#else
+  TORCH_CHECK(type == c10::kCPU || type == c10::kCUDA, "autocast: unsupported device type ", type);
+  if (type == c10::kCPU) {
+    at::autocast::set_cpu_enabled(enabled);
+  } else {
+    at::autocast::set_enabled(enabled);
+  }
+#endif
+}
+
+inline c10::ScalarType autocast_dtype(c10::DeviceType type) {
+#if DEVCHECK_TORCH_AT_LEAST(2, 4)
+  return at::autocast::get_autocast_dtype(type);
+#else
+  TORCH_CHECK(type == c10::kCPU || type == c10::kCUDA, "autocast: unsupported device type ", type);
+  return type == c10::kCPU ? at::autocast::get_autocast_cpu_dtype()
+                           : at::autocast::get_autocast_gpu_dtype();
+#endif
+}
+
+inline void set_autocast_dtype(c10::DeviceType type, c10::ScalarType dtype) {
+#if DEVCHECK_TORCH_AT_LEAST(2, 4)
+  at::autocast::set_autocast_dtype(type, dtype);
+#else
+  TORCH_CHECK(type == c10::kCPU || type == c10::kCUDA, "autocast: unsupported device type ", type);
+  if (type == c10::kCPU) {
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  } else {
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  }
+#endif
+}
+
+// ---- optimizer state keys (used by src/train/) ------------------------------
+// Optimizer::state() files a parameter's state under its TensorImpl: 1.13 keys
+// the map by the address printed as a string, 2.x by the address itself.
+// `StateMap` is the type of optimizer.state().
+template <typename StateMap>
+typename StateMap::key_type optimizer_state_key(const void* tensor_impl) {
+  using Key = typename StateMap::key_type;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream key;  // as c10::guts::to_string(TensorImpl*) printed it
+    key << tensor_impl;
+    return key.str();
+  } else {
+    return const_cast<Key>(tensor_impl);
+  }
+}
+
+}  // namespace devcheck::detail
+
+// Writable pointer to a c10::Storage's bytes: data() in 1.13 and 2.0,
+// mutable_data() from 2.1 (data() became const there).
+#if DEVCHECK_TORCH_AT_LEAST(2, 1)
+#define DEVCHECK_STORAGE_MUTABLE_DATA(storage) ((storage).mutable_data())
+#else
+#define DEVCHECK_STORAGE_MUTABLE_DATA(storage) ((storage).data())
+#endif

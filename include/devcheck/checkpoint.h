@@ -1,0 +1,262 @@
+#pragma once
+/// Deploy: read any torch.save checkpoint (zip format of PyTorch >= 1.6 and the
+/// legacy pre-1.6 format) or TorchScript archive from C++, show where its
+/// tensors were saved, remap their devices offline, and load them into a
+/// LibTorch module, without running pickle code.
+///
+/// Safety: pickles are read by a scanner that never imports or calls anything.
+/// Globals outside an allowlist (torch.load(weights_only=True)'s, plus
+/// TorchScript's own) are findings, never executed; every size and offset is
+/// checked against the record that backs it.
+///
+/// Errors: FormatError (unreadable file), UnsafeContentError (refused content),
+/// IoError (file system), InvalidArgumentError (bad option), each naming the file.
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <torch/arg.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace torch::nn {
+class Module;
+}  // namespace torch::nn
+
+namespace devcheck {
+
+namespace detail {
+struct ParsedCheckpoint;
+}  // namespace detail
+
+/// torch.load's `map_location`, as a value: where each saved storage location
+/// goes. Value type; thread-safe to share once built.
+class MapLocation {
+ public:
+  /// No remap: every tensor goes where it was saved.
+  static MapLocation keep();
+  /// Everything to `device` (torch.load(map_location="cpu")).
+  static MapLocation to(c10::Device device);
+
+  /// Adds an exact tag remap ("cuda:1" -> "cuda:0"); unmatched tags pass through
+  /// (or go to the `to()` device when one was given). Exact rules win over `to()`.
+  /// Throws InvalidArgumentError when `to` is not a device string.
+  MapLocation& map(std::string from, std::string to);
+
+  /// Where a storage saved at `saved_location` ("cuda:1") goes.
+  std::string apply(const std::string& saved_location) const;
+  /// True when this map changes nothing.
+  bool is_keep() const { return !to_ && rules_.empty(); }
+  /// "keep", "to cpu", "cuda:1->cuda:0" (for messages).
+  std::string str() const;
+
+ private:
+  std::optional<std::string> to_;
+  std::vector<std::pair<std::string, std::string>> rules_;
+};
+
+/// How bad a finding is. kError findings make inspect exit 1 and remap refuse.
+enum class Severity { kInfo, kWarning, kError };
+
+/// "info", "warning", "error".
+std::string severity_name(Severity severity);
+
+/// One fact worth reporting about a checkpoint.
+struct Finding {
+  std::string code;  ///< Stable identifier: "unsafe-global", "device-unavailable", ...
+  Severity severity = Severity::kInfo;
+  std::string message;  ///< One sentence naming the object, the devices and the fix.
+};
+
+/// One tensor of a checkpoint, as saved. Value type.
+struct TensorEntry {
+  std::string key;    ///< Flattened: "optimizer.state.0.exp_avg" (list indices as numbers).
+  std::string dtype;  ///< PyTorch's name: "float32", "bfloat16", "complex64".
+  std::int64_t element_size = 0;  ///< In bytes.
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> stride;  ///< In elements.
+  std::int64_t storage_offset = 0;   ///< In elements.
+  std::string device;  ///< The location it was saved on: "cpu", "cuda:1"; "meta" for data-less.
+  std::uint64_t nbytes = 0;  ///< numel × element size, in bytes.
+  std::string storage;       ///< Storage key ("0" for record data/0); empty for data-less tensors.
+  bool requires_grad = false;
+  bool parameter = false;       ///< Saved as an nn.Parameter.
+  bool view = false;            ///< Covers only part of its storage, or is not contiguous.
+  bool shares_storage = false;  ///< Another entry uses the same storage.
+};
+
+/// One storage record. Value type.
+struct StorageEntry {
+  std::string key;           ///< As in the persistent id ("0"; legacy: a number).
+  std::string record;        ///< Zip record name ("archive/data/0"); empty for legacy files.
+  std::string storage_type;  ///< "FloatStorage", "UntypedStorage", ...
+  std::string location;      ///< "cpu", "cuda:1".
+  std::uint64_t numel = 0;   ///< Elements of storage_type (bytes for UntypedStorage).
+  std::uint64_t nbytes = 0;  ///< In bytes.
+};
+
+/// Totals for one saved location.
+struct DeviceTotal {
+  std::string device;  ///< The saved location, "cuda:1".
+  std::size_t tensors = 0;
+  std::size_t storages = 0;
+  std::uint64_t nbytes = 0;  ///< Bytes of its storages.
+  bool available = false;    ///< This machine has that device.
+};
+
+/// Format and version facts.
+struct FormatFacts {
+  std::string kind;         ///< "zip", "torchscript" or "legacy".
+  std::string description;  ///< "torch.save zip archive (PyTorch >= 1.6)", ...
+  std::string archive;      ///< The zip's top folder ("model"); empty for legacy.
+  std::string version;      ///< The `version` record ("3"); legacy: the protocol version.
+  std::string byteorder;    ///< "little" (2.x writes it); empty when absent.
+  int pickle_protocol = 0;
+  std::size_t records = 0;  ///< Zip records (legacy: storages).
+  std::uint64_t file_bytes = 0;
+};
+
+/// A metadata view of a checkpoint file: format, tensors, storages, devices and
+/// findings, read without tensor data. Cheap to copy (shared, immutable);
+/// thread-safe to read.
+class Checkpoint {
+ public:
+  /// Reads `path`. Throws IoError (cannot open), FormatError (not a checkpoint,
+  /// truncated, corrupt), UnsafeContentError (a record name escaping the
+  /// archive, nesting past the bound). Unsafe globals and size violations do
+  /// not throw: they are kError findings.
+  static Checkpoint open(const std::string& path);
+
+  const std::string& path() const;
+  const FormatFacts& format() const;
+  /// Every tensor, in pickle order (a tensor referenced under two keys appears twice).
+  const std::vector<TensorEntry>& entries() const;
+  const std::vector<StorageEntry>& storages() const;
+  /// Totals per saved location, in first-seen order.
+  std::vector<DeviceTotal> devices() const;
+  const std::vector<Finding>& findings() const;
+  /// Whether any finding is Severity::kError (unsafe or inconsistent content).
+  bool has_errors() const;
+
+  /// Facts, a table of tensors, per-device totals and findings.
+  std::string to_text() const;
+  /// {"file", "format", "tensors", "storages", "devices", "findings"}.
+  std::string to_json() const;
+
+  /// Internal: the parsed file, for remap and load.
+  const detail::ParsedCheckpoint& parsed() const { return *data_; }
+
+ private:
+  explicit Checkpoint(std::shared_ptr<const detail::ParsedCheckpoint> data);
+  std::shared_ptr<const detail::ParsedCheckpoint> data_;
+};
+
+/// Options of remap(). Defaults change nothing but the format (legacy files
+/// come out in the zip format).
+struct RemapOptions {
+  /// Where storages go. Default: keep.
+  TORCH_ARG(MapLocation, map_location) = MapLocation::keep();
+  /// Removed from the start of every dict key that has it ("module."). Default: none.
+  TORCH_ARG(std::string, strip_prefix);
+  /// Also rewrite device literals in TorchScript code/ ("cuda:0" -> the mapped
+  /// device). Default: false.
+  TORCH_ARG(bool, rewrite_code) = false;
+  /// Replace an existing output file. Default: false (refuse).
+  TORCH_ARG(bool, force) = false;
+};
+
+/// What remap() did.
+struct RemapReport {
+  struct Move {
+    std::string from, to;
+    std::size_t storages = 0;
+    std::uint64_t nbytes = 0;
+  };
+  std::string input, output;
+  std::vector<Move> moves;  ///< One per saved location, including unchanged ones.
+  std::size_t keys_renamed = 0;
+  std::vector<std::string> code_rewrites;  ///< "code/__torch__.py:7: cuda:0 -> cpu"
+  bool converted_from_legacy = false;
+  std::uint64_t bytes_written = 0;
+
+  std::string to_text() const;
+  std::string to_json() const;
+};
+
+/// Writes `output`: `input` with every storage location mapped, keys renamed
+/// and (optionally) TorchScript code rewritten; storage records are copied
+/// unchanged. Writes a temporary file next to `output` and renames it; a failure
+/// leaves no output, and `input` is never modified. Throws UnsafeContentError
+/// when the input has kError findings; IoError when `output` exists (without
+/// force) or is `input`; FormatError for unreadable input. Thread-safe for
+/// distinct outputs.
+RemapReport remap(const std::string& input, const std::string& output,
+                  const RemapOptions& options = {});
+
+/// Every tensor of `path` as (flattened key, tensor), in pickle order, created
+/// directly on the device `map_location` gives (cpu: read straight into the
+/// tensor's memory). Tensors that share a storage in the file share it in
+/// memory. Throws DeviceUnavailableError naming the key and both devices when
+/// a tensor would land on a device this machine lacks; UnsafeContentError for
+/// kError findings; FormatError / IoError as Checkpoint::open.
+std::vector<std::pair<std::string, at::Tensor>> load_tensors(
+    const std::string& path, const MapLocation& map_location = MapLocation::keep());
+
+/// Options of load_state_dict().
+struct LoadOptions {
+  /// Throw (before changing the module) when keys are missing or unexpected or a
+  /// shape differs. Default: true.
+  TORCH_ARG(bool, strict) = true;
+  /// Prefix removed from file keys. Default (empty optional): "module." when every
+  /// key has it (DataParallel / DDP checkpoints); "" disables stripping.
+  TORCH_ARG(std::optional<std::string>, strip_prefix);
+  /// Where tensors are staged before being copied into the module. Default:
+  /// keep(), which here means straight onto each parameter's own device.
+  TORCH_ARG(MapLocation, map_location) = MapLocation::keep();
+};
+
+/// What load_state_dict() matched.
+struct LoadReport {
+  struct ShapeMismatch {
+    std::string key;
+    std::vector<std::int64_t> module_shape, file_shape;
+  };
+  std::string path;
+  std::string stripped_prefix;          ///< The prefix removed, empty when none.
+  std::size_t loaded = 0;               ///< Parameters and buffers filled.
+  std::vector<std::string> missing;     ///< In the module, not in the file.
+  std::vector<std::string> unexpected;  ///< In the file, not in the module.
+  std::vector<ShapeMismatch> mismatched;
+
+  /// True when nothing is missing, unexpected or mismatched.
+  bool ok() const { return missing.empty() && unexpected.empty() && mismatched.empty(); }
+  std::string to_text() const;
+  std::string to_json() const;
+};
+
+/// Loads a state dict file (Python's model.state_dict(), or any checkpoint whose
+/// flattened keys name the module's parameters and buffers) into `module`,
+/// copying each tensor onto the device its parameter lives on. In strict mode
+/// throws InvalidArgumentError with the report's facts before changing anything.
+/// Not thread-safe with other users of `module`.
+LoadReport load_state_dict(torch::nn::Module& module, const std::string& path,
+                           const LoadOptions& options = {});
+
+/// Writes `module`'s parameters and buffers as an OrderedDict of CPU tensors
+/// (Python's state_dict key order), in torch.save's zip format: Python's
+/// torch.load (1.13 and 2.x, weights_only too) reads it. Atomic (temporary file
+/// and rename). Throws IoError.
+void save_state_dict(const torch::nn::Module& module, const std::string& path);
+
+/// Writes `tensors` as an OrderedDict with the keys as given, CPU tensors, in
+/// torch.save's zip format. Tensors sharing a storage share it in the file.
+/// Atomic. Throws IoError; InvalidArgumentError for a dtype torch.save cannot
+/// name or a duplicate key.
+void save_tensors(const std::string& path,
+                  const std::vector<std::pair<std::string, at::Tensor>>& tensors);
+
+}  // namespace devcheck

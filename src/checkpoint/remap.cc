@@ -1,0 +1,236 @@
+// remap: rewrite storage locations (and optionally keys and TorchScript code)
+// in the pickles, copy every storage record unchanged.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "checkpoint/output.h"
+#include "checkpoint/reader.h"
+#include "devcheck/checkpoint.h"
+#include "devcheck/device.h"
+#include "devcheck/error.h"
+
+namespace devcheck {
+namespace {
+
+using detail::Edit;
+using detail::ParsedCheckpoint;
+using detail::PickleSource;
+
+[[noreturn]] void cannot_rewrite(const ParsedCheckpoint& cp, const PickleSource& src,
+                                 const std::string& what) {
+  throw FormatError(fmt::format(
+      "[devcheck] cannot remap '{}': {} in {} is not pushed by a plain string op, so it cannot "
+      "be rewritten without running the pickle. Fix: load and re-save it with torch.load("
+      "map_location=...) + torch.save in a trusted environment",
+      cp.path, what, src.record.empty() ? "the main pickle" : "record '" + src.record + "'"));
+}
+
+// Rewrites one pickle: locations through `map`, keys losing `prefix`, and
+// (legacy) six-item persistent ids cut to five.
+std::string rewrite_pickle(const ParsedCheckpoint& cp, std::size_t index, const RemapOptions& o,
+                           std::size_t* keys_renamed) {
+  const PickleSource& src = cp.pickles[index];
+  const detail::Pickle& p = src.pickle;
+  std::vector<Edit> edits;
+  std::set<std::uint64_t> done;  // one edit per op, even when a value is reused
+  auto add = [&](const detail::Site& site, std::string_view value) {
+    if (!done.insert(site.begin).second) return;
+    auto more = detail::edits_to_replace(src.bytes, site, value);
+    edits.insert(edits.end(), more.begin(), more.end());
+  };
+  const auto& pid_storage = cp.pid_storage[index];
+  for (std::size_t i = 0; i < p.persistent_ids.size(); ++i) {
+    const int s = pid_storage[i];
+    if (s < 0) continue;
+    const detail::PersistentId& pid = p.persistent_ids[i];
+    const std::string& from = cp.storages[static_cast<std::size_t>(s)].location;
+    const std::string to = o.map_location().apply(from);
+    if (to != from) {
+      if (!pid.location.valid) cannot_rewrite(cp, src, "the location of storage '" + from + "'");
+      add(pid.location, to);
+    }
+    if (cp.format == detail::Format::kLegacy && p.at(pid.tuple).items.size() == 6) {
+      // ('storage', type, key, location, numel, None) -> the zip format's five items.
+      const detail::Site& view = pid.view_metadata;
+      if (p.at(p.at(pid.tuple).items[5]).kind != detail::NodeKind::kNone ||
+          view.end != view.begin + 1) {
+        cannot_rewrite(cp, src, "a legacy storage view");
+      }
+      if (done.insert(view.begin).second) edits.push_back({view.begin, view.end, ""});
+    }
+  }
+  const std::string& prefix = o.strip_prefix();
+  if (!prefix.empty()) {
+    for (const auto& ks : p.key_sites) {
+      const std::string& key = p.at(ks.key).text;
+      if (key.size() >= prefix.size() && key.compare(0, prefix.size(), prefix) == 0) {
+        if (done.count(ks.site.begin) == 0) ++*keys_renamed;
+        add(ks.site, std::string_view(key).substr(prefix.size()));
+      }
+    }
+  }
+  if (edits.empty()) return src.bytes;
+  // Frame lengths would no longer match; frames are optional, so drop them.
+  for (const auto& [begin, end] : p.frames) edits.push_back({begin, end, ""});
+  std::string out = detail::apply_edits(src.bytes, std::move(edits));
+  // Our own edit must leave a pickle that reads back the same way.
+  const detail::Pickle check = detail::scan_pickle(out, "the rewritten pickle");
+  TORCH_INTERNAL_ASSERT(check.persistent_ids.size() == p.persistent_ids.size(),
+                        "remap: rewritten pickle lost persistent ids");
+  return out;
+}
+
+std::string rewrite_code(std::string text, const std::vector<detail::CodeLiteral>& literals,
+                         const MapLocation& map, std::vector<std::string>* log) {
+  // Right to left, so earlier offsets stay valid.
+  for (auto it = literals.rbegin(); it != literals.rend(); ++it) {
+    const std::string to = map.apply(it->literal);
+    if (to == it->literal) continue;
+    text.replace(it->begin, it->literal.size(), to);
+    log->push_back(fmt::format("{}:{}: {} -> {}", it->file, it->line, it->literal, to));
+  }
+  return text;
+}
+
+void write_zip(const ParsedCheckpoint& cp, const RemapOptions& o, detail::ZipWriter& out,
+               RemapReport& report) {
+  std::map<std::string, std::string> replaced;  // record -> new bytes
+  std::set<std::string> dropped;
+  for (std::size_t i = 0; i < cp.pickles.size(); ++i) {
+    std::string bytes = rewrite_pickle(cp, i, o, &report.keys_renamed);
+    if (bytes != cp.pickles[i].bytes) replaced[cp.pickles[i].record] = std::move(bytes);
+  }
+  if (o.rewrite_code()) {
+    std::map<std::string, std::vector<detail::CodeLiteral>> by_file;
+    for (const auto& lit : cp.code_literals) by_file[lit.record].push_back(lit);
+    for (const auto& [record, literals] : by_file) {
+      const detail::ZipRecord* r = cp.zip->find(record);
+      const std::size_t before = report.code_rewrites.size();
+      std::string text = rewrite_code(cp.zip->read(*r, std::uint64_t{64} << 20), literals,
+                                      o.map_location(), &report.code_rewrites);
+      if (report.code_rewrites.size() == before) continue;
+      replaced[record] = std::move(text);
+      // Its debug info holds offsets into the old text; it is optional, so drop it.
+      dropped.insert(record + ".debug_pkl");
+    }
+  }
+  for (const auto& r : cp.zip->records()) {
+    if (dropped.count(r.name) != 0) continue;
+    const auto it = replaced.find(r.name);
+    if (it != replaced.end()) {
+      out.add(r.name, it->second);
+    } else {
+      out.add_copy(r.name, *cp.zip, r);
+    }
+  }
+}
+
+void write_legacy_as_zip(const ParsedCheckpoint& cp, const RemapOptions& o, detail::ZipWriter& out,
+                         RemapReport& report) {
+  const std::string dir = "archive/";
+  out.add(dir + "data.pkl", rewrite_pickle(cp, 0, o, &report.keys_renamed));
+  out.add(dir + "byteorder", std::string_view("little"));
+  std::string buffer;
+  for (std::size_t s = 0; s < cp.storages.size(); ++s) {
+    const auto& st = cp.storages[s];
+    const auto& src = cp.sources[s];
+    out.begin_record(dir + "data/" + st.key, st.nbytes, 0);
+    std::uint32_t crc = 0;
+    std::uint64_t done = 0;
+    while (done < st.nbytes) {
+      const std::uint64_t chunk = std::min<std::uint64_t>(st.nbytes - done, 8u << 20);
+      buffer.resize(chunk);
+      detail::read_exact(cp.file.fd(), src.legacy_offset + done, buffer.data(), chunk, cp.path);
+      crc = detail::crc32_of(buffer.data(), chunk, crc);
+      out.write_data(buffer.data(), chunk);
+      done += chunk;
+    }
+    out.set_last_crc(crc);
+  }
+  out.add(dir + "version", std::string_view("3\n"));
+  report.converted_from_legacy = true;
+}
+
+}  // namespace
+
+RemapReport remap(const std::string& input, const std::string& output,
+                  const RemapOptions& options) {
+  const auto cp = detail::parse_checkpoint(input);
+  if (cp->has_errors()) {
+    std::vector<std::string> errors;
+    for (const auto& f : cp->findings) {
+      if (f.severity == Severity::kError) errors.push_back(f.code + ": " + f.message);
+    }
+    throw UnsafeContentError(fmt::format(
+        "[devcheck] refusing to remap '{}': {} unsafe or inconsistent finding(s); first: {}. "
+        "Fix: see devcheck inspect {}",
+        input, errors.size(), errors.front(), input));
+  }
+  if (output == input || detail::same_file(input, output)) {
+    throw IoError(
+        fmt::format("[devcheck] refusing to remap '{}' onto itself: the input is never "
+                    "modified. Fix: choose another output path",
+                    input));
+  }
+  RemapReport report;
+  report.input = input;
+  report.output = output;
+  for (std::size_t s = 0; s < cp->storages.size(); ++s) {
+    const auto& st = cp->storages[s];
+    const std::string to = options.map_location().apply(st.location);
+    auto it = std::find_if(report.moves.begin(), report.moves.end(),
+                           [&](const auto& m) { return m.from == st.location; });
+    if (it == report.moves.end()) {
+      report.moves.push_back({st.location, to, 0, 0});
+      it = report.moves.end() - 1;
+    }
+    it->storages += 1;
+    it->nbytes += st.nbytes;
+  }
+  detail::AtomicOutput file(output, options.force());
+  detail::ZipWriter writer(file.fd(), output);
+  if (cp->format == detail::Format::kLegacy) {
+    write_legacy_as_zip(*cp, options, writer, report);
+  } else {
+    write_zip(*cp, options, writer, report);
+  }
+  writer.finish();
+  report.bytes_written = writer.offset();
+  file.commit();
+  return report;
+}
+
+std::string RemapReport::to_text() const {
+  std::string out =
+      fmt::format("remapped {} -> {} ({})\n", input, output, format_bytes(bytes_written));
+  for (const auto& m : moves) {
+    out += fmt::format("  {} -> {}: {} storage(s), {}{}\n", m.from, m.to, m.storages,
+                       format_bytes(m.nbytes), m.from == m.to ? " (unchanged)" : "");
+  }
+  if (keys_renamed > 0) out += fmt::format("  keys renamed: {}\n", keys_renamed);
+  for (const auto& c : code_rewrites) out += fmt::format("  code: {}\n", c);
+  if (converted_from_legacy) out += "  converted from the legacy format to the zip format\n";
+  return out;
+}
+
+std::string RemapReport::to_json() const {
+  nlohmann::json j;
+  j["input"] = input;
+  j["output"] = output;
+  j["bytes_written"] = bytes_written;
+  j["moves"] = nlohmann::json::array();
+  for (const auto& m : moves) {
+    j["moves"].push_back(
+        {{"from", m.from}, {"to", m.to}, {"storages", m.storages}, {"nbytes", m.nbytes}});
+  }
+  j["keys_renamed"] = keys_renamed;
+  j["code_rewrites"] = code_rewrites;
+  j["converted_from_legacy"] = converted_from_legacy;
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace devcheck

@@ -1,0 +1,177 @@
+// The zip layer: our writer against Python's zipfile and our reader, and the
+// reader's bounds checks.
+#include "checkpoint/archive.h"
+
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "devcheck/error.h"
+#include "support/support.h"
+
+using ::testing::HasSubstr;
+
+namespace devcheck::detail {
+namespace {
+
+using devcheck::testing::read_file;
+using devcheck::testing::run_python;
+using devcheck::testing::TempDir;
+using devcheck::testing::write_file;
+
+void write_zip(const std::string& path, bool zip64) {
+  const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  ZipWriter w(fd, path);
+  w.force_zip64(zip64);
+  w.add("archive/data.pkl", std::string_view("\x80\x02}q\x00."));
+  w.add("archive/data/0", std::string_view("0123456789abcdef"));
+  w.add("archive/version", std::string_view("3\n"));
+  w.finish();
+  ::close(fd);
+}
+
+TEST(ZipWriter, PythonZipfileReadsItAndDataIsAlignedTo64Bytes) {
+  for (const bool zip64 : {false, true}) {
+    TempDir dir;
+    const std::string path = (dir / "a.zip").string();
+    write_zip(path, zip64);
+    const auto r = run_python(
+        "import sys, zipfile\n"
+        "z = zipfile.ZipFile(sys.argv[1])\n"
+        "assert z.testzip() is None\n"
+        "assert z.read('archive/data/0') == b'0123456789abcdef'\n"
+        "print(sorted(z.namelist()))\n",
+        {path});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    File f = File::open_read(path);
+    ZipReader reader(f.fd(), f.size(path), path);
+    ASSERT_EQ(reader.records().size(), 3u);
+    for (const auto& rec : reader.records()) EXPECT_EQ(reader.data_offset(rec) % 64, 0u);
+    EXPECT_EQ(reader.read(*reader.find("archive/data/0"), 100), "0123456789abcdef");
+  }
+}
+
+TEST(ZipReader, ReadsAZipThatPythonWroteCompressed) {
+  TempDir dir;
+  const std::string path = (dir / "d.zip").string();
+  const auto r = run_python(
+      "import sys, zipfile\n"
+      "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n"
+      "    z.writestr('a/data.pkl', b'x' * 1000)\n",
+      {path});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  File f = File::open_read(path);
+  ZipReader reader(f.fd(), f.size(path), path);
+  EXPECT_EQ(reader.find("a/data.pkl")->method, 8);
+  EXPECT_EQ(reader.read(*reader.find("a/data.pkl"), 2000), std::string(1000, 'x'));
+}
+
+TEST(ZipReader, TruncatedArchiveIsAFormatErrorNamingTheFile) {
+  TempDir dir;
+  const std::string path = (dir / "t.zip").string();
+  write_zip(path, false);
+  const std::string bytes = read_file(path);
+  write_file(path, bytes.substr(0, bytes.size() - 30));
+  File f = File::open_read(path);
+  try {
+    ZipReader reader(f.fd(), f.size(path), path);
+    FAIL() << "expected FormatError";
+  } catch (const FormatError& e) {
+    EXPECT_THAT(e.message(), HasSubstr(path));
+    EXPECT_THAT(e.message(), HasSubstr("[devcheck]"));
+  }
+}
+
+TEST(ZipReader, CorruptDataFailsItsCrcCheck) {
+  TempDir dir;
+  const std::string path = (dir / "c.zip").string();
+  write_zip(path, false);
+  std::string bytes = read_file(path);
+  const auto at = bytes.find("0123456789abcdef");
+  bytes[at] = 'X';
+  write_file(path, bytes);
+  File f = File::open_read(path);
+  ZipReader reader(f.fd(), f.size(path), path);
+  try {
+    reader.read(*reader.find("archive/data/0"), 100);
+    FAIL() << "expected FormatError";
+  } catch (const FormatError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("CRC-32"));
+    EXPECT_THAT(e.message(), HasSubstr("archive/data/0"));
+  }
+}
+
+TEST(ZipReader, RecordLargerThanAllowedIsRefused) {
+  TempDir dir;
+  const std::string path = (dir / "a.zip").string();
+  write_zip(path, false);
+  File f = File::open_read(path);
+  ZipReader reader(f.fd(), f.size(path), path);
+  EXPECT_THROW(reader.read(*reader.find("archive/data/0"), 4), FormatError);
+}
+
+TEST(ZipReader, EmptyAndTinyFilesAreFormatErrors) {
+  TempDir dir;
+  const std::string path = (dir / "e.zip").string();
+  write_file(path, "");
+  File f = File::open_read(path);
+  EXPECT_THROW(ZipReader(f.fd(), 0, path), FormatError);
+  write_file(path, "PK\x03\x04");
+  File g = File::open_read(path);
+  EXPECT_THROW(ZipReader(g.fd(), 4, path), FormatError);
+}
+
+TEST(ZipReader, RecordNameEscapingTheArchiveIsUnsafe) {
+  TempDir dir;
+  const std::string path = (dir / "e.zip").string();
+  const auto r = run_python(
+      "import sys, zipfile\n"
+      "with zipfile.ZipFile(sys.argv[1], 'w') as z:\n"
+      "    z.writestr('archive/data.pkl', b'.')\n"
+      "    z.writestr('../../etc/x', b'x')\n",
+      {path});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  File f = File::open_read(path);
+  try {
+    ZipReader reader(f.fd(), f.size(path), path);
+    FAIL() << "expected UnsafeContentError";
+  } catch (const UnsafeContentError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("../../etc/x"));
+  }
+}
+
+TEST(RecordName, SafeNamesStayInsideTheArchive) {
+  EXPECT_TRUE(is_safe_record_name("archive/data/0"));
+  EXPECT_TRUE(is_safe_record_name("archive/code/__torch__/m.py"));
+  EXPECT_TRUE(is_safe_record_name("archive/"));
+  EXPECT_FALSE(is_safe_record_name(""));
+  EXPECT_FALSE(is_safe_record_name("/etc/passwd"));
+  EXPECT_FALSE(is_safe_record_name("a/../../b"));
+  EXPECT_FALSE(is_safe_record_name("a/./b"));
+  EXPECT_FALSE(is_safe_record_name("a//b"));
+  EXPECT_FALSE(is_safe_record_name("a\\b"));
+  EXPECT_FALSE(is_safe_record_name(std::string("a\0b", 3)));
+}
+
+TEST(ZipWriter, CopiedRecordKeepsItsBytesAndCrc) {
+  TempDir dir;
+  const std::string src = (dir / "src.zip").string();
+  const std::string dst = (dir / "dst.zip").string();
+  write_zip(src, false);
+  File in = File::open_read(src);
+  ZipReader reader(in.fd(), in.size(src), src);
+  const int fd = ::open(dst.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  ZipWriter w(fd, dst);
+  for (const auto& r : reader.records()) w.add_copy(r.name, reader, r);
+  w.finish();
+  ::close(fd);
+  File out = File::open_read(dst);
+  ZipReader copy(out.fd(), out.size(dst), dst);
+  ASSERT_EQ(copy.records().size(), 3u);
+  EXPECT_EQ(copy.find("archive/data/0")->crc32, reader.find("archive/data/0")->crc32);
+  EXPECT_EQ(copy.read(*copy.find("archive/data/0"), 100), "0123456789abcdef");
+}
+
+}  // namespace
+}  // namespace devcheck::detail

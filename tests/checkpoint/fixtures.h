@@ -1,0 +1,60 @@
+#pragma once
+// Checkpoint fixtures made by real PyTorch (make_fixtures.py), once per build
+// tree and version of the maker: every test process (ctest runs each TEST in
+// its own) shares them, under a file lock.
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "support/support.h"
+
+namespace devcheck::testing {
+
+inline std::filesystem::path checkpoint_fixtures() {
+  static const std::filesystem::path dir = [] {
+    const std::string script = source_dir() + "/tests/checkpoint/make_fixtures.py";
+    const std::size_t hash = std::hash<std::string>{}(read_file(script));
+    const auto root = std::filesystem::path(binary_dir()) / "test-fixtures";
+    const auto out = root / ("checkpoint-" + std::to_string(hash));
+    std::filesystem::create_directories(root);
+    const int lock = ::open((root / "checkpoint.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    ::flock(lock, LOCK_EX);
+    if (!std::filesystem::exists(out / "DONE")) {
+      std::filesystem::remove_all(out);
+      std::filesystem::create_directories(out);
+      const ProcessResult r = run_process({DEVCHECK_PYTHON, script, out.string()});
+      if (r.exit_code != 0) {
+        ::close(lock);
+        throw std::runtime_error("make_fixtures.py failed:\n" + r.output);
+      }
+      write_file(out / "DONE", "");
+    }
+    ::close(lock);
+    return out;
+  }();
+  return dir;
+}
+
+// The path of fixture `name` ("cpu_state_dict.pt").
+inline std::string fixture(const std::string& name) {
+  return (checkpoint_fixtures() / name).string();
+}
+
+// The file a malicious fixture would create if anything ran its pickle.
+inline std::filesystem::path pwned_marker() { return checkpoint_fixtures() / "pwned-marker"; }
+
+// Runs tests/checkpoint/torch_check.py with real PyTorch.
+inline ProcessResult torch_check(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{DEVCHECK_PYTHON, source_dir() + "/tests/checkpoint/torch_check.py"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv);
+}
+
+}  // namespace devcheck::testing

@@ -1,0 +1,182 @@
+// remap(): only storage locations change; real torch.load reads every output
+// without map_location, bitwise equal; inputs are never touched.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "checkpoint/fixtures.h"
+#include "checkpoint/reader.h"
+#include "devcheck/checkpoint.h"
+#include "devcheck/error.h"
+
+using ::testing::HasSubstr;
+
+namespace devcheck {
+namespace {
+
+using devcheck::testing::fixture;
+using devcheck::testing::read_file;
+using devcheck::testing::TempDir;
+using devcheck::testing::torch_check;
+
+RemapOptions to_cpu() { return RemapOptions().map_location(MapLocation::to(c10::Device("cpu"))); }
+
+void expect_torch_equal(const std::string& original, const std::string& remapped,
+                        const std::string& prefix = "") {
+  std::vector<std::string> args{"compare", original, remapped};
+  if (!prefix.empty()) args.push_back(prefix);
+  const auto r = torch_check(args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("OK"));
+}
+
+TEST(Remap, CudaTaggedFileLoadsInTorchWithoutMapLocation) {
+  TempDir dir;
+  for (const char* name : {"cuda1.pt", "cuda1_state_dict.pt", "mixed.pt", "optimizer.pt",
+                           "views.pt", "dtypes.pt", "cpu_config.pt"}) {
+    const std::string out = (dir / (std::string("out_") + name)).string();
+    const std::string before = read_file(fixture(name));
+    const RemapReport report = remap(fixture(name), out, to_cpu());
+    EXPECT_EQ(read_file(fixture(name)), before) << "input modified: " << name;
+    expect_torch_equal(fixture(name), out);
+    const Checkpoint cp = Checkpoint::open(out);
+    for (const auto& e : cp.entries()) EXPECT_EQ(e.device, "cpu") << e.key;
+    EXPECT_GT(report.bytes_written, 0u);
+  }
+}
+
+TEST(Remap, UserValueSharingTheLocationStringKeepsItsValue) {
+  // cuda1.pt has config["device"] == the very "cuda:1" object the tagger returned.
+  TempDir dir;
+  const std::string out = (dir / "out.pt").string();
+  remap(fixture("cuda1.pt"), out, to_cpu());
+  const auto r = devcheck::testing::run_python(
+      "import sys, torch\nd = torch.load(sys.argv[1])\n"
+      "assert d['config']['device'] == 'cuda:1', d['config']\n"
+      "assert d['model']['0.weight'].device.type == 'cpu'\nprint('OK')",
+      {out});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(Remap, ReportCountsStoragesPerMove) {
+  TempDir dir;
+  const RemapReport r = remap(fixture("mixed.pt"), (dir / "o.pt").string(), to_cpu());
+  ASSERT_EQ(r.moves.size(), 2u);
+  EXPECT_EQ(r.moves[0].from, "cuda:0");
+  EXPECT_EQ(r.moves[0].to, "cpu");
+  EXPECT_EQ(r.moves[0].storages, 1u);
+  EXPECT_THAT(r.to_text(), HasSubstr("cuda:0 -> cpu"));
+  EXPECT_THAT(r.to_json(), HasSubstr("\"moves\""));
+}
+
+TEST(Remap, ExactMapLeavesOtherTagsAlone) {
+  TempDir dir;
+  const std::string out = (dir / "o.pt").string();
+  MapLocation map = MapLocation::keep();
+  map.map("cuda:0", "cpu");
+  remap(fixture("mixed.pt"), out, RemapOptions().map_location(map));
+  const Checkpoint first = Checkpoint::open(out);
+  for (const auto& e : first.entries()) EXPECT_EQ(e.device, "cpu");
+  MapLocation other = MapLocation::keep();
+  other.map("cuda:5", "cpu");
+  const std::string out2 = (dir / "o2.pt").string();
+  remap(fixture("mixed.pt"), out2, RemapOptions().map_location(other));
+  const Checkpoint second = Checkpoint::open(out2);
+  for (const auto& e : second.entries()) {
+    EXPECT_EQ(e.device, e.key == "a" ? "cuda:0" : "cpu");
+  }
+}
+
+TEST(Remap, StripPrefixRenamesKeysAndMetadata) {
+  TempDir dir;
+  const std::string out = (dir / "o.pt").string();
+  const RemapReport r =
+      remap(fixture("dataparallel.pt"), out, RemapOptions().strip_prefix("module."));
+  EXPECT_EQ(r.keys_renamed, 9u + 3u);  // 9 tensors and 3 _metadata entries
+  expect_torch_equal(fixture("dataparallel.pt"), out, "module.");
+  const Checkpoint cp = Checkpoint::open(out);
+  for (const auto& e : cp.entries()) {
+    EXPECT_EQ(e.key.rfind("module.", 0), std::string::npos) << e.key;
+  }
+}
+
+TEST(Remap, LegacyFileComesOutInTheZipFormat) {
+  TempDir dir;
+  for (const char* name : {"legacy.pt", "legacy_cuda1.pt"}) {
+    const std::string out = (dir / (std::string("o_") + name)).string();
+    const RemapReport r = remap(fixture(name), out, to_cpu());
+    EXPECT_TRUE(r.converted_from_legacy);
+    EXPECT_EQ(Checkpoint::open(out).format().kind, "zip");
+    expect_torch_equal(fixture(name), out);
+  }
+}
+
+TEST(Remap, TorchScriptLoadsAndCodeLiteralsAreRewrittenOnRequest) {
+  TempDir dir;
+  const std::string traced = (dir / "traced.pt").string();
+  remap(fixture("traced.pt"), traced, to_cpu());
+  auto r = torch_check({"jit", fixture("traced.pt"), traced});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+
+  const std::string scripted = (dir / "scripted.pt").string();
+  const RemapReport report = remap(fixture("scripted.pt"), scripted, to_cpu().rewrite_code(true));
+  ASSERT_FALSE(report.code_rewrites.empty());
+  EXPECT_THAT(report.code_rewrites[0], HasSubstr("cuda:0 -> cpu"));
+  const Checkpoint cp = Checkpoint::open(scripted);
+  for (const auto& lit : cp.parsed().code_literals) EXPECT_EQ(lit.literal, "cpu");
+  // The original needs a GPU to run; the rewritten one runs here.
+  r = devcheck::testing::run_python(
+      "import sys, torch\nm = torch.jit.load(sys.argv[1])\nprint(m(torch.ones(1, 2)))", {scripted});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(Remap, UnsafeInputIsRefusedAndLeavesNoOutput) {
+  TempDir dir;
+  for (const char* name : {"evil_system.pt", "evil_eval.pt", "short_record.pt", "view_oob.pt"}) {
+    const std::string out = (dir / "o.pt").string();
+    try {
+      remap(fixture(name), out, to_cpu());
+      ADD_FAILURE() << name;
+    } catch (const UnsafeContentError& e) {
+      EXPECT_THAT(e.message(), HasSubstr(fixture(name)));
+    }
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
+  EXPECT_FALSE(std::filesystem::exists(devcheck::testing::pwned_marker()));
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(Remap, RefusesAnExistingOutputWithoutForce) {
+  TempDir dir;
+  const std::string out = (dir / "o.pt").string();
+  devcheck::testing::write_file(out, "keep me");
+  EXPECT_THROW(remap(fixture("cpu_state_dict.pt"), out, to_cpu()), IoError);
+  EXPECT_EQ(read_file(out), "keep me");
+  remap(fixture("cpu_state_dict.pt"), out, to_cpu().force(true));
+  expect_torch_equal(fixture("cpu_state_dict.pt"), out);
+}
+
+TEST(Remap, RefusesToWriteOntoItsInput) {
+  TempDir dir;
+  const std::string in = (dir / "in.pt").string();
+  devcheck::testing::write_file(in, read_file(fixture("cpu_state_dict.pt")));
+  EXPECT_THROW(remap(in, in, to_cpu().force(true)), IoError);
+  EXPECT_EQ(read_file(in), read_file(fixture("cpu_state_dict.pt")));
+}
+
+TEST(Remap, StorageRecordsAreCopiedByteForByte) {
+  TempDir dir;
+  const std::string out = (dir / "o.pt").string();
+  remap(fixture("cuda1_state_dict.pt"), out, to_cpu());
+  const Checkpoint a = Checkpoint::open(fixture("cuda1_state_dict.pt"));
+  const Checkpoint b = Checkpoint::open(out);
+  ASSERT_EQ(a.storages().size(), b.storages().size());
+  const auto& za = *a.parsed().zip;
+  const auto& zb = *b.parsed().zip;
+  for (const auto& s : a.storages()) {
+    EXPECT_EQ(za.find(s.record)->crc32, zb.find(s.record)->crc32);
+    EXPECT_EQ(za.read(*za.find(s.record), 1 << 20), zb.read(*zb.find(s.record), 1 << 20));
+  }
+}
+
+}  // namespace
+}  // namespace devcheck

@@ -1,0 +1,90 @@
+// devcheck remap, in-process: exit codes, flags and no partial outputs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "checkpoint/fixtures.h"
+#include "cli/run_cli.h"
+#include "devcheck/checkpoint.h"
+
+using ::testing::HasSubstr;
+
+namespace devcheck::cli {
+namespace {
+
+using devcheck::testing::fixture;
+using devcheck::testing::read_file;
+using devcheck::testing::TempDir;
+using devcheck::testing::torch_check;
+
+TEST(RemapCommand, ToCpuWritesAFileTorchLoadsWithoutMapLocation) {
+  TempDir dir;
+  const std::string out = (dir / "out.pt").string();
+  const CliResult r = run_cli({"remap", fixture("cuda1.pt"), "-o", out, "--to", "cpu"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cuda:1 -> cpu"));
+  const auto check = torch_check({"compare", fixture("cuda1.pt"), out});
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+}
+
+TEST(RemapCommand, MapAndStripPrefix) {
+  TempDir dir;
+  const std::string out = (dir / "out.pt").string();
+  CliResult r = run_cli({"remap", fixture("mixed.pt"), "-o", out, "--map", "cuda:0=cpu"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string out2 = (dir / "out2.pt").string();
+  r = run_cli(
+      {"remap", fixture("dataparallel.pt"), "-o", out2, "--strip-prefix", "module.", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"keys_renamed\": 12"));
+  EXPECT_EQ(Checkpoint::open(out2).entries()[0].key, "0.weight");
+}
+
+TEST(RemapCommand, RewriteCodeRewritesTorchScriptLiterals) {
+  TempDir dir;
+  const std::string out = (dir / "out.pt").string();
+  const CliResult r =
+      run_cli({"remap", fixture("scripted.pt"), "-o", out, "--to", "cpu", "--rewrite-code"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("code: code/__torch__.py:"));
+}
+
+TEST(RemapCommand, ExistingOutputNeedsForce) {
+  TempDir dir;
+  const std::string out = (dir / "out.pt").string();
+  devcheck::testing::write_file(out, "precious");
+  CliResult r = run_cli({"remap", fixture("cpu_state_dict.pt"), "-o", out, "--to", "cpu"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--force"));
+  EXPECT_EQ(read_file(out), "precious");
+  r = run_cli({"remap", fixture("cpu_state_dict.pt"), "-o", out, "--to", "cpu", "--force"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(RemapCommand, UnsafeInputExits1WithoutOutput) {
+  TempDir dir;
+  const std::string out = (dir / "out.pt").string();
+  const CliResult r = run_cli({"remap", fixture("evil_system.pt"), "-o", out, "--to", "cpu"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("refusing"));
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+  EXPECT_FALSE(std::filesystem::exists(devcheck::testing::pwned_marker()));
+}
+
+TEST(RemapCommand, BadInputAndUsageExit2WithoutOutput) {
+  TempDir dir;
+  const std::string out = (dir / "out.pt").string();
+  EXPECT_EQ(run_cli({"remap", fixture("truncated.pt"), "-o", out, "--to", "cpu"}).exit_code, 2);
+  EXPECT_EQ(run_cli({"remap", fixture("cpu_state_dict.pt"), "-o", out, "--to", "gpu7"}).exit_code,
+            2);
+  EXPECT_EQ(
+      run_cli({"remap", fixture("cpu_state_dict.pt"), "-o", out, "--map", "cuda:1"}).exit_code, 2);
+  EXPECT_EQ(
+      run_cli({"remap", fixture("cpu_state_dict.pt"), "-o", out, "--to", "cpu", "--map", "a=cpu"})
+          .exit_code,
+      2);
+  EXPECT_EQ(run_cli({"remap", fixture("cpu_state_dict.pt")}).exit_code, 2);
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+}  // namespace
+}  // namespace devcheck::cli
