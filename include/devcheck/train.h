@@ -1,0 +1,146 @@
+#pragma once
+/// The seed's end-to-end classifier on Fashion-MNIST: the model, and a
+/// trainer that decides the device once (devcheck's device policy), moves the
+/// model once, lets a DevicePrefetcher put batches on the device, and runs a
+/// loop with no device code in it. `devcheck train` is a thin CLI over
+/// train_classifier().
+
+#include <ATen/core/Tensor.h>
+#include <torch/arg.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "devcheck/data.h"
+
+namespace devcheck {
+
+/// The seed's model: Conv2d(1, 32, 3) -> ReLU -> Flatten -> Linear(32*26*26, 10).
+/// Parameters: conv.weight, conv.bias, fc.weight, fc.bias. Input [N, 1, 28, 28],
+/// output [N, 10] logits. Thread-safety as any torch::nn::Module.
+class ClassifierImpl : public torch::nn::Module {
+ public:
+  ClassifierImpl();
+  at::Tensor forward(const at::Tensor& images);
+
+  torch::nn::Conv2d conv{nullptr};
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Classifier);
+
+/// What train_classifier() does. Every field has a default; chain setters.
+struct TrainOptions {
+  /// Where to train: "auto", "cpu", "cuda", "cuda:N" (see DeviceSpec). Default "auto".
+  TORCH_ARG(std::string, device) = "auto";
+  /// Total epochs; a resumed run continues up to this count. Default 1.
+  TORCH_ARG(int64_t, epochs) = 1;
+  /// Samples per batch. Default 32.
+  TORCH_ARG(int64_t, batch_size) = 32;
+  /// Adam's learning rate. Default 1e-3.
+  TORCH_ARG(double, learning_rate) = 1e-3;
+  /// Seed for weights and shuffling; a fixed seed gives the same run on the
+  /// same device. Default 0.
+  TORCH_ARG(uint64_t, seed) = 0;
+  /// Mixed precision: autocast (bfloat16 on the CPU, float16 on CUDA) and, on
+  /// CUDA, a GradScaler. Default false.
+  TORCH_ARG(bool, amp) = false;
+  /// Folder with the four Fashion-MNIST IDX files. Default Debian's.
+  TORCH_ARG(std::string, data_dir) = kFashionMnistDir;
+  /// Checkpoint written after every epoch (weights, Adam state, epoch, step);
+  /// empty for none. Default empty.
+  TORCH_ARG(std::string, out);
+  /// Checkpoint to resume from (onto this run's device); empty for a fresh
+  /// run. Default empty.
+  TORCH_ARG(std::string, resume);
+  /// Optimizer steps per epoch at most; 0 for whole epochs. For quick runs
+  /// and tests. Default 0.
+  TORCH_ARG(int64_t, max_steps) = 0;
+  /// Test samples evaluated at the end (the first N); 0 for all. Default 0.
+  TORCH_ARG(int64_t, test_samples) = 0;
+  /// Batches the prefetcher keeps in flight (PrefetchOptions::in_flight). Default 2.
+  TORCH_ARG(std::size_t, prefetch) = 2;
+  /// Intra-op threads (at::set_num_threads); 0 keeps LibTorch's setting. Default 0.
+  TORCH_ARG(int, threads) = 0;
+  /// Steps between progress reports (each costs one device sync). Default 50.
+  TORCH_ARG(int64_t, report_every) = 50;
+};
+
+/// One finished epoch.
+struct EpochReport {
+  int64_t epoch = 0;  ///< 1-based.
+  int64_t steps = 0;
+  int64_t samples = 0;
+  double mean_loss = 0;  ///< Mean training loss over the epoch.
+  double seconds = 0;    ///< Wall time of the epoch's training loop, in seconds.
+  double samples_per_second = 0;
+};
+
+/// What a progress callback receives.
+struct TrainProgress {
+  enum class Kind { kStarted, kStep, kEpochEnd };
+  Kind kind = Kind::kStep;
+  std::string device;         ///< kStarted: the chosen device ("cuda:0").
+  std::string device_reason;  ///< kStarted: why it was chosen.
+  int64_t epoch = 0;          ///< 1-based.
+  int64_t epochs = 0;
+  int64_t step = 0;            ///< Steps done in this epoch.
+  int64_t steps_in_epoch = 0;  ///< Steps this epoch will take.
+  double loss = 0;             ///< kStep: mean loss since the last report.
+  double samples_per_second = 0;
+  double eta_seconds = 0;    ///< Time left in this epoch, in seconds.
+  EpochReport epoch_report;  ///< kEpochEnd only.
+};
+
+/// Called on the training thread; must not throw.
+using ProgressCallback = std::function<void(const TrainProgress&)>;
+
+/// The outcome of train_classifier(). Value type.
+struct TrainReport {
+  std::string device;
+  std::string device_reason;
+  bool amp = false;
+  std::string resumed_from;  ///< The --resume checkpoint, if any.
+  int64_t first_epoch = 1;   ///< 1-based epoch this run started at (> 1 when resumed).
+  int64_t global_step = 0;   ///< Optimizer steps in total, across resumed runs.
+  std::vector<EpochReport> epochs;
+  double loss_start = 0;  ///< Mean loss over the first report window of this run.
+  double loss_end = 0;    ///< Mean loss over the last report window of this run.
+  double test_accuracy = 0;
+  int64_t test_samples = 0;
+  double train_seconds = 0;  ///< Training loops only, in seconds.
+  double total_seconds = 0;  ///< Everything, data loading and evaluation included.
+  std::string checkpoint;    ///< The file written, if any.
+  std::string sanitizer;     ///< The device sanitizer's report, when it ran.
+
+  /// Everything, one line per fact, epochs included.
+  std::string to_text() const;
+  /// The lines after the epochs: test accuracy, time, checkpoint.
+  std::string summary_text() const;
+  /// The same content as a JSON object.
+  std::string to_json() const;
+};
+
+/// "epoch 1/3: 1875 steps, loss 0.4123, 12345 samples/s, 4.9 s".
+std::string format_epoch_line(const EpochReport& epoch, int64_t epochs);
+/// One progress-bar line (no newline): bar, samples/s, loss, ETA.
+std::string format_progress_bar(const TrainProgress& progress, int width = 30);
+
+/// Trains the seed classifier on Fashion-MNIST and evaluates it on the test
+/// split. Throws IoError/FormatError (data, checkpoint), InvalidArgumentError
+/// (options), DeviceUnavailableError (device). Not thread-safe (sets the
+/// global seed and, when `threads` > 0, LibTorch's thread count).
+TrainReport train_classifier(const TrainOptions& options, const ProgressCallback& progress = {});
+
+/// Accuracy of `model` on the first `limit` samples of `dataset` (0: all),
+/// batched and prefetched onto the model's device, under autocast when `amp`.
+double evaluate_accuracy(Classifier& model, FashionMnist dataset, int64_t limit = 0,
+                         bool amp = false, int64_t batch_size = 1000);
+
+}  // namespace devcheck

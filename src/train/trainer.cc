@@ -1,0 +1,192 @@
+// train_classifier(): the seed's training program. Every device decision is
+// made once, at the top; the loop below it has no device code.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+#include <torch/data/dataloader.h>
+#include <torch/data/samplers/random.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/adam.h>
+#include <torch/utils.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "devcheck/amp.h"
+#include "devcheck/device.h"
+#include "devcheck/error.h"
+#include "devcheck/prefetch.h"
+#include "devcheck/train.h"
+#include "train/state.h"
+
+namespace devcheck {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void validate(const TrainOptions& o) {
+  const auto bad = [](const std::string& what, const std::string& found) {
+    return InvalidArgumentError(
+        fmt::format("[devcheck] train: expected {}; received {}", what, found));
+  };
+  if (o.epochs() < 1) throw bad("--epochs >= 1", std::to_string(o.epochs()));
+  if (o.batch_size() < 1) throw bad("--batch-size >= 1", std::to_string(o.batch_size()));
+  if (o.max_steps() < 0) throw bad("--max-steps >= 0", std::to_string(o.max_steps()));
+  if (o.test_samples() < 0) throw bad("--test-samples >= 0", std::to_string(o.test_samples()));
+  if (o.threads() < 0) throw bad("--threads >= 0", std::to_string(o.threads()));
+  if (o.report_every() < 1) throw bad("report_every >= 1", std::to_string(o.report_every()));
+  if (!(o.learning_rate() > 0))
+    throw bad("a learning rate > 0", fmt::format("{}", o.learning_rate()));
+}
+
+void emit(const ProgressCallback& progress, const TrainProgress& p) {
+  if (progress) progress(p);
+}
+
+}  // namespace
+
+TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& progress) {
+  validate(o);
+  const auto started = Clock::now();
+  if (o.threads() > 0) at::set_num_threads(o.threads());
+
+  // ---- every device decision of the program ---------------------------------
+  const Selection selection = select_device(o.device());
+  const c10::Device device = selection.device;
+  const c10::DeviceType autocast_type = device.type();
+  TrainReport report;
+  report.device = device.str();
+  report.device_reason = selection.reason;
+  report.amp = o.amp();
+  {
+    TrainProgress p;
+    p.kind = TrainProgress::Kind::kStarted;
+    p.device = report.device;
+    p.device_reason = report.device_reason;
+    p.epochs = o.epochs();
+    emit(progress, p);
+  }
+
+  torch::manual_seed(o.seed());
+  FashionMnist train_set(FashionMnist::Split::kTrain, o.data_dir());
+  FashionMnist test_set(FashionMnist::Split::kTest, o.data_dir());
+  Classifier model;
+  model->to(device);  // once
+  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(o.learning_rate()));
+  // Loss scaling is for float16 (CUDA); CPU autocast uses bfloat16, which has
+  // float32's range and needs none. A disabled scaler is a pass-through.
+  GradScaler scaler(GradScalerOptions().enabled(o.amp() && device.is_cuda()));
+
+  detail::TrainingPosition position;
+  if (!o.resume().empty()) {
+    position = detail::restore_training_state(detail::load_training_checkpoint(o.resume(), device),
+                                              o.resume(), model, optimizer, scaler);
+    report.resumed_from = o.resume();
+  }
+  report.first_epoch = position.epoch + 1;
+
+  const auto train_size = static_cast<int64_t>(*train_set.size());
+  auto loader = torch::data::make_data_loader(
+      std::move(train_set), torch::data::samplers::RandomSampler(static_cast<size_t>(train_size)),
+      torch::data::DataLoaderOptions(static_cast<size_t>(o.batch_size())));
+  DevicePrefetcher batches(*loader, PrefetchOptions(device).in_flight(o.prefetch()));
+  const int64_t full_epoch = (train_size + o.batch_size() - 1) / o.batch_size();
+  const int64_t steps_per_epoch =
+      o.max_steps() > 0 ? std::min(o.max_steps(), full_epoch) : full_epoch;
+
+  // ---- the loop: no device code below this line -----------------------------
+  bool have_start_loss = false;
+  for (int64_t epoch = report.first_epoch; epoch <= o.epochs(); ++epoch) {
+    model->train();
+    const auto epoch_started = Clock::now();
+    at::Tensor epoch_loss;  // sums stay on the device: no sync per step
+    at::Tensor window_loss;
+    int64_t window_steps = 0;
+    int64_t steps = 0;
+    int64_t samples = 0;
+    for (auto& batch : batches) {
+      optimizer.zero_grad();
+      at::Tensor loss;
+      {
+        const AutocastScope autocast(autocast_type, o.amp());
+        loss = torch::nn::functional::cross_entropy(model->forward(batch.data), batch.target);
+      }
+      scaler.scale(loss).backward();
+      scaler.step(optimizer);
+      scaler.update();
+
+      const at::Tensor detached = loss.detach().to(at::kFloat);
+      epoch_loss = epoch_loss.defined() ? epoch_loss + detached : detached;
+      window_loss = window_loss.defined() ? window_loss + detached : detached;
+      ++window_steps;
+      ++steps;
+      ++position.step;
+      samples += batch.target.size(0);
+      const bool last = steps == steps_per_epoch;
+      if (window_steps == o.report_every() || last) {
+        const double mean = window_loss.item<double>() / static_cast<double>(window_steps);
+        if (!have_start_loss) report.loss_start = mean, have_start_loss = true;
+        report.loss_end = mean;
+        const double elapsed = seconds_since(epoch_started);
+        TrainProgress p;
+        p.kind = TrainProgress::Kind::kStep;
+        p.epoch = epoch;
+        p.epochs = o.epochs();
+        p.step = steps;
+        p.steps_in_epoch = steps_per_epoch;
+        p.loss = mean;
+        p.samples_per_second = elapsed > 0 ? static_cast<double>(samples) / elapsed : 0;
+        p.eta_seconds =
+            elapsed / static_cast<double>(steps) * static_cast<double>(steps_per_epoch - steps);
+        emit(progress, p);
+        window_loss = at::Tensor();
+        window_steps = 0;
+      }
+      if (last) break;
+    }
+    batches.stop();  // an epoch cut short by --max-steps drops its prefetched batches
+
+    EpochReport e;
+    e.epoch = epoch;
+    e.steps = steps;
+    e.samples = samples;
+    e.seconds = seconds_since(epoch_started);
+    e.mean_loss = steps > 0 ? epoch_loss.item<double>() / static_cast<double>(steps) : 0.0;
+    e.samples_per_second = e.seconds > 0 ? static_cast<double>(samples) / e.seconds : 0.0;
+    report.train_seconds += e.seconds;
+    report.epochs.push_back(e);
+    position.epoch = epoch;
+    if (!o.out().empty()) {
+      detail::save_training_checkpoint(
+          o.out(), detail::flatten_training_state(model, optimizer, scaler, position));
+      report.checkpoint = o.out();
+    }
+    TrainProgress p;
+    p.kind = TrainProgress::Kind::kEpochEnd;
+    p.epoch = epoch;
+    p.epochs = o.epochs();
+    p.step = steps;
+    p.steps_in_epoch = steps_per_epoch;
+    p.epoch_report = e;
+    emit(progress, p);
+  }
+  // A resumed run that has nothing left to train still writes --out.
+  if (!o.out().empty() && report.checkpoint.empty()) {
+    detail::save_training_checkpoint(
+        o.out(), detail::flatten_training_state(model, optimizer, scaler, position));
+    report.checkpoint = o.out();
+  }
+  report.global_step = position.step;
+
+  report.test_samples = o.test_samples() > 0 ? std::min<int64_t>(o.test_samples(), *test_set.size())
+                                             : static_cast<int64_t>(*test_set.size());
+  report.test_accuracy = evaluate_accuracy(model, std::move(test_set), o.test_samples(), o.amp());
+  report.total_seconds = seconds_since(started);
+  return report;
+}
+
+}  // namespace devcheck

@@ -1,0 +1,181 @@
+// The seed classifier end to end: a short run learns, a checkpoint resumes
+// and real Python torch.load reads it.
+#include <ATen/ATen.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <torch/optim/adam.h>
+
+#include "devcheck/amp.h"
+#include "devcheck/checkpoint.h"
+#include "devcheck/error.h"
+#include "devcheck/train.h"
+#include "support/support.h"
+#include "train/state.h"
+
+using ::testing::HasSubstr;
+
+namespace devcheck {
+namespace {
+
+// Small and quick on a shared 2-core machine.
+TrainOptions quick() {
+  return TrainOptions().device("cpu").threads(1).test_samples(1000).report_every(25);
+}
+
+TEST(TrainClassifier, ModelIsTheSeeds) {
+  Classifier model;
+  std::vector<std::string> names;
+  for (const auto& p : model->named_parameters()) names.push_back(p.key());
+  EXPECT_EQ(names, (std::vector<std::string>{"conv.weight", "conv.bias", "fc.weight", "fc.bias"}));
+  EXPECT_EQ(model->fc->weight.sizes(), (std::vector<int64_t>{10, 32 * 26 * 26}));
+  EXPECT_EQ(model->forward(at::zeros({5, 1, 28, 28})).sizes(), (std::vector<int64_t>{5, 10}));
+}
+
+TEST(TrainClassifier, ThreeHundredStepsBringTheLossWellBelowItsStart) {
+  std::vector<TrainProgress> seen;
+  const TrainReport r =
+      train_classifier(quick().max_steps(300), [&](const TrainProgress& p) { seen.push_back(p); });
+  ASSERT_EQ(r.epochs.size(), 1u);
+  EXPECT_EQ(r.epochs[0].steps, 300);
+  EXPECT_EQ(r.epochs[0].samples, 300 * 32);
+  EXPECT_EQ(r.device, "cpu");
+  EXPECT_GT(r.loss_start, 0.9);               // first 25 steps, from ~2.3
+  EXPECT_LT(r.loss_end, 0.5 * r.loss_start);  // last 25 steps
+  EXPECT_GT(r.test_accuracy, 0.70);
+  EXPECT_EQ(r.test_samples, 1000);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.front().kind, TrainProgress::Kind::kStarted);
+  EXPECT_EQ(seen.back().kind, TrainProgress::Kind::kEpochEnd);
+  EXPECT_THAT(r.to_text(), HasSubstr("epoch 1/1: 300 steps"));
+  EXPECT_THAT(r.to_text(), HasSubstr("test accuracy: "));
+}
+
+TEST(TrainClassifier, FixedSeedGivesTheSameRun) {
+  const TrainReport a = train_classifier(quick().max_steps(20).test_samples(200).seed(5));
+  const TrainReport b = train_classifier(quick().max_steps(20).test_samples(200).seed(5));
+  EXPECT_EQ(a.epochs[0].mean_loss, b.epochs[0].mean_loss);
+  EXPECT_EQ(a.test_accuracy, b.test_accuracy);
+}
+
+TEST(TrainClassifier, CpuAmpTrainsInBFloat16) {
+  const TrainReport r = train_classifier(quick().amp(true).max_steps(100).test_samples(500));
+  EXPECT_TRUE(r.amp);
+  EXPECT_LT(r.loss_end, r.loss_start);
+  EXPECT_GT(r.test_accuracy, 0.5);
+}
+
+TEST(TrainClassifier, CheckpointResumesAndPythonTorchLoadReadsIt) {
+  testing::TempDir dir;
+  const std::string first = (dir / "first.pt").string();
+  const std::string second = (dir / "second.pt").string();
+  const TrainReport a = train_classifier(quick().max_steps(150).out(first));
+  EXPECT_EQ(a.checkpoint, first);
+
+  // The file: named CPU tensors in a fixed layout.
+  const auto entries = load_tensors(first, MapLocation::to(c10::kCPU));
+  std::vector<std::string> keys;
+  for (const auto& [k, t] : entries) keys.push_back(k);
+  EXPECT_THAT(keys, ::testing::Contains("model.fc.weight"));
+  EXPECT_THAT(keys, ::testing::Contains("optimizer.state.2.exp_avg_sq"));
+  EXPECT_THAT(keys, ::testing::Contains("epoch"));
+
+  // Resumed: starts at epoch 2 with the trained weights and Adam's moments,
+  // so its loss starts low, not at ~2.3.
+  const TrainReport b = train_classifier(quick().epochs(2).max_steps(50).resume(first).out(second));
+  EXPECT_EQ(b.first_epoch, 2);
+  ASSERT_EQ(b.epochs.size(), 1u);
+  EXPECT_EQ(b.epochs[0].epoch, 2);
+  EXPECT_EQ(b.global_step, 200);
+  EXPECT_LT(b.loss_start, a.loss_start * 0.6);
+  EXPECT_THAT(b.to_text(), HasSubstr("resumed from " + first));
+
+  // Real PyTorch reads it and the weights work in the same model written in Python.
+  ASSERT_TRUE(testing::python_torch_available());
+  const auto py = testing::run_python(R"(
+import sys, torch, gzip, numpy as np
+state = torch.load(sys.argv[1])
+assert type(state).__name__ == "OrderedDict", type(state)
+assert int(state["epoch"]) == 2 and int(state["step"]) == 200, (state["epoch"], state["step"])
+assert int(state["optimizer.state.0.step"]) == 200
+model = torch.nn.Sequential(torch.nn.Conv2d(1, 32, 3), torch.nn.ReLU(), torch.nn.Flatten(),
+                            torch.nn.Linear(32 * 26 * 26, 10))
+names = {"conv.weight": "0.weight", "conv.bias": "0.bias", "fc.weight": "3.weight", "fc.bias": "3.bias"}
+model.load_state_dict({names[k[6:]]: v for k, v in state.items() if k.startswith("model.")})
+with gzip.open("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz") as f:
+    x = torch.from_numpy(np.frombuffer(f.read(), np.uint8, offset=16).copy()).float().div(255)
+with gzip.open("/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz") as f:
+    y = torch.from_numpy(np.frombuffer(f.read(), np.uint8, offset=8).copy()).long()
+x = x.view(-1, 1, 28, 28)[:1000]
+with torch.no_grad():
+    acc = (model(x).argmax(1) == y[:1000]).float().mean().item()
+print("python accuracy", acc)
+assert abs(acc - float(sys.argv[2])) < 2.5e-3, acc
+)",
+                                      {second, std::to_string(b.test_accuracy)});
+  EXPECT_EQ(py.exit_code, 0) << py.output;
+}
+
+TEST(TrainClassifier, ResumeFromAMissingFileNamesIt) {
+  try {
+    train_classifier(quick().max_steps(1).resume("/nonexistent/ckpt.pt"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.message(), HasSubstr("/nonexistent/ckpt.pt"));
+  }
+}
+
+TEST(TrainClassifier, MissingDataIsOneLineNamingThePackage) {
+  testing::TempDir dir;
+  try {
+    train_classifier(quick().data_dir(dir.path().string()));
+    FAIL() << "expected IoError";
+  } catch (const IoError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("dataset-fashion-mnist"));
+  }
+}
+
+TEST(TrainClassifier, RejectsBadOptions) {
+  EXPECT_THROW(train_classifier(quick().epochs(0)), InvalidArgumentError);
+  EXPECT_THROW(train_classifier(quick().batch_size(0)), InvalidArgumentError);
+  EXPECT_THROW(train_classifier(quick().device("gpu:x")), InvalidArgumentError);
+}
+
+TEST(TrainState, FlattenAndRestoreRoundTripWeightsAndAdamState) {
+  Classifier a;
+  torch::optim::Adam opt_a(a->parameters(), torch::optim::AdamOptions(1e-3));
+  a->forward(at::randn({4, 1, 28, 28})).sum().backward();
+  opt_a.step();
+  GradScaler scaler(GradScalerOptions().enabled(false));
+  const auto entries = detail::flatten_training_state(a, opt_a, scaler, {3, 77});
+
+  Classifier b;
+  torch::optim::Adam opt_b(b->parameters(), torch::optim::AdamOptions(1e-3));
+  const auto pos = detail::restore_training_state(entries, "x.pt", b, opt_b, scaler);
+  EXPECT_EQ(pos.epoch, 3);
+  EXPECT_EQ(pos.step, 77);
+  EXPECT_TRUE(at::equal(a->fc->weight, b->fc->weight));
+  // Both optimizers now take the identical next step.
+  opt_a.zero_grad();
+  opt_b.zero_grad();
+  a->forward(at::ones({2, 1, 28, 28})).sum().backward();
+  b->forward(at::ones({2, 1, 28, 28})).sum().backward();
+  opt_a.step();
+  opt_b.step();
+  EXPECT_TRUE(at::equal(a->conv->weight, b->conv->weight));
+}
+
+TEST(TrainState, MissingEntryNamesKeyAndFile) {
+  Classifier m;
+  torch::optim::Adam opt(m->parameters(), torch::optim::AdamOptions(1e-3));
+  GradScaler scaler;
+  try {
+    detail::restore_training_state({}, "old.pt", m, opt, scaler);
+    FAIL();
+  } catch (const FormatError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("old.pt"));
+    EXPECT_THAT(e.message(), HasSubstr("'model.conv.weight'"));
+  }
+}
+
+}  // namespace
+}  // namespace devcheck
