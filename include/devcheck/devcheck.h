@@ -1,10 +1,16 @@
 #pragma once
 /// The umbrella header: every public devcheck header.
 
+#include "devcheck/amp.h"
 #include "devcheck/check.h"
+#include "devcheck/checkpoint.h"
+#include "devcheck/data.h"
 #include "devcheck/device.h"
 #include "devcheck/doctor.h"
 #include "devcheck/error.h"
 #include "devcheck/move.h"
+#include "devcheck/prefetch.h"
+#include "devcheck/sanitizer.h"
 #include "devcheck/scope.h"
+#include "devcheck/train.h"
 #include "devcheck/version.h"

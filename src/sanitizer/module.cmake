@@ -1,0 +1,29 @@
+# The sanitizer module's extra build pieces (included by src/CMakeLists.txt).
+
+# RecordFunction's layout and debug-only asserts depend on NDEBUG, and
+# LibTorch is built with it: the callback code must be too, whatever the
+# build type (RelWithDebInfo and Release define it already).
+if(NOT CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo|MinSizeRel)$")
+  file(GLOB devcheck_sanitizer_sources ${CMAKE_CURRENT_LIST_DIR}/*.cc)
+  set_source_files_properties(${devcheck_sanitizer_sources} PROPERTIES
+    COMPILE_DEFINITIONS NDEBUG
+    SKIP_PRECOMPILE_HEADERS ON)
+endif()
+
+# libdevcheck_preload.so for `devcheck run`: plain C/C++ with libdl only,
+# built next to libdevcheck (the CLI finds it there, in the build tree and
+# once installed). Never instrumented: it is preloaded into programs that are not.
+add_library(devcheck_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/preload/preload.cc)
+target_compile_definitions(devcheck_preload PRIVATE NDEBUG
+  DEVCHECK_LIBRARY_FILE="$<TARGET_SONAME_FILE_NAME:devcheck>")
+set_property(TARGET devcheck_preload PROPERTY COMPILE_OPTIONS "")
+set_property(TARGET devcheck_preload PROPERTY LINK_OPTIONS "")
+# -O2 makes the pass-through dlopen a tail call (see preload.cc).
+target_compile_options(devcheck_preload PRIVATE -O2 -foptimize-sibling-calls -fvisibility=hidden)
+target_link_libraries(devcheck_preload PRIVATE ${CMAKE_DL_LIBS})
+set_target_properties(devcheck_preload PROPERTIES
+  PREFIX "lib"
+  OUTPUT_NAME devcheck_preload
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+add_dependencies(devcheck devcheck_preload)
+install(TARGETS devcheck_preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

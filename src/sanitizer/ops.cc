@@ -1,0 +1,108 @@
+#include "sanitizer/ops.h"
+
+#include <array>
+#include <cstring>
+
+namespace devcheck::sanitizer {
+namespace {
+
+struct Named {
+  const char* name;
+  OpKind kind;
+};
+
+// Names as RecordFunction reports them (the schema name, no overload).
+constexpr Named kSpecialOps[] = {
+    // Factories: a new tensor whose device the caller chose (or forgot to).
+    {"aten::empty", OpKind::kFactory},
+    {"aten::empty_strided", OpKind::kFactory},
+    {"aten::empty_like", OpKind::kFactory},
+    {"aten::zeros", OpKind::kFactory},
+    {"aten::zeros_like", OpKind::kFactory},
+    {"aten::ones", OpKind::kFactory},
+    {"aten::ones_like", OpKind::kFactory},
+    {"aten::full", OpKind::kFactory},
+    {"aten::full_like", OpKind::kFactory},
+    {"aten::rand", OpKind::kFactory},
+    {"aten::rand_like", OpKind::kFactory},
+    {"aten::randn", OpKind::kFactory},
+    {"aten::randn_like", OpKind::kFactory},
+    {"aten::randint", OpKind::kFactory},
+    {"aten::randint_like", OpKind::kFactory},
+    {"aten::randperm", OpKind::kFactory},
+    {"aten::arange", OpKind::kFactory},
+    {"aten::linspace", OpKind::kFactory},
+    {"aten::logspace", OpKind::kFactory},
+    {"aten::eye", OpKind::kFactory},
+    {"aten::scalar_tensor", OpKind::kFactory},
+    {"aten::from_file", OpKind::kFactory},
+    {"aten::new_empty", OpKind::kFactory},
+    {"aten::new_empty_strided", OpKind::kFactory},
+    {"aten::new_zeros", OpKind::kFactory},
+    {"aten::new_ones", OpKind::kFactory},
+    {"aten::new_full", OpKind::kFactory},
+    {"aten::clone", OpKind::kFactory},
+    // Transfers: the result lives where the caller asked.
+    {"aten::to", OpKind::kTransfer},
+    {"aten::_to_copy", OpKind::kTransfer},
+    {"aten::cpu", OpKind::kTransfer},
+    {"aten::cuda", OpKind::kTransfer},
+    {"aten::_copy_from", OpKind::kTransfer},
+    {"aten::_copy_from_and_resize", OpKind::kTransfer},
+    {"aten::copy_", OpKind::kCopy},
+    {"aten::pin_memory", OpKind::kPin},
+    {"aten::_pin_memory", OpKind::kCrossDevice},
+    {"aten::is_pinned", OpKind::kCrossDevice},
+    {"aten::_local_scalar_dense", OpKind::kSync},
+    // Take tensors on several devices by design.
+    {"aten::index", OpKind::kCrossDevice},  // CPU indices on a CUDA tensor are allowed
+    {"aten::index_put_", OpKind::kCrossDevice},
+    {"aten::_index_put_impl_", OpKind::kCrossDevice},
+    {"aten::set_data", OpKind::kCrossDevice},
+    {"aten::_has_compatible_shallow_copy_type", OpKind::kCrossDevice},
+    {"aten::_has_same_storage_numel", OpKind::kCrossDevice},
+    {"aten::is_same_size", OpKind::kCrossDevice},
+    {"aten::set_", OpKind::kCrossDevice},
+    {"aten::lift_fresh", OpKind::kCrossDevice},
+    {"aten::lift", OpKind::kCrossDevice},
+    {"aten::_amp_foreach_non_finite_check_and_unscale_", OpKind::kCrossDevice},
+};
+
+constexpr std::uint64_t hash_name(const char* s) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (; *s != '\0'; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ULL;
+  return h;
+}
+
+constexpr std::size_t kSlots = 256;  // power of two, > 4x the entries
+
+struct Table {
+  std::array<const Named*, kSlots> slots{};
+  Table() {
+    for (const Named& op : kSpecialOps) {
+      std::size_t i = hash_name(op.name) & (kSlots - 1);
+      while (slots[i] != nullptr) i = (i + 1) & (kSlots - 1);
+      slots[i] = &op;
+    }
+  }
+};
+
+// Built once, read-only afterwards.
+const Table& table() {
+  static const Table t;
+  return t;
+}
+
+}  // namespace
+
+OpInfo classify_op(const char* name) {
+  if (name == nullptr || std::strncmp(name, "aten::", 6) != 0) return {};
+  const Table& t = table();
+  std::size_t i = hash_name(name) & (kSlots - 1);
+  for (; t.slots[i] != nullptr; i = (i + 1) & (kSlots - 1)) {
+    if (std::strcmp(t.slots[i]->name, name) == 0) return {t.slots[i]->kind, t.slots[i]->name};
+  }
+  return {};
+}
+
+}  // namespace devcheck::sanitizer

@@ -1,0 +1,36 @@
+#pragma once
+// Which ATen ops the sanitizer treats specially: factories (their outputs get
+// an origin), transfers (the ledger), syncs, and the ops whose job is to
+// cross devices (never a mismatch). Everything else is checked for one device.
+
+#include <cstdint>
+#include <string_view>
+
+namespace devcheck::sanitizer {
+
+enum class OpKind : std::uint8_t {
+  kPlain,       // checked: all tensor arguments on one device
+  kFactory,     // makes a new tensor: remember where (provenance)
+  kTransfer,    // moves data between devices: to, _to_copy, cpu, cuda (origin of the result)
+  kCopy,        // copy_: the ledger counts it when src and self differ in device
+  kPin,         // pin_memory: a host -> pinned host copy, counted in the ledger
+  kSync,        // _local_scalar_dense: the host waits for the device
+  kCrossDevice  // takes tensors on several devices by design (index with CPU indices, set_data)
+};
+
+struct OpInfo {
+  OpKind kind = OpKind::kPlain;
+  const char* name = nullptr;  // static storage: "aten::ones"; null for kPlain
+};
+
+// Classifies an op by its RecordFunction name ("aten::add"). Lock-free, no
+// allocation; a few nanoseconds (a hash of the name and one table probe).
+OpInfo classify_op(const char* name);
+
+// True when ops of this kind cross devices on purpose (no mismatch check).
+inline bool crosses_devices(OpKind kind) {
+  return kind == OpKind::kTransfer || kind == OpKind::kCopy || kind == OpKind::kPin ||
+         kind == OpKind::kCrossDevice;
+}
+
+}  // namespace devcheck::sanitizer

@@ -1,0 +1,113 @@
+// libdevcheck_preload.so: what `devcheck run` puts in LD_PRELOAD.
+//
+// It links nothing but libc, so a process that never loads LibTorch (a
+// shell, addr2line, a data-prep script) pays nothing. When LibTorch is in the
+// process -- at start for a C++ program, or when Python imports torch -- it
+// loads libdevcheck next to itself, whose start-up installs the sanitizer
+// from DEVCHECK_SANITIZE* and hooks the report at exit, std::terminate and
+// fatal signals.
+#include <dlfcn.h>
+#include <link.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#ifndef DEVCHECK_LIBRARY_FILE
+#define DEVCHECK_LIBRARY_FILE "libdevcheck.so"
+#endif
+
+namespace {
+
+using DlopenFn = void* (*)(const char*, int);
+
+DlopenFn real_dlopen() {
+  static DlopenFn fn = reinterpret_cast<DlopenFn>(dlsym(RTLD_NEXT, "dlopen"));
+  return fn;
+}
+
+std::atomic<int> g_state{0};  // 0: LibTorch not seen yet; 1: libdevcheck loaded (or tried)
+
+int find_torch(struct dl_phdr_info* info, size_t, void* found) {
+  if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "libtorch_cpu.so") != nullptr) {
+    *static_cast<bool*>(found) = true;
+    return 1;
+  }
+  return 0;
+}
+
+bool torch_loaded() {
+  bool found = false;
+  dl_iterate_phdr(find_torch, &found);
+  return found;
+}
+
+void load_devcheck() {
+  if (g_state.exchange(1) != 0) return;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&load_devcheck), &info) == 0 || info.dli_fname == nullptr) {
+    std::fprintf(stderr, "[devcheck] run: cannot locate the preload library itself\n");
+    return;
+  }
+  std::string path = info.dli_fname;
+  const auto slash = path.rfind('/');
+  path = (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/" +
+         DEVCHECK_LIBRARY_FILE;
+  DlopenFn open = real_dlopen();
+  void* handle = open != nullptr ? open(path.c_str(), RTLD_NOW | RTLD_GLOBAL) : nullptr;
+  if (handle == nullptr) {
+    std::fprintf(stderr, "[devcheck] run: cannot load %s: %s; this process is not watched\n",
+                 path.c_str(), dlerror());
+    return;
+  }
+  // Loading libdevcheck already started the sanitizer (its start-up reads
+  // DEVCHECK_SANITIZE); calling the entry point again is harmless.
+  using StartFn = int (*)();
+  if (auto start = reinterpret_cast<StartFn>(dlsym(handle, "devcheck_sanitizer_autostart"))) {
+    start();
+  }
+}
+
+// Libraries' initializers may call dlopen while the process starts (before
+// LibTorch's own initializers ran); loading libdevcheck then would run them
+// re-entrantly. Our initializer runs after those of every library the program
+// links (they sort before us), so wait for it.
+std::atomic<bool> g_started{false};
+
+void maybe_load() {
+  if (g_started.load(std::memory_order_relaxed) && g_state.load(std::memory_order_relaxed) == 0 &&
+      torch_loaded()) {
+    load_devcheck();
+  }
+}
+
+__attribute__((constructor)) void preload_init() {
+  g_started.store(true);
+  maybe_load();
+}
+
+}  // namespace
+
+// Python imports torch with dlopen(<absolute path of torch/_C...so>): look for
+// LibTorch right after it returns. Initializers of the libraries it pulls in
+// may call dlopen themselves (libGLdispatch does) while LibTorch is mapped but
+// not yet initialized: nested calls (depth > 0) never load. A name without
+// '/' is searched with the caller's RUNPATH, which glibc finds from the
+// return address, so that call must be a tail call (its check runs before).
+namespace {
+thread_local int t_depth = 0;
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) void* dlopen(const char* file, int mode) {
+  DlopenFn open = real_dlopen();
+  if (file == nullptr || std::strchr(file, '/') == nullptr) {
+    if (t_depth == 0) maybe_load();
+    return open(file, mode);
+  }
+  ++t_depth;
+  void* handle = open(file, mode);
+  --t_depth;
+  if (t_depth == 0) maybe_load();
+  return handle;
+}

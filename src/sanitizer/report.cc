@@ -1,0 +1,218 @@
+#include "sanitizer/report.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "detail/names.h"
+#include "sanitizer/symbolize.h"
+
+namespace devcheck::sanitizer {
+namespace {
+
+std::string direction(c10::Device src, c10::Device dst, bool pinned) {
+  return pinned ? src.str() + " -> " + dst.str() + " (pinned)" : src.str() + " -> " + dst.str();
+}
+
+// Symbolizes each site once per report.
+class SiteNames {
+ public:
+  const SiteText& get(SiteId id) {
+    auto it = cache_.find(id);
+    if (it == cache_.end()) it = cache_.emplace(id, describe_site(id)).first;
+    return it->second;
+  }
+  std::string location(SiteId id) {
+    const auto& text = get(id);
+    if (!text.location.empty()) return text.location;
+    return id == kSiteOverflow ? "(site table full)" : "(unknown site)";
+  }
+
+ private:
+  std::map<SiteId, SiteText> cache_;
+};
+
+SanitizerFinding mismatch_finding(const MismatchRecord& r, SiteNames& names) {
+  SanitizerFinding f;
+  f.kind = FindingKind::kDeviceMismatch;
+  f.op = r.op;
+  f.site = names.location(r.site);
+  f.stack = names.get(r.site).stack;
+  f.count = r.count;
+  f.expected = r.expected;
+  std::vector<std::string> found;
+  std::vector<std::string> strays;
+  std::string stray_origin;
+  std::size_t width = 4;
+  for (const auto& a : r.args) width = std::max(width, a.name.size());
+  std::string lines;
+  for (const auto& a : r.args) {
+    SanitizerArgument arg;
+    arg.name = a.name;
+    arg.device = a.device;
+    arg.dtype = detail::dtype_name(a.dtype);
+    arg.shape = a.shape;
+    arg.stray = a.stray;
+    if (a.origin_known) {
+      arg.origin_op = a.origin.op != nullptr ? a.origin.op : "";
+      arg.origin = a.origin.site == kNoSite ? "" : names.location(a.origin.site);
+    }
+    const std::string device = a.device.str();
+    if (std::find(found.begin(), found.end(), device) == found.end()) found.push_back(device);
+    std::string origin = "origin unknown (not made by a factory or transfer while watched)";
+    if (!arg.origin_op.empty()) {
+      origin = "made by " + arg.origin_op + (arg.origin.empty() ? "" : " at " + arg.origin);
+    }
+    lines += fmt::format("\n  {:<{}}  {:<6} {:<9} {:<12} {}{}", a.name, width, device, arg.dtype,
+                         detail::shape_str(a.shape), origin,
+                         a.stray ? "   <- not on " + r.expected.str() : "");
+    if (a.stray) {
+      strays.push_back(a.name);
+      if (stray_origin.empty() && !arg.origin.empty()) stray_origin = arg.origin;
+    }
+    f.arguments.push_back(std::move(arg));
+  }
+  f.message = fmt::format(
+      "[devcheck] device mismatch in {} at {} ({} time{}): expected every tensor on {}, found {}{}",
+      r.op, f.site, r.count, r.count == 1 ? "" : "s", r.expected.str(), fmt::join(found, " and "),
+      lines);
+  const std::string who =
+      strays.empty() ? std::string("the stray tensor") : fmt::format("{}", fmt::join(strays, ", "));
+  f.fix = fmt::format(
+      "create {} on {} where {} made{} (pass device= to the factory, or .device({}) in the "
+      "C++ TensorOptions), or move it there once with .to({}) before the loop",
+      who, r.expected.str(), strays.size() > 1 ? "they are" : "it is",
+      stray_origin.empty() ? "" : " (" + stray_origin + ")", r.expected.str(), r.expected.str());
+  f.message += "\nfix: " + f.fix;
+  return f;
+}
+
+SanitizerFinding copy_finding(const TransferKey& key, const TransferEntry& e, SiteNames& names) {
+  SanitizerFinding f;
+  f.kind = FindingKind::kSmallCopies;
+  f.op = key.op != nullptr ? key.op : "";
+  f.site = names.location(key.site);
+  f.stack = names.get(key.site).stack;
+  f.count = e.count;
+  f.bytes = e.bytes;
+  f.direction = direction(key.src, key.dst, key.pinned);
+  f.expected = key.dst;
+  const std::uint64_t each = e.count == 0 ? 0 : e.bytes / e.count;
+  f.message = fmt::format(
+      "[devcheck] many small copies: {} {} copies of {} each ({} total) from {} ({}), {} of them "
+      "back to back in a loop",
+      e.count, f.direction, format_bytes(each), format_bytes(e.bytes), f.site, f.op,
+      e.small_burst + 1);
+  f.fix = fmt::format(
+      "stack them and copy once: collect the samples on the host, then one "
+      "torch::stack(samples).to({}) (Python: torch.stack(samples).to(device)) per batch; or "
+      "create them on {} in the first place",
+      key.dst.str(), key.dst.str());
+  f.message += "\nfix: " + f.fix;
+  return f;
+}
+
+std::vector<std::pair<SanitizerFinding, SiteId>> copy_findings(const Engine& engine,
+                                                               SiteNames& names) {
+  std::vector<std::pair<SanitizerFinding, SiteId>> out;
+  const std::uint64_t min_count = engine.small_copy_count.load();
+  for (const auto& [key, entry] : engine.ledger.transfers()) {
+    if (!key.pinned && is_small_copy_finding(entry, min_count)) {
+      out.emplace_back(copy_finding(key, entry, names), key.site);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.first.count > b.first.count; });
+  return out;
+}
+
+std::string trace_json(const Engine& engine, SiteNames& names, std::uint64_t* dropped) {
+  const auto events = engine.ledger.events(dropped);
+  if (!engine.trace_on.load()) return {};
+  const long pid = static_cast<long>(getpid());
+  std::string out = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
+  out += fmt::format(
+      "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":"
+      "\"devcheck sanitizer (pid {})\"}}}}",
+      pid, pid);
+  std::map<std::uint64_t, int> tids;
+  for (const auto& ev : events) {
+    const int tid = tids.emplace(ev.tid, static_cast<int>(tids.size()) + 1).first->second;
+    const std::string site = names.location(ev.site);
+    std::string escaped;
+    for (char c : site) {
+      if (c == '"' || c == '\\') escaped += '\\';
+      escaped += c;
+    }
+    out += fmt::format(
+        ",{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"ts\":{:.3f},\"dur\":{:.3f},\"pid\":{},"
+        "\"tid\":{},\"args\":{{\"bytes\":{},\"direction\":\"{}\",\"site\":\"{}\"}}}}",
+        ev.name, ev.category, ev.ts_us, std::max(ev.dur_us, 0.001), pid, tid, ev.bytes,
+        direction(ev.src, ev.dst, false), escaped);
+  }
+  out += "]}";
+  return out;
+}
+
+}  // namespace
+
+std::string format_bytes(std::uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  if (bytes < 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  if (bytes < 1024ULL * 1024 * 1024) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
+  return fmt::format("{:.2f} GiB", bytes / 1073741824.0);
+}
+
+SanitizerFinding make_mismatch_finding(const MismatchRecord& record) {
+  SiteNames names;
+  return mismatch_finding(record, names);
+}
+
+std::vector<std::pair<SanitizerFinding, SiteId>> make_copy_findings(const Engine& engine) {
+  SiteNames names;
+  return copy_findings(engine, names);
+}
+
+SanitizerReport build_report(const Engine& engine) {
+  SiteNames names;
+  SanitizerReport report;
+  for (const auto& r : engine.mismatches()) report.findings.push_back(mismatch_finding(r, names));
+  for (auto& [finding, site] : copy_findings(engine, names)) {
+    report.findings.push_back(std::move(finding));
+  }
+  // Merge ledger rows that symbolize to the same place (one line, two stacks).
+  std::map<std::tuple<std::string, std::string, std::string>, TransferStat> transfers;
+  for (const auto& [key, e] : engine.ledger.transfers()) {
+    TransferStat s;
+    s.op = key.op != nullptr ? key.op : "";
+    s.direction = direction(key.src, key.dst, key.pinned);
+    s.site = names.location(key.site);
+    auto& row = transfers.try_emplace({s.op, s.direction, s.site}, s).first->second;
+    row.count += e.count;
+    row.bytes += e.bytes;
+    row.synchronizing += e.synchronizing;
+  }
+  for (auto& [k, s] : transfers) report.transfers.push_back(std::move(s));
+  std::sort(report.transfers.begin(), report.transfers.end(),
+            [](const auto& a, const auto& b) { return a.count > b.count; });
+  std::map<std::tuple<std::string, std::string, std::string>, SyncStat> syncs;
+  for (const auto& [key, count] : engine.ledger.syncs()) {
+    SyncStat s;
+    s.op = key.op != nullptr ? key.op : "";
+    s.site = names.location(key.site);
+    s.device = key.device.str();
+    syncs.try_emplace({s.op, s.site, s.device}, s).first->second.count += count;
+  }
+  for (auto& [k, s] : syncs) report.syncs.push_back(std::move(s));
+  std::sort(report.syncs.begin(), report.syncs.end(),
+            [](const auto& a, const auto& b) { return a.count > b.count; });
+  report.ops_checked = engine.ops_checked.load();
+  report.tensors_tracked = engine.provenance.size();
+  report.trace_json = trace_json(engine, names, &report.trace_events_dropped);
+  return report;
+}
+
+}  // namespace devcheck::sanitizer

@@ -1,0 +1,208 @@
+// run_sanitized(): runs a command with the preload library and gathers the
+// report each of its LibTorch processes wrote at exit.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "devcheck/error.h"
+#include "devcheck/sanitizer.h"
+#include "sanitizer/process.h"
+#include "sanitizer/report.h"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration)
+
+namespace devcheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A scratch folder for the children's reports, removed when done.
+class ReportDir {
+ public:
+  ReportDir() {
+    std::string tmpl = (fs::temp_directory_path() / "devcheck-run-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) {
+      throw IoError(
+          fmt::format("[devcheck] cannot create a folder for the sanitizer reports in "
+                      "{}: {}",
+                      fs::temp_directory_path().string(), std::strerror(errno)));
+    }
+    path_ = tmpl;
+  }
+  ~ReportDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
+std::string sanitizer_preload_library() {
+  if (const char* override_path = std::getenv("DEVCHECK_PRELOAD")) {
+    if (*override_path != '\0') {
+      if (!fs::exists(override_path)) {
+        throw IoError(
+            fmt::format("[devcheck] DEVCHECK_PRELOAD={} does not exist\nfix: point it "
+                        "at libdevcheck_preload.so, or unset it",
+                        override_path));
+      }
+      return override_path;
+    }
+  }
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&sanitizer_preload_library), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    throw IoError(
+        "[devcheck] cannot locate libdevcheck to find libdevcheck_preload.so\nfix: set "
+        "DEVCHECK_PRELOAD to its path");
+  }
+  const fs::path path =
+      fs::absolute(fs::path(info.dli_fname)).parent_path() / "libdevcheck_preload.so";
+  if (!fs::exists(path)) {
+    throw IoError(fmt::format(
+        "[devcheck] the preload library {} is missing: expected it next to libdevcheck\nfix: "
+        "build the devcheck_preload target (or install devcheck), or set DEVCHECK_PRELOAD",
+        path.string()));
+  }
+  return path.string();
+}
+
+int SanitizedRun::status_for(SanitizerMode mode) const {
+  if (exit_status != 0 || mode != SanitizerMode::kFail) return exit_status;
+  for (const auto& p : processes) {
+    if (p.mismatches > 0) return 1;
+  }
+  return 0;
+}
+
+SanitizedRun run_sanitized(const std::vector<std::string>& command,
+                           const SanitizedRunOptions& options) {
+  if (command.empty()) {
+    throw InvalidArgumentError(
+        "[devcheck] run: expected a command after --, found none\nfix: devcheck run -- python3 "
+        "train.py");
+  }
+  const std::string preload =
+      options.preload_library.empty() ? sanitizer_preload_library() : options.preload_library;
+  ReportDir dir;
+  const SanitizerOptions& so = options.sanitizer;
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    if (kv.rfind("DEVCHECK_SANITIZE", 0) == 0) continue;  // ours win
+    if (kv.rfind("LD_PRELOAD=", 0) == 0) continue;
+    env.push_back(kv);
+  }
+  std::string ld_preload = preload;
+  if (const char* existing = std::getenv("LD_PRELOAD")) {
+    if (*existing != '\0') ld_preload += std::string(":") + existing;
+  }
+  env.push_back("LD_PRELOAD=" + ld_preload);
+  env.push_back(std::string("DEVCHECK_SANITIZE=") + to_string(so.mode()));
+  env.push_back(std::string("DEVCHECK_SANITIZE_PROVENANCE=") + (so.provenance() ? "1" : "0"));
+  env.push_back("DEVCHECK_SANITIZE_REPORT_DIR=" + dir.path().string());
+  if (!so.trace_path().empty()) {
+    // Turns tracing on in the children; they write into the report folder.
+    env.push_back("DEVCHECK_SANITIZE_TRACE=" + (dir.path() / "trace.json").string());
+  }
+
+  std::vector<char*> argv;
+  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  if (rc != 0) {
+    throw IoError(
+        fmt::format("[devcheck] run: cannot run '{}': {}\nfix: check the command "
+                    "name and PATH",
+                    command[0], std::strerror(rc)));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) break;
+  }
+  SanitizedRun run;
+  if (WIFEXITED(status)) {
+    run.exit_status = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    run.term_signal = WTERMSIG(status);
+    run.exit_status = 128 + run.term_signal;
+  }
+
+  std::vector<fs::path> reports;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("report-", 0) == 0 && entry.path().extension() == ".json" &&
+        name.find(".trace.") == std::string::npos) {
+      reports.push_back(entry.path());
+    }
+  }
+  std::sort(reports.begin(), reports.end());
+  nlohmann::json all = {{"command", command},
+                        {"exit_status", run.exit_status},
+                        {"processes", nlohmann::json::array()}};
+  nlohmann::json trace_events = nlohmann::json::array();
+  for (const auto& path : reports) {
+    SanitizedProcess p;
+    const std::string stem = path.stem().string();  // report-<pid>
+    p.pid = std::strtol(stem.c_str() + 7, nullptr, 10);
+    p.json = slurp(path);
+    p.text = slurp(sanitizer::report_file(dir.path().string(), p.pid, ".txt"));
+    try {
+      auto j = nlohmann::json::parse(p.json);
+      p.findings = j["summary"]["findings"].get<std::size_t>();
+      p.mismatches = j["summary"]["mismatches"].get<std::size_t>();
+      j["pid"] = p.pid;
+      all["processes"].push_back(std::move(j));
+    } catch (const std::exception&) {
+      continue;  // a process killed mid-write leaves no valid report
+    }
+    const fs::path trace = sanitizer::report_file(dir.path().string(), p.pid, ".trace.json");
+    if (fs::exists(trace)) {
+      try {
+        nlohmann::json events = nlohmann::json::parse(slurp(trace));
+        for (auto& ev : events["traceEvents"]) trace_events.push_back(std::move(ev));
+      } catch (const std::exception&) {
+      }
+    }
+    run.processes.push_back(std::move(p));
+  }
+  if (!so.json_path().empty()) {
+    sanitizer::write_file_atomically(so.json_path(), all.dump(2), "sanitizer report");
+  }
+  if (!so.trace_path().empty()) {
+    nlohmann::json trace = {{"displayTimeUnit", "ms"}, {"traceEvents", trace_events}};
+    sanitizer::write_file_atomically(so.trace_path(), trace.dump(), "sanitizer trace");
+  }
+  return run;
+}
+
+}  // namespace devcheck

@@ -1,0 +1,230 @@
+#include "sanitizer/symbolize.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string_view>
+#include <unordered_map>
+
+extern char** environ;  // NOLINT(readability-redundant-declaration)
+
+namespace devcheck::sanitizer {
+namespace {
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// Runs addr2line on one module; returns one inline chain per address.
+std::vector<std::vector<Frame>> run_addr2line(const std::string& module,
+                                              const std::vector<std::uintptr_t>& offsets) {
+  std::vector<std::vector<Frame>> chains(offsets.size());
+  int fds[2];
+  if (pipe(fds) != 0) return chains;
+  std::vector<std::string> args{"addr2line", "-C", "-f", "-i", "-a", "-e", module};
+  char buf[32];
+  for (auto off : offsets) {
+    std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(off));
+    args.emplace_back(buf);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // The child must not inherit the preload: it would only slow addr2line down.
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!starts_with(*e, "LD_PRELOAD=")) env_store.emplace_back(*e);
+  }
+  std::vector<char*> envp;
+  for (auto& e : env_store) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, "addr2line", &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  std::string out;
+  if (rc == 0) {
+    char chunk[4096];
+    ssize_t n = 0;
+    while ((n = read(fds[0], chunk, sizeof chunk)) > 0) out.append(chunk, static_cast<size_t>(n));
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  close(fds[0]);
+  // Output: "0xADDR", then (function, file:line) pairs, innermost inline first.
+  int index = -1;
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    lines.push_back(out.substr(start, end - start));
+    start = end + 1;
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (starts_with(lines[i], "0x")) {
+      ++index;
+      continue;
+    }
+    if (index < 0 || index >= static_cast<int>(chains.size()) || i + 1 >= lines.size()) break;
+    Frame f;
+    f.function = lines[i] == "??" ? "" : lines[i];
+    std::string where = lines[++i];
+    const auto disc = where.find(" (discriminator");
+    if (disc != std::string::npos) where.resize(disc);
+    const auto colon = where.rfind(':');
+    if (colon != std::string::npos) {
+      f.file = where.substr(0, colon);
+      f.line = std::atoi(where.c_str() + colon + 1);
+      if (f.file == "??") f.file.clear();
+    }
+    f.module = module;
+    chains[static_cast<size_t>(index)].push_back(std::move(f));
+  }
+  return chains;
+}
+
+bool is_exec_type(const void* base) {
+  const auto* header = static_cast<const Elf64_Ehdr*>(base);
+  return header != nullptr && header->e_type == ET_EXEC;
+}
+
+std::mutex& cache_mutex() {
+  static auto* m = new std::mutex;
+  return *m;
+}
+std::unordered_map<void*, std::vector<Frame>>& cache() {
+  static auto* c = new std::unordered_map<void*, std::vector<Frame>>;
+  return *c;
+}
+
+std::string frame_text(const Frame& f) {
+  std::string text = f.function.empty() ? "??" : f.function;
+  if (!f.file.empty()) {
+    text += " at " + f.file + ":" + std::to_string(f.line);
+  } else {
+    text += " in " + base_name(f.module);
+  }
+  return text;
+}
+
+}  // namespace
+
+bool is_library_module(const std::string& module) {
+  const std::string name = base_name(module);
+  static const char* const kPrefixes[] = {
+      "libtorch",    "libc10",     "libdevcheck", "libc.so",   "libc-",     "libstdc++",
+      "libgcc_s",    "libgomp",    "ld-linux",    "libpython", "python3",   "libm.so",
+      "libpthread",  "_C.cpython", "libshm",      "libcaffe2", "libdnnl",   "libmkl",
+      "libopenblas", "libblas",    "libcuda",     "libcudart", "libcublas", "libcudnn",
+      "libnccl",     "libgloo",    "libprotobuf", "libtsan",   "libasan",   "libubsan"};
+  for (const char* p : kPrefixes) {
+    if (starts_with(name, p)) return true;
+  }
+  return false;
+}
+
+bool is_library_source(const std::string& file) {
+  static const char* const kParts[] = {
+      "/ATen/",          "/c10/", "/torch/csrc/",      "/torch/include/",
+      "/include/torch/", "/c++/", "include/devcheck/", "/caffe2/",
+      "/bits/"};
+  for (const char* p : kParts) {
+    if (file.find(p) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::vector<Frame> symbolize(const std::vector<void*>& pcs) {
+  // Group the unknown pcs by module, run addr2line once per module.
+  struct Pending {
+    std::vector<void*> pcs;
+    std::vector<std::uintptr_t> offsets;
+  };
+  std::map<std::string, Pending> pending;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex());
+    for (void* pc : pcs) {
+      if (cache().count(pc) != 0) continue;
+      Dl_info info{};
+      if (dladdr(pc, &info) == 0 || info.dli_fbase == nullptr) {
+        cache()[pc] = {Frame{"", "", 0, "??", false}};
+        continue;
+      }
+      std::string module = info.dli_fname != nullptr ? info.dli_fname : "";
+      if (module.empty() || access(module.c_str(), R_OK) != 0) module = "/proc/self/exe";
+      if (is_library_module(module)) {
+        Frame f;
+        f.function = info.dli_sname != nullptr ? info.dli_sname : "";
+        f.module = module;
+        cache()[pc] = {f};
+        continue;
+      }
+      // Return addresses point after the call; look up the call itself.
+      const auto address = reinterpret_cast<std::uintptr_t>(pc) - 1;
+      const auto offset = is_exec_type(info.dli_fbase)
+                              ? address
+                              : address - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+      auto& p = pending[module];
+      p.pcs.push_back(pc);
+      p.offsets.push_back(offset);
+    }
+  }
+  for (auto& [module, p] : pending) {
+    auto chains = run_addr2line(module, p.offsets);
+    std::lock_guard<std::mutex> lock(cache_mutex());
+    for (size_t i = 0; i < p.pcs.size(); ++i) {
+      auto& chain = chains[i];
+      if (chain.empty()) chain.push_back(Frame{"", "", 0, module, false});
+      for (auto& f : chain) f.user = !f.file.empty() && !is_library_source(f.file);
+      cache()[p.pcs[i]] = chain;
+    }
+  }
+  std::vector<Frame> frames;
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  for (void* pc : pcs) {
+    const auto& chain = cache()[pc];
+    frames.insert(frames.end(), chain.begin(), chain.end());
+  }
+  return frames;
+}
+
+SiteText describe_site(SiteId id) {
+  SiteText text;
+  const Site site = sites().get(id);
+  if (!site.python.empty()) {
+    // Inside Python the native frames are the interpreter's and LibTorch's.
+    text.location = site.python;
+    text.stack.push_back(site.python);
+    return text;
+  }
+  if (site.pcs.empty()) return text;
+  const auto frames = symbolize(site.pcs);
+  for (const auto& f : frames) {
+    if (!f.user) continue;
+    if (text.location.empty()) text.location = base_name(f.file) + ":" + std::to_string(f.line);
+    if (text.stack.size() < 8) text.stack.push_back(frame_text(f));
+  }
+  return text;
+}
+
+}  // namespace devcheck::sanitizer

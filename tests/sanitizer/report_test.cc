@@ -1,0 +1,62 @@
+#include "sanitizer/report.h"
+
+#include <ATen/ATen.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+using ::testing::HasSubstr;
+
+namespace devcheck::sanitizer {
+namespace {
+
+TEST(Report, FormatsBytesWithUnits) {
+  EXPECT_EQ(format_bytes(12), "12 B");
+  EXPECT_EQ(format_bytes(3 * 1024), "3.0 KiB");
+  EXPECT_EQ(format_bytes(5 * 1024 * 1024 + 512 * 1024), "5.5 MiB");
+}
+
+TEST(Report, MismatchFindingNamesEveryArgumentAndMarksTheStray) {
+  MismatchRecord r;
+  r.op = "aten::add";
+  r.count = 2;
+  r.expected = c10::Device("meta");
+  ArgRecord self;
+  self.name = "self";
+  self.device = c10::Device("meta");
+  self.dtype = c10::ScalarType::Float;
+  self.shape = {3};
+  ArgRecord other = self;
+  other.name = "other";
+  other.device = c10::Device("cpu");
+  other.stray = true;
+  other.origin_known = true;
+  other.origin = Origin{"aten::ones", kNoSite};
+  r.args = {self, other};
+  const SanitizerFinding f = make_mismatch_finding(r);
+  EXPECT_EQ(f.kind, FindingKind::kDeviceMismatch);
+  EXPECT_THAT(f.message, HasSubstr("device mismatch in aten::add at (unknown site) (2 times)"));
+  EXPECT_THAT(f.message, HasSubstr("expected every tensor on meta, found meta and cpu"));
+  EXPECT_THAT(f.message, HasSubstr("other  cpu    float32   [3]          made by aten::ones"));
+  EXPECT_THAT(f.message, HasSubstr("<- not on meta"));
+  EXPECT_THAT(f.message, HasSubstr("origin unknown"));  // self was not seen being made
+  EXPECT_EQ(f.arguments.size(), 2U);
+  EXPECT_EQ(f.arguments[1].origin_op, "aten::ones");
+}
+
+TEST(Report, BuildsFromTheEngineWithLedgerRowsMergedBySite) {
+  Engine& e = Engine::get();
+  e.start(SanitizerOptions());
+  at::Tensor data = at::rand({10, 2});
+  for (int64_t i = 0; i < 10; ++i) data[i].to(c10::Device("meta"));
+  e.stop();
+  const SanitizerReport r = build_report(e);
+  ASSERT_EQ(r.transfers.size(), 1U);
+  EXPECT_EQ(r.transfers[0].count, 10U);
+  EXPECT_EQ(r.transfers[0].direction, "cpu -> meta");
+  EXPECT_THAT(r.transfers[0].site, HasSubstr("report_test.cc:"));
+  EXPECT_TRUE(r.ok());  // 10 copies is below small_copy_count
+  EXPECT_TRUE(r.trace_json.empty());
+}
+
+}  // namespace
+}  // namespace devcheck::sanitizer

@@ -1,0 +1,161 @@
+// run_sanitized(): the preload library in C++ programs that only link
+// LibTorch, and in Debian's /usr/bin/python3 with python3-torch.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "devcheck/error.h"
+#include "devcheck/sanitizer.h"
+#include "sanitizer/helpers.h"
+
+using ::testing::HasSubstr;
+
+namespace devcheck {
+namespace {
+
+using testing::marked_site;
+using testing::sanitizer_program;
+using testing::sanitizer_source;
+
+SanitizedRun run(std::vector<std::string> command, SanitizerMode mode = SanitizerMode::kReport,
+                 const std::string& json = "", const std::string& trace = "") {
+  SanitizedRunOptions o;
+  o.sanitizer.mode(mode).json_path(json).trace_path(trace);
+  return run_sanitized(command, o);
+}
+
+std::vector<std::string> python(const std::string& script) {
+  return {DEVCHECK_PYTHON, sanitizer_source("python/" + script)};
+}
+
+TEST(RunSanitized, PreloadFindsThePlantedMismatchInAPlainLibTorchProgram) {
+  const auto r = run({sanitizer_program("planted"), "mismatch"});
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  const auto& p = r.processes[0];
+  EXPECT_EQ(p.mismatches, 1U) << p.text;
+  EXPECT_THAT(p.text, HasSubstr("device mismatch in aten::add at " +
+                                marked_site("programs/planted.cc", "op")));
+  EXPECT_THAT(p.text,
+              HasSubstr("made by aten::ones at " + marked_site("programs/planted.cc", "stray")));
+}
+
+TEST(RunSanitized, TheSilentMatmulIsAFindingAndFailModeTurnsItIntoStatusOne) {
+  const auto r = run({sanitizer_program("planted"), "matmul"}, SanitizerMode::kFail);
+  EXPECT_EQ(r.exit_status, 0);  // the program itself succeeded
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_THAT(r.processes[0].text, HasSubstr("device mismatch in aten::matmul at " +
+                                             marked_site("programs/planted.cc", "matmul_op")));
+  EXPECT_EQ(r.status_for(SanitizerMode::kFail), 1);
+  EXPECT_EQ(r.status_for(SanitizerMode::kReport), 0);
+}
+
+TEST(RunSanitized, PerSampleCopiesAreReportedAtTheirLine) {
+  const auto r = run({sanitizer_program("planted"), "copies"});
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_THAT(r.processes[0].text, HasSubstr("many small copies: 200 cpu -> meta copies"));
+  EXPECT_THAT(r.processes[0].text, HasSubstr(marked_site("programs/planted.cc", "copy")));
+}
+
+TEST(RunSanitized, ACleanProgramHasNoFinding) {
+  const auto r = run({sanitizer_program("planted"), "clean"}, SanitizerMode::kFail);
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_EQ(r.processes[0].findings, 0U) << r.processes[0].text;
+  EXPECT_EQ(r.status_for(SanitizerMode::kFail), 0);
+}
+
+TEST(RunSanitized, ReportIsWrittenOnAnUncaughtException) {
+  const auto r = run({sanitizer_program("planted"), "throw"});
+  EXPECT_EQ(r.term_signal, SIGABRT);
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_THAT(r.processes[0].text, HasSubstr("std::terminate (uncaught exception: planted"));
+  EXPECT_EQ(r.processes[0].mismatches, 1U);
+}
+
+TEST(RunSanitized, ReportIsWrittenOnStdTerminate) {
+  const auto r = run({sanitizer_program("planted"), "terminate"});
+  EXPECT_NE(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_THAT(r.processes[0].text, HasSubstr("written at std::terminate"));
+}
+
+TEST(RunSanitized, ReportIsWrittenOnAFatalSignal) {
+  const auto r = run({sanitizer_program("planted"), "segv"});
+  EXPECT_EQ(r.term_signal, SIGSEGV);
+  EXPECT_EQ(r.exit_status, 128 + SIGSEGV);
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_THAT(r.processes[0].text, HasSubstr("written at signal SIGSEGV"));
+  EXPECT_EQ(r.processes[0].mismatches, 1U);
+}
+
+TEST(RunSanitized, PythonReportNamesTheFileAndLineOfTheOpAndOfTheStrayTensor) {
+  ASSERT_TRUE(testing::python_torch_available());
+  const auto r = run(python("planted_bug.py"));
+  EXPECT_EQ(r.exit_status, 1);  // Python's own traceback: the add raises
+  ASSERT_EQ(r.processes.size(), 1U);
+  const std::string& text = r.processes[0].text;
+  const std::string file = sanitizer_source("python/planted_bug.py");
+  EXPECT_THAT(text,
+              HasSubstr("device mismatch in aten::add at " + file + ":" +
+                        std::to_string(testing::marked_line("python/planted_bug.py", "py_op"))));
+  EXPECT_THAT(text,
+              HasSubstr("at " + file + ":" +
+                        std::to_string(testing::marked_line("python/planted_bug.py", "py_stray"))));
+  EXPECT_THAT(text, HasSubstr("<- not on meta"));
+}
+
+TEST(RunSanitized, PythonPerSampleCopiesAreReportedAtTheirLine) {
+  const auto r = run(python("copy_loop.py"));
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_THAT(r.processes[0].text,
+              HasSubstr("copies of 12 B each (2.3 KiB total) from " +
+                        sanitizer_source("python/copy_loop.py") + ":" +
+                        std::to_string(testing::marked_line("python/copy_loop.py", "py_copy"))));
+}
+
+TEST(RunSanitized, ACleanPythonProgramHasNoFinding) {
+  const auto r = run(python("clean.py"), SanitizerMode::kFail);
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_EQ(r.processes[0].findings, 0U) << r.processes[0].text;
+}
+
+TEST(RunSanitized, ProcessesThatNeverLoadLibTorchAreNotWatched) {
+  const auto r = run({"/bin/sh", "-c", "exit 3"});
+  EXPECT_EQ(r.exit_status, 3);
+  EXPECT_TRUE(r.processes.empty());
+}
+
+TEST(RunSanitized, WritesOneJsonForAllProcessesAndAMergedTrace) {
+  testing::TempDir dir;
+  const auto json = (dir / "r.json").string();
+  const auto trace = (dir / "t.json").string();
+  run({sanitizer_program("planted"), "copies"}, SanitizerMode::kReport, json, trace);
+  const auto j = nlohmann::json::parse(testing::read_file(json));
+  EXPECT_EQ(j["exit_status"], 0);
+  ASSERT_EQ(j["processes"].size(), 1U);
+  EXPECT_EQ(j["processes"][0]["findings"][0]["kind"], "small_copies");
+  const auto t = nlohmann::json::parse(testing::read_file(trace));
+  int copies = 0;
+  for (const auto& ev : t["traceEvents"]) copies += ev["name"] == "aten::copy_" ? 1 : 0;
+  EXPECT_EQ(copies, 200);
+}
+
+TEST(RunSanitized, AnEmptyOrMissingCommandIsBadInputNamingIt) {
+  EXPECT_THROW(run({}), InvalidArgumentError);
+  try {
+    run({"/nonexistent/program"});
+    FAIL();
+  } catch (const IoError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("/nonexistent/program"));
+  }
+}
+
+TEST(RunSanitized, ThePreloadLibraryLivesNextToLibdevcheck) {
+  EXPECT_THAT(sanitizer_preload_library(), HasSubstr("libdevcheck_preload.so"));
+}
+
+}  // namespace
+}  // namespace devcheck
