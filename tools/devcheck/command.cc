@@ -66,8 +66,20 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       return kExitBadInput;
     }
   }
+  // CLI11 hands everything after "--" to the top-level app, which takes no
+  // positionals; a subcommand's trailing arguments (`run -- python3 x.py`)
+  // are its own, so the separator is dropped and the subcommand parses them.
+  std::vector<std::string> args;
+  bool dropped = false;
+  for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 wants them reversed
+  for (auto it = args.rbegin(); it != args.rend() && !dropped; ++it) {
+    if (*it == "--") {
+      args.erase(std::next(it).base());
+      dropped = true;
+    }
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     out << app.help();
     return kExitOk;
