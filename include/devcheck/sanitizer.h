@@ -206,8 +206,9 @@ struct SanitizerReport {
   std::vector<SanitizerFinding> findings;
   std::vector<TransferStat> transfers;  ///< Largest count first.
   std::vector<SyncStat> syncs;          ///< Largest count first.
-  std::uint64_t ops_checked = 0;        ///< ATen ops whose arguments were checked.
-  std::uint64_t tensors_tracked = 0;    ///< Tensors whose origin is remembered now.
+  /// ATen ops whose arguments were checked (other threads' counts may trail by a few hundred).
+  std::uint64_t ops_checked = 0;
+  std::uint64_t tensors_tracked = 0;  ///< Tensors whose origin is remembered now.
   std::uint64_t trace_events_dropped = 0;
   std::string trace_json;  ///< The Chrome trace ("" unless tracing was on).
 

@@ -58,17 +58,54 @@ struct Pending {
 
 // Trivially destructible on purpose: an op may run during thread exit, after
 // non-trivial thread_locals are gone.
+// A direct-mapped cache of classify_op() by name pointer. Dispatcher ops name
+// themselves with their schema's string, whose address is stable while the op
+// is registered; a record named by a temporary string may reuse an address,
+// so a hit also compares the name's first bytes.
+constexpr int kOpCacheSlots = 64;
+struct OpCacheSlot {
+  const char* name;
+  std::uint64_t prefix;
+  OpInfo info;
+};
+
+std::uint64_t name_prefix(const char* name) {
+  std::uint64_t prefix = 0;
+  for (int i = 0; i < 8 && name[i] != '\0'; ++i) {
+    prefix |= static_cast<std::uint64_t>(static_cast<unsigned char>(name[i])) << (8 * i);
+  }
+  return prefix;
+}
+
+// Op counts are flushed to the engine in batches: one shared atomic per op
+// would be the hottest line of the callback.
+constexpr std::uint64_t kOpFlushEvery = 256;
+
 struct ThreadState {
   std::uint32_t depth;
   std::uint32_t suppress_depth;  // checks are off while depth > suppress_depth
   std::uint64_t ops;
+  std::uint64_t ops_unflushed;
   std::uint64_t generation;  // of last_mismatch
   long last_mismatch;
   int pending_count;
   Pending pending[kMaxPending];
+  OpCacheSlot op_cache[kOpCacheSlots];
 };
 
-thread_local ThreadState tls = {0, kNotSuppressed, 0, 0, -1, 0, {}};
+thread_local ThreadState tls = {0, kNotSuppressed, 0, 0, 0, -1, 0, {}, {}};
+
+OpInfo classify_cached(ThreadState& t, const char* name) {
+  if (name == nullptr) return {};
+  OpCacheSlot& slot = t.op_cache[(reinterpret_cast<std::uintptr_t>(name) >> 3) % kOpCacheSlots];
+  const std::uint64_t prefix = name_prefix(name);
+  if (slot.name != name || slot.prefix != prefix) {
+    slot.name = name;
+    slot.prefix = prefix;
+    slot.info = classify_op(name);
+  }
+  return slot.info;
+}
 
 std::uint64_t thread_key() {
   static thread_local const std::uint64_t key =
@@ -250,6 +287,12 @@ void record_sync(c10::ArrayRef<const c10::IValue> inputs, Engine& e, Pending& p)
 
 }  // namespace
 
+void flush_op_count() {
+  ThreadState& t = tls;
+  Engine::get().ops_checked.fetch_add(t.ops_unflushed, std::memory_order_relaxed);
+  t.ops_unflushed = 0;
+}
+
 long last_mismatch_on_this_thread() {
   const ThreadState& t = tls;
   return t.generation == Engine::get().generation() ? t.last_mismatch : -1;
@@ -261,8 +304,11 @@ std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
   ++t.ops;
   Engine& e = Engine::get();
   if (!e.active()) return nullptr;
-  e.ops_checked.fetch_add(1, std::memory_order_relaxed);
-  const OpInfo info = classify_op(fn.name());
+  if (++t.ops_unflushed >= kOpFlushEvery) {
+    e.ops_checked.fetch_add(t.ops_unflushed, std::memory_order_relaxed);
+    t.ops_unflushed = 0;
+  }
+  const OpInfo info = classify_cached(t, fn.name());
   const c10::ArrayRef<const c10::IValue> inputs = fn.inputs();
   const bool checking = t.suppress_depth == kNotSuppressed || depth <= t.suppress_depth;
 

@@ -65,7 +65,7 @@ class Engine {
   std::atomic<std::uint64_t> burst_ops{32};
   std::atomic<std::size_t> max_trace_events{200000};
 
-  std::atomic<std::uint64_t> ops_checked{0};
+  std::atomic<std::uint64_t> ops_checked{0};  // approximate: see flush_op_count()
   // Set when a kFail session found a mismatch; the exit hook turns it into status 1.
   std::atomic<bool> fail_requested{false};
 
@@ -98,6 +98,10 @@ class Engine {
 // The last mismatch recorded on this thread, for explain(): index into
 // Engine::mismatches(), -1 when none in the current session.
 long last_mismatch_on_this_thread();
+
+// Adds this thread's not yet counted ops to Engine::ops_checked (other
+// threads flush every few hundred ops, so the count may trail by that much).
+void flush_op_count();
 
 // The start and end callbacks (exposed for tests).
 std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn);

@@ -177,6 +177,7 @@ std::vector<std::pair<SanitizerFinding, SiteId>> make_copy_findings(const Engine
 }
 
 SanitizerReport build_report(const Engine& engine) {
+  flush_op_count();
   SiteNames names;
   SanitizerReport report;
   for (const auto& r : engine.mismatches()) report.findings.push_back(mismatch_finding(r, names));
