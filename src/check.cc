@@ -50,6 +50,7 @@ size_t name_width(const NamedTensor* begin, const NamedTensor* end) {
   std::stable_sort(counts.begin(), counts.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<std::string> found_text;
+  found_text.reserve(counts.size());
   for (const auto& [device, n] : counts) {
     found_text.push_back(fmt::format("{} ({} tensor{})", device.str(), n, n == 1 ? "" : "s"));
   }
