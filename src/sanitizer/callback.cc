@@ -60,22 +60,15 @@ struct Pending {
 // non-trivial thread_locals are gone.
 // A direct-mapped cache of classify_op() by name pointer. Dispatcher ops name
 // themselves with their schema's string, whose address is stable while the op
-// is registered; a record named by a temporary string may reuse an address,
-// so a hit also compares the name's first bytes.
+// is registered, so a pointer names one op. Only records named by a temporary
+// string (c10d collectives, user scopes) can share an address with another
+// name, and those are all plain ops, as is anything registered after start-up
+// in reused memory: a stale slot can only say "plain" to a plain op.
 constexpr int kOpCacheSlots = 64;
 struct OpCacheSlot {
   const char* name;
-  std::uint64_t prefix;
   OpInfo info;
 };
-
-std::uint64_t name_prefix(const char* name) {
-  std::uint64_t prefix = 0;
-  for (int i = 0; i < 8 && name[i] != '\0'; ++i) {
-    prefix |= static_cast<std::uint64_t>(static_cast<unsigned char>(name[i])) << (8 * i);
-  }
-  return prefix;
-}
 
 // Op counts are flushed to the engine in batches: one shared atomic per op
 // would be the hottest line of the callback.
@@ -98,10 +91,8 @@ thread_local ThreadState tls = {0, kNotSuppressed, 0, 0, 0, -1, 0, {}, {}};
 OpInfo classify_cached(ThreadState& t, const char* name) {
   if (name == nullptr) return {};
   OpCacheSlot& slot = t.op_cache[(reinterpret_cast<std::uintptr_t>(name) >> 3) % kOpCacheSlots];
-  const std::uint64_t prefix = name_prefix(name);
-  if (slot.name != name || slot.prefix != prefix) {
+  if (slot.name != name) {
     slot.name = name;
-    slot.prefix = prefix;
     slot.info = classify_op(name);
   }
   return slot.info;

@@ -19,4 +19,6 @@ function(devcheck_sanitizer_cli_deps)
     add_dependencies(devcheck_cli_tests devcheck_san_planted devcheck_san_linked)
   endif()
 endfunction()
-cmake_language(DEFER CALL devcheck_sanitizer_cli_deps)
+if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
+  cmake_language(DEFER CALL devcheck_sanitizer_cli_deps)
+endif()  # older CMake: build devcheck_sanitizer_tests before the CLI tests
