@@ -19,7 +19,8 @@ class CollectingReporter : public benchmark::ConsoleReporter {
     for (const auto& run : runs) {
       if (run.run_type == Run::RT_Iteration && run.iterations > 0) {
         // Per-item time when the benchmark set items processed, else per iteration.
-        double ns = run.GetAdjustedRealTime();
+        double ns =
+            run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
         auto items = run.counters.find("items_per_second");
         if (items != run.counters.end() && items->second.value > 0) ns = 1e9 / items->second.value;
         ns_[run.benchmark_name()] = ns;
@@ -35,6 +36,14 @@ class CollectingReporter : public benchmark::ConsoleReporter {
  private:
   std::map<std::string, double> ns_;
 };
+
+// "12.3 ns", "4.25 ms", "1.22 s".
+inline std::string human_time(double ns) {
+  if (ns >= 1e9) return fmt::format("{:.3g} s", ns / 1e9);
+  if (ns >= 1e6) return fmt::format("{:.3g} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.3g} us", ns / 1e3);
+  return fmt::format("{:.3g} ns", ns);
+}
 
 // One line per (name, anchor, target): "name / anchor = 0.12 (target <= 1.0): PASS".
 struct RatioCheck {
@@ -60,8 +69,8 @@ inline int run_and_print_ratios(int argc, char** argv, const std::vector<RatioCh
     const double ratio = a / b;
     const bool pass = ratio <= check.target;
     all_pass = all_pass && pass;
-    fmt::print("  {} / {} = {:.3f} ({:.1f} ns / {:.1f} ns; target <= {:.2f}): {}\n", check.name,
-               check.anchor, ratio, a, b, check.target, pass ? "PASS" : "FAIL");
+    fmt::print("  {} / {} = {:.3f} ({} / {}; target <= {:.2f}): {}\n", check.name, check.anchor,
+               ratio, human_time(a), human_time(b), check.target, pass ? "PASS" : "FAIL");
   }
   benchmark::Shutdown();
   return all_pass ? 0 : 1;
