@@ -35,6 +35,13 @@ class ClassifierImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Classifier);
 
+/// How the learning rate changes over a run.
+enum class LrSchedule {
+  kConstant,  ///< learning_rate throughout.
+  kCosine,    ///< learning_rate * (1 + cos(pi * p)) / 2, p the fraction of all
+              ///< epochs done: from learning_rate down towards 0 at the end.
+};
+
 /// What train_classifier() does. Every field has a default; chain setters.
 struct TrainOptions {
   /// Where to train: "auto", "cpu", "cuda", "cuda:N" (see DeviceSpec). Default "auto".
@@ -45,8 +52,14 @@ struct TrainOptions {
   TORCH_ARG(int64_t, batch_size) = 32;
   /// Adam's learning rate. Default 1e-3.
   TORCH_ARG(double, learning_rate) = 1e-3;
+  /// The learning rate over the run, as a function of the epoch and the step
+  /// in it: a run resumed with the same `epochs` follows the same schedule;
+  /// one resumed with more continues where the longer schedule is at that
+  /// epoch. Default kCosine.
+  TORCH_ARG(LrSchedule, lr_schedule) = LrSchedule::kCosine;
   /// Seed for weights and shuffling; a fixed seed gives the same run on the
-  /// same device. Default 0.
+  /// same device. Each epoch's order depends only on (seed, epoch), so a
+  /// resumed run sees the batches the uninterrupted run would have. Default 0.
   TORCH_ARG(uint64_t, seed) = 0;
   /// Mixed precision: autocast (bfloat16 on the CPU, float16 on CUDA) and, on
   /// CUDA, a GradScaler. Default false.

@@ -9,8 +9,10 @@
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 
 #include "devcheck/amp.h"
 #include "devcheck/device.h"
@@ -41,6 +43,31 @@ void validate(const TrainOptions& o) {
   if (o.report_every() < 1) throw bad("report_every >= 1", std::to_string(o.report_every()));
   if (!(o.learning_rate() > 0))
     throw bad("a learning rate > 0", fmt::format("{}", o.learning_rate()));
+}
+
+// The learning rate at step `step` (0-based) of epoch `epoch` (1-based). The
+// schedule runs over epochs, not global steps, so a run resumed with the same
+// --epochs follows it exactly, and one resumed with more epochs continues
+// from where the longer schedule is at that epoch.
+double learning_rate_at(const TrainOptions& o, int64_t epoch, int64_t step,
+                        int64_t steps_per_epoch) {
+  if (o.lr_schedule() == LrSchedule::kConstant || steps_per_epoch <= 0) return o.learning_rate();
+  const double done = static_cast<double>(epoch - 1) +
+                      static_cast<double>(step) / static_cast<double>(steps_per_epoch);
+  const double progress = std::clamp(done / static_cast<double>(o.epochs()), 0.0, 1.0);
+  return o.learning_rate() * 0.5 * (1.0 + std::cos(M_PI * progress));
+}
+
+void set_learning_rate(torch::optim::Adam& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) {
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  }
+}
+
+// Each epoch's shuffle depends on (seed, epoch) only: a resumed run draws the
+// order the uninterrupted run drew.
+uint64_t epoch_seed(uint64_t seed, int64_t epoch) {
+  return seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(epoch);
 }
 
 void emit(const ProgressCallback& progress, const TrainProgress& p) {
@@ -108,7 +135,9 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
     int64_t window_steps = 0;
     int64_t steps = 0;
     int64_t samples = 0;
+    torch::manual_seed(epoch_seed(o.seed(), epoch));  // the sampler draws this epoch's order
     for (auto& batch : batches) {
+      set_learning_rate(optimizer, learning_rate_at(o, epoch, steps, steps_per_epoch));
       optimizer.zero_grad();
       at::Tensor loss;
       {

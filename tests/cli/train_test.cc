@@ -54,13 +54,17 @@ TEST(TrainCommand, BadFlagsAreExit2) {
   EXPECT_EQ(run_cli({"train", "--epochs", "0", "--no-sanitize"}).exit_code, 2);
   EXPECT_EQ(run_cli({"train", "--device", "tpu", "--no-sanitize"}).exit_code, 2);
   EXPECT_EQ(run_cli({"train", "--bogus"}).exit_code, 2);
+  const CliResult schedule = run_cli({"train", "--lr-schedule", "step", "--no-sanitize"});
+  EXPECT_EQ(schedule.exit_code, 2);
+  EXPECT_THAT(schedule.err, HasSubstr("--lr-schedule"));
+  EXPECT_THAT(schedule.err, HasSubstr("step"));
 }
 
 TEST(TrainCommand, HelpListsTheFlags) {
   const CliResult r = run_cli({"train", "--help"});
   EXPECT_EQ(r.exit_code, 0);
   for (const char* flag : {"--device", "--epochs", "--batch-size", "--amp", "--out", "--resume",
-                           "--data", "--max-steps"}) {
+                           "--data", "--max-steps", "--lr-schedule"}) {
     EXPECT_THAT(r.out, HasSubstr(flag));
   }
 }

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <torch/optim/adam.h>
 
+#include <cmath>
+
 #include "devcheck/amp.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
@@ -113,6 +115,44 @@ assert abs(acc - float(sys.argv[2])) < 2.5e-3, acc
 )",
                                       {second, std::to_string(b.test_accuracy)});
   EXPECT_EQ(py.exit_code, 0) << py.output;
+}
+
+double saved_lr(const std::string& path) {
+  for (const auto& [key, t] : load_tensors(path, MapLocation::to(c10::kCPU))) {
+    if (key == "optimizer.lr") return t.item<double>();
+  }
+  ADD_FAILURE() << "no optimizer.lr in " << path;
+  return -1;
+}
+
+TEST(TrainClassifier, CosineScheduleDecaysOverAllEpochsAndConstantKeepsTheRate) {
+  testing::TempDir dir;
+  const std::string cosine = (dir / "cosine.pt").string();
+  const std::string constant = (dir / "constant.pt").string();
+  train_classifier(quick().epochs(2).max_steps(20).test_samples(100).out(cosine));
+  // The last step is step 19 of epoch 2: 39 of 40 steps done.
+  EXPECT_NEAR(saved_lr(cosine), 1e-3 * 0.5 * (1 + std::cos(M_PI * 39.0 / 40.0)), 1e-12);
+  train_classifier(
+      quick().max_steps(20).test_samples(100).lr_schedule(LrSchedule::kConstant).out(constant));
+  EXPECT_EQ(saved_lr(constant), 1e-3);
+}
+
+TEST(TrainClassifier, ResumedRunEqualsTheUninterruptedOneBitwise) {
+  testing::TempDir dir;
+  const std::string whole = (dir / "whole.pt").string();
+  const std::string half = (dir / "half.pt").string();
+  const std::string resumed = (dir / "resumed.pt").string();
+  const auto options = quick().max_steps(15).test_samples(100).lr_schedule(LrSchedule::kConstant);
+  train_classifier(TrainOptions(options).epochs(2).out(whole));
+  train_classifier(TrainOptions(options).epochs(1).out(half));
+  train_classifier(TrainOptions(options).epochs(2).resume(half).out(resumed));
+  const auto a = load_tensors(whole, MapLocation::to(c10::kCPU));
+  const auto b = load_tensors(resumed, MapLocation::to(c10::kCPU));
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].first, b[i].first);
+    EXPECT_TRUE(at::equal(a[i].second, b[i].second)) << a[i].first << " differs after resume";
+  }
 }
 
 TEST(TrainClassifier, ResumeFromAMissingFileNamesIt) {
