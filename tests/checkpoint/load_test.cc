@@ -7,6 +7,9 @@
 #include <torch/nn/modules/linear.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <map>
+
 #include "checkpoint/fixtures.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
@@ -81,6 +84,25 @@ TEST(LoadTensors, ViewsShareOneStorageInMemory) {
   EXPECT_EQ(by_key["slice"][0].item<float>(), 7.0f);
   EXPECT_EQ(by_key["slice"].storage_offset(), 2);
   EXPECT_TRUE(by_key["param"].requires_grad());
+}
+
+TEST(LoadTensors, LargeStoragesAreReadWholeWritableAndShared) {
+  constexpr std::int64_t kCount = 786437;  // 3 MiB + 20 B of float32
+  for (const char* name : {"large.pt", "large_legacy.pt"}) {
+    SCOPED_TRACE(name);
+    auto tensors = load_tensors(fixture(name));
+    std::map<std::string, at::Tensor> by_key(tensors.begin(), tensors.end());
+    tensors.clear();
+    at::Tensor big = by_key["big"];
+    EXPECT_TRUE(at::equal(big, at::arange(kCount, at::kFloat)));
+    EXPECT_TRUE(at::equal(by_key["tail"], at::arange(kCount - 5, kCount, at::kFloat)));
+    EXPECT_TRUE(at::equal(by_key["grid"], at::arange(1000, 2000, at::kFloat).view({10, 100})));
+    EXPECT_TRUE(big.is_alias_of(by_key["tail"]));
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(big.data_ptr()) % 64, 0U);
+    big.fill_(2);  // the memory is the tensor's own and writable
+    EXPECT_EQ(by_key["tail"].sum().item<double>(), 10.0);
+    by_key.clear();  // last references: the mapping is released
+  }
 }
 
 TEST(LoadTensors, CudaTaggedWithoutMapLocationNamesKeyAndBothDevices) {

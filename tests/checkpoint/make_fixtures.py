@@ -96,6 +96,13 @@ torch.save({"base": base, "slice": base[2:5], "t": base.view(3, 4).t(), "strided
             "tied": Tied().state_dict(), "param": torch.nn.Parameter(torch.ones(2, 2))},
            path("views.pt"))
 
+# A storage above 2 MiB (load_tensors gives it its own huge-page mapping) with
+# views into it, in the zip and the legacy format.
+large = torch.arange(786437, dtype=torch.float32)  # 3 MiB + 20 B
+large_state = {"big": large, "tail": large[786432:], "grid": large[1000:2000].view(10, 100)}
+torch.save(large_state, path("large.pt"))
+torch.save(large_state, path("large_legacy.pt"), _use_new_zipfile_serialization=False)
+
 # Every dtype, 0-dim and empty tensors.
 dtypes = {}
 for dt in [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64,
