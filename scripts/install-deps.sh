@@ -8,7 +8,7 @@ packages=(
   libtorch-dev python3-torch
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
-  dataset-fashion-mnist
+  dataset-fashion-mnist libopenblas0-serial
   clang clang-format clang-tidy libclang-rt-14-dev
 )
 

@@ -151,6 +151,15 @@ std::string format_progress_bar(const TrainProgress& progress, int width = 30);
 /// global seed and, when `threads` > 0, LibTorch's thread count).
 TrainReport train_classifier(const TrainOptions& options, const ProgressCallback& progress = {});
 
+/// Tells glibc's malloc to keep freed memory in this process (mmap and trim
+/// thresholds 1 GiB, top pad 256 MiB) instead of handing it back to the
+/// kernel. A training loop frees and reallocates the same large buffers every
+/// batch; given back, they are faulted in again page by page, which on this
+/// project's CI VM made evaluation 5x slower. Process-wide and permanent, so
+/// the library never calls it on its own: `devcheck train` and the benchmarks
+/// do. Returns false where the C library is not glibc (nothing changed).
+bool keep_freed_host_memory();
+
 /// Accuracy of `model` on the first `limit` samples of `dataset` (0: all),
 /// batched and prefetched onto the model's device, under autocast when `amp`.
 double evaluate_accuracy(Classifier& model, FashionMnist dataset, int64_t limit = 0,

@@ -1,4 +1,8 @@
 // The seed's model, its evaluation, and how a training report prints.
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
@@ -47,6 +51,15 @@ double evaluate_accuracy(Classifier& model, FashionMnist dataset, int64_t limit,
   }
   model->train(was_training);
   return count == 0 ? 0.0 : static_cast<double>(correct.item<int64_t>()) / count;
+}
+
+bool keep_freed_host_memory() {
+#if defined(__GLIBC__)
+  return mallopt(M_MMAP_THRESHOLD, 1 << 30) == 1 && mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1 &&
+         mallopt(M_TOP_PAD, 256 << 20) == 1;
+#else
+  return false;
+#endif
 }
 
 namespace {

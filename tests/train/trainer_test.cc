@@ -155,6 +155,14 @@ TEST(TrainClassifier, ResumedRunEqualsTheUninterruptedOneBitwise) {
   }
 }
 
+TEST(KeepFreedHostMemory, GlibcAcceptsTheSettings) {
+#if defined(__GLIBC__)
+  EXPECT_TRUE(keep_freed_host_memory());
+#else
+  EXPECT_FALSE(keep_freed_host_memory());
+#endif
+}
+
 TEST(TrainClassifier, ResumeFromAMissingFileNamesIt) {
   try {
     train_classifier(quick().max_steps(1).resume("/nonexistent/ckpt.pt"));

@@ -1,9 +1,6 @@
 // devcheck train: the seed's classifier on Fashion-MNIST, end to end, under
 // devcheck's sanitizer. Parses and prints; train_classifier() does the work.
 #include <unistd.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include <iostream>
 #include <map>
@@ -39,19 +36,6 @@ struct TrainArgs {
 
 // A progress bar only on a terminal; in a pipe or a file, one line per epoch.
 bool is_terminal(const std::ostream& out) { return &out == &std::cout && isatty(STDOUT_FILENO); }
-
-// glibc hands freed blocks above its thresholds back to the kernel, and the
-// next batch faults the same memory in again, page by page. Training and
-// evaluation free and reallocate the same few large buffers every batch, so
-// this process keeps them: evaluation at batch 1000 ran at 1.4k samples/s
-// without this and 6.8k with it (one thread, this project's CI machine).
-void keep_freed_host_memory() {
-#if defined(__GLIBC__)
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_TOP_PAD, 256 << 20);
-#endif
-}
 
 Runner setup_train(CLI::App& sub, Streams& io) {
   auto a = std::make_shared<TrainArgs>();
