@@ -55,7 +55,8 @@ double learning_rate_at(const TrainOptions& o, int64_t epoch, int64_t step,
   const double done = static_cast<double>(epoch - 1) +
                       static_cast<double>(step) / static_cast<double>(steps_per_epoch);
   const double progress = std::clamp(done / static_cast<double>(o.epochs()), 0.0, 1.0);
-  return o.learning_rate() * 0.5 * (1.0 + std::cos(M_PI * progress));
+  constexpr double kPi = 3.14159265358979323846;
+  return o.learning_rate() * 0.5 * (1.0 + std::cos(kPi * progress));
 }
 
 void set_learning_rate(torch::optim::Adam& optimizer, double lr) {

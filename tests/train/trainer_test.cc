@@ -131,7 +131,8 @@ TEST(TrainClassifier, CosineScheduleDecaysOverAllEpochsAndConstantKeepsTheRate) 
   const std::string constant = (dir / "constant.pt").string();
   train_classifier(quick().epochs(2).max_steps(20).test_samples(100).out(cosine));
   // The last step is step 19 of epoch 2: 39 of 40 steps done.
-  EXPECT_NEAR(saved_lr(cosine), 1e-3 * 0.5 * (1 + std::cos(M_PI * 39.0 / 40.0)), 1e-12);
+  const double pi = std::acos(-1.0);
+  EXPECT_NEAR(saved_lr(cosine), 1e-3 * 0.5 * (1 + std::cos(pi * 39.0 / 40.0)), 1e-12);
   train_classifier(
       quick().max_steps(20).test_samples(100).lr_schedule(LrSchedule::kConstant).out(constant));
   EXPECT_EQ(saved_lr(constant), 1e-3);
