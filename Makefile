@@ -35,7 +35,8 @@ test: build
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer; any
 # report fails the test that caused it.
-test-asan: export ASAN_OPTIONS ?= detect_leaks=0:abort_on_error=1:verify_asan_link_order=0
+# handle_segv=0: the planted-crash tests check devcheck's own fatal-signal report.
+test-asan: export ASAN_OPTIONS ?= detect_leaks=0:abort_on_error=1:verify_asan_link_order=0:handle_segv=0
 test-asan: export UBSAN_OPTIONS ?= halt_on_error=1:print_stacktrace=1
 test-asan:
 	$(MAKE) test BUILD=build-asan CMAKE_ARGS="-DDEVCHECK_SANITIZE=address,undefined -DDEVCHECK_BUILD_BENCH=OFF -DDEVCHECK_BUILD_EXAMPLES=OFF" \

@@ -157,7 +157,8 @@ TrainReport train_classifier(const TrainOptions& options, const ProgressCallback
 /// batch; given back, they are faulted in again page by page, which on this
 /// project's CI VM made evaluation 5x slower. Process-wide and permanent, so
 /// the library never calls it on its own: `devcheck train` and the benchmarks
-/// do. Returns false where the C library is not glibc (nothing changed).
+/// do. Returns whether malloc took the settings: false where it is not
+/// glibc's (another C library, or a sanitizer's allocator).
 bool keep_freed_host_memory();
 
 /// Accuracy of `model` on the first `limit` samples of `dataset` (0: all),
