@@ -225,13 +225,10 @@ class DevicePrefetcher {
   /// Prefetches from `source`, which must outlive this object. Throws
   /// DeviceUnavailableError-style c10 errors when the device cannot be used.
   DevicePrefetcher(Source& source, PrefetchOptions options)
-      : source_(&source), options_(std::move(options)), stager_(options_) {}
+      : source_(&source), options_(options), stager_(options_) {}
   /// Prefetches from `source` and owns it (e.g. make_data_loader's result).
   DevicePrefetcher(std::unique_ptr<Source> source, PrefetchOptions options)
-      : owned_(std::move(source)),
-        source_(owned_.get()),
-        options_(std::move(options)),
-        stager_(options_) {}
+      : owned_(std::move(source)), source_(owned_.get()), options_(options), stager_(options_) {}
   ~DevicePrefetcher() { stop(); }
 
   DevicePrefetcher(const DevicePrefetcher&) = delete;

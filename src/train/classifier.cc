@@ -1,8 +1,4 @@
 // The seed's model, its evaluation, and how a training report prints.
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
@@ -14,6 +10,9 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#if defined(__GLIBC__)  // defined by the C library's headers, so tested after them
+#include <malloc.h>
+#endif
 
 #include "devcheck/amp.h"
 #include "devcheck/move.h"
@@ -50,7 +49,8 @@ double evaluate_accuracy(Classifier& model, FashionMnist dataset, int64_t limit,
     correct += model->forward(batch.data).argmax(1).eq(batch.target).sum();
   }
   model->train(was_training);
-  return count == 0 ? 0.0 : static_cast<double>(correct.item<int64_t>()) / count;
+  return count == 0 ? 0.0
+                    : static_cast<double>(correct.item<int64_t>()) / static_cast<double>(count);
 }
 
 bool keep_freed_host_memory() {
@@ -66,7 +66,7 @@ namespace {
 
 std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--:--";
-  const auto s = static_cast<int64_t>(seconds + 0.5);
+  const auto s = static_cast<int64_t>(std::lround(seconds));
   if (s >= 3600) return fmt::format("{}:{:02d}:{:02d}", s / 3600, (s / 60) % 60, s % 60);
   return fmt::format("{}:{:02d}", s / 60, s % 60);
 }
@@ -79,9 +79,11 @@ std::string format_epoch_line(const EpochReport& e, int64_t epochs) {
 }
 
 std::string format_progress_bar(const TrainProgress& p, int width) {
-  const double done = p.steps_in_epoch > 0
-                          ? std::clamp(static_cast<double>(p.step) / p.steps_in_epoch, 0.0, 1.0)
-                          : 0.0;
+  const double done =
+      p.steps_in_epoch > 0
+          ? std::clamp(static_cast<double>(p.step) / static_cast<double>(p.steps_in_epoch), 0.0,
+                       1.0)
+          : 0.0;
   const int filled = static_cast<int>(done * width);
   std::string bar(static_cast<size_t>(filled), '=');
   if (filled < width) bar += '>';
