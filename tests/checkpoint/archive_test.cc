@@ -173,5 +173,39 @@ TEST(ZipWriter, CopiedRecordKeepsItsBytesAndCrc) {
   EXPECT_EQ(copy.read(*copy.find("archive/data/0"), 100), "0123456789abcdef");
 }
 
+// A large copied record lands at its source's offset within a page (and so on
+// a 64-byte boundary), however much the records before it grew or shrank.
+TEST(ZipWriter, LargeCopiedRecordKeepsItsPageOffset) {
+  TempDir dir;
+  const std::string src = (dir / "src.zip").string();
+  const std::string dst = (dir / "dst.zip").string();
+  const std::string big(200000, 'x');
+  {
+    const int fd = ::open(src.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    ZipWriter w(fd, src);
+    w.add("archive/data.pkl", std::string(100, 'p'));
+    w.add("archive/data/0", big);
+    w.finish();
+    ::close(fd);
+  }
+  File in = File::open_read(src);
+  ZipReader reader(in.fd(), in.size(src), src);
+  const ZipRecord& record = *reader.find("archive/data/0");
+  for (std::size_t first : {1u, 77u, 5000u}) {
+    const int fd = ::open(dst.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    ZipWriter w(fd, dst);
+    w.add("archive/data.pkl", std::string(first, 'q'));
+    w.add_copy("archive/data/0", reader, record);
+    w.finish();
+    ::close(fd);
+    File out = File::open_read(dst);
+    ZipReader copy(out.fd(), out.size(dst), dst);
+    const ZipRecord& copied = *copy.find("archive/data/0");
+    EXPECT_EQ(copy.data_offset(copied) % 4096, reader.data_offset(record) % 4096) << first;
+    EXPECT_EQ(copy.data_offset(copied) % 64, 0U) << first;
+    EXPECT_EQ(copy.read(copied, 1 << 20), big) << first;
+  }
+}
+
 }  // namespace
 }  // namespace devcheck::detail

@@ -102,6 +102,8 @@ large = torch.arange(786437, dtype=torch.float32)  # 3 MiB + 20 B
 large_state = {"big": large, "tail": large[786432:], "grid": large[1000:2000].view(10, 100)}
 torch.save(large_state, path("large.pt"))
 torch.save(large_state, path("large_legacy.pt"), _use_new_zipfile_serialization=False)
+with tagged(CUDA1):
+    torch.save(large_state, path("large_cuda1.pt"))
 
 # Every dtype, 0-dim and empty tensors.
 dtypes = {}

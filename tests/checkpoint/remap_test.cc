@@ -178,5 +178,26 @@ TEST(Remap, StorageRecordsAreCopiedByteForByte) {
   }
 }
 
+// A large storage record keeps its offset within a page (the kernel then
+// copies whole pages); torch.load reads the result. (ZipWriter's own test
+// shifts the records before it.)
+TEST(Remap, LargeStorageKeepsItsPageOffsetAndLoadsInTorch) {
+  TempDir dir;
+  const std::string out = (dir / "o.pt").string();
+  remap(fixture("large_cuda1.pt"), out, to_cpu());
+  expect_torch_equal(fixture("large_cuda1.pt"), out);
+  const Checkpoint a = Checkpoint::open(fixture("large_cuda1.pt"));
+  const Checkpoint b = Checkpoint::open(out);
+  const auto& za = *a.parsed().zip;
+  const auto& zb = *b.parsed().zip;
+  EXPECT_NE(za.find("large_cuda1/data.pkl")->crc32, zb.find("large_cuda1/data.pkl")->crc32);
+  ASSERT_EQ(a.storages().size(), 1U);
+  const std::string& record = a.storages()[0].record;
+  const std::uint64_t from = za.data_offset(*za.find(record));
+  const std::uint64_t to = zb.data_offset(*zb.find(record));
+  EXPECT_EQ(from % 4096, to % 4096);
+  EXPECT_EQ(to % 64, 0U);
+}
+
 }  // namespace
 }  // namespace devcheck
