@@ -143,7 +143,7 @@ class SanitizerOptions {
   std::string json_path_;
   std::string trace_path_;
   bool trace_ = false;
-  std::uint64_t small_copy_bytes_ = 64 * 1024;
+  std::uint64_t small_copy_bytes_ = std::uint64_t{64} * 1024;
   std::uint64_t small_copy_count_ = 64;
   std::uint64_t burst_ops_ = 32;
   std::size_t max_tracked_ = 65536;

@@ -35,7 +35,7 @@ void Engine::start(const SanitizerOptions& options) {
                       .needsInputs(true)
                       .needsOutputs(options.provenance())
                       .scopes({at::RecordScope::FUNCTION});
-  handle_ = at::addGlobalCallback(std::move(callback));
+  handle_ = at::addGlobalCallback(callback);
   active_.store(true);
 }
 

@@ -60,7 +60,7 @@ class Engine {
   std::atomic<bool> provenance_on{true};
   std::atomic<bool> trace_on{false};
   std::atomic<int> mode{0};
-  std::atomic<std::uint64_t> small_copy_bytes{64 * 1024};
+  std::atomic<std::uint64_t> small_copy_bytes{std::uint64_t{64} * 1024};
   std::atomic<std::uint64_t> small_copy_count{64};
   std::atomic<std::uint64_t> burst_ops{32};
   std::atomic<std::size_t> max_trace_events{200000};

@@ -119,7 +119,7 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
 
   const auto train_size = static_cast<int64_t>(*train_set.size());
   auto loader = torch::data::make_data_loader(
-      std::move(train_set), torch::data::samplers::RandomSampler(static_cast<size_t>(train_size)),
+      std::move(train_set), torch::data::samplers::RandomSampler(train_size),
       torch::data::DataLoaderOptions(static_cast<size_t>(o.batch_size())));
   DevicePrefetcher batches(*loader, PrefetchOptions(device).in_flight(o.prefetch()));
   const int64_t full_epoch = (train_size + o.batch_size() - 1) / o.batch_size();
@@ -212,8 +212,10 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
   }
   report.global_step = position.step;
 
-  report.test_samples = o.test_samples() > 0 ? std::min<int64_t>(o.test_samples(), *test_set.size())
-                                             : static_cast<int64_t>(*test_set.size());
+  report.test_samples =
+      o.test_samples() > 0
+          ? std::min<int64_t>(o.test_samples(), static_cast<int64_t>(*test_set.size()))
+          : static_cast<int64_t>(*test_set.size());
   report.test_accuracy = evaluate_accuracy(model, std::move(test_set), o.test_samples(), o.amp());
   report.total_seconds = seconds_since(started);
   return report;
