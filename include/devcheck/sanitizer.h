@@ -8,8 +8,9 @@
 ///   as usual devcheck::SanitizerReport r = sanitizer.report(); if (!r.ok()) std::cerr <<
 ///   r.to_text();
 ///
-/// A RecordFunction callback cannot stop an op, so the sanitizer records and
-/// reports; the op still runs (and raises its own error when it must).
+/// The sanitizer records and reports; it never stops an op, which still runs
+/// (and raises its own error when it must). How it watches ops and which
+/// threads: docs/sanitizer.md.
 
 #include <c10/core/Device.h>
 #include <c10/util/Exception.h>

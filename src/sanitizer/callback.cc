@@ -1,20 +1,30 @@
-// The RecordFunction callbacks: the hot path of the sanitizer. Every ATen op
-// on every thread passes through on_op_start/on_op_end, so the common case
-// (an op whose tensors agree) allocates nothing and takes no lock.
+// The dispatcher fallback: the hot path of the sanitizer. Every ATen op a
+// watched thread calls passes through watch_op() once, at its boundary (the
+// ops it runs inside are not intercepted again), so the common case (an op
+// whose tensors agree) allocates nothing and takes no lock.
 #include <ATen/core/Tensor.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/ivalue.h>
+#include <ATen/ops/_local_scalar_dense_ops.h>
+#include <ATen/ops/copy_ops.h>
 #include <ATen/record_function.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+#include <torch/library.h>
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <unordered_set>
 
+#include "devcheck/error.h"
 #include "sanitizer/engine.h"
 #include "sanitizer/ops.h"
 #include "sanitizer/report.h"
 
-// record_function.h changes RecordFunction's layout and adds asserts when
-// NDEBUG is unset; LibTorch is built with it, so this file must be too.
+// LibTorch's headers change layouts and add asserts when NDEBUG is unset;
+// LibTorch is built with it, so this file must be too.
 #ifndef NDEBUG
 #error "src/sanitizer/callback.cc must be compiled with NDEBUG (see src/sanitizer/module.cmake)"
 #endif
@@ -22,48 +32,11 @@
 namespace devcheck::sanitizer {
 namespace {
 
-constexpr std::uint32_t kNotSuppressed = ~0U;
-constexpr int kMaxPending = 16;
-
-// What the end callback needs from the start callback of the same op.
-struct Pending {
-  const at::RecordFunction* fn;
-  OpKind kind;
-  const char* op;
-  std::uint32_t depth;
-  SiteId site;
-  bool record_origin;
-  bool traced;
-  double start_us;
-  std::uint64_t bytes;
-  // Devices as raw parts: c10::Device has no constant initializer, and this
-  // must be constant-initialized thread-local data.
-  c10::DeviceType src_type;
-  c10::DeviceIndex src_index;
-  c10::DeviceType dst_type;
-  c10::DeviceIndex dst_index;
-  const void* input_storage;  // compared, never dereferenced
-
-  c10::Device src() const { return c10::Device(src_type, src_index); }
-  c10::Device dst() const { return c10::Device(dst_type, dst_index); }
-  void set_src(c10::Device d) {
-    src_type = d.type();
-    src_index = d.index();
-  }
-  void set_dst(c10::Device d) {
-    dst_type = d.type();
-    dst_index = d.index();
-  }
-};
-
-// Trivially destructible on purpose: an op may run during thread exit, after
-// non-trivial thread_locals are gone.
-// A direct-mapped cache of classify_op() by name pointer. Dispatcher ops name
-// themselves with their schema's string, whose address is stable while the op
-// is registered, so a pointer names one op. Only records named by a temporary
-// string (c10d collectives, user scopes) can share an address with another
-// name, and those are all plain ops, as is anything registered after start-up
-// in reused memory: a stale slot can only say "plain" to a plain op.
+// A direct-mapped cache of classify_op() by name pointer. An op's name is
+// its schema's string, whose address is stable while the op is registered, so
+// a pointer names one op. The special ops are ATen's and never go away; an
+// op registered later in reused memory can only find a slot that says
+// "plain", which is what it is.
 constexpr int kOpCacheSlots = 64;
 struct OpCacheSlot {
   const char* name;
@@ -74,19 +47,59 @@ struct OpCacheSlot {
 // would be the hottest line of the callback.
 constexpr std::uint64_t kOpFlushEvery = 256;
 
+// Trivially destructible on purpose: an op may run during thread exit, after
+// non-trivial thread_locals are gone.
 struct ThreadState {
-  std::uint32_t depth;
-  std::uint32_t suppress_depth;  // checks are off while depth > suppress_depth
   std::uint64_t ops;
   std::uint64_t ops_unflushed;
   std::uint64_t generation;  // of last_mismatch
   long last_mismatch;
-  int pending_count;
-  Pending pending[kMaxPending];
+  // The watched op running on this thread (null outside one) and its kind:
+  // a copy or a sync inside it is a hidden one (see observe_copy).
+  const char* enclosing_op;
+  OpKind enclosing_kind;
   OpCacheSlot op_cache[kOpCacheSlots];
 };
 
-thread_local ThreadState tls = {0, kNotSuppressed, 0, 0, 0, -1, 0, {}, {}};
+thread_local ThreadState tls = {0, 0, 0, -1, nullptr, OpKind::kPlain, {}};
+
+// Sets the enclosing op for the length of a scope.
+class Enclosing {
+ public:
+  Enclosing(ThreadState& t, const char* op, OpKind kind)
+      : t_(t), op_(t.enclosing_op), kind_(t.enclosing_kind) {
+    t.enclosing_op = op;
+    t.enclosing_kind = kind;
+  }
+  ~Enclosing() {
+    t_.enclosing_op = op_;
+    t_.enclosing_kind = kind_;
+  }
+  Enclosing(const Enclosing&) = delete;
+  Enclosing& operator=(const Enclosing&) = delete;
+
+ private:
+  ThreadState& t_;
+  const char* op_;
+  OpKind kind_;
+};
+
+// Whether a copy or sync now is one the program did not ask for by name: it
+// runs inside a watched op that is not itself a copy, transfer or sync.
+bool hidden(const ThreadState& t) {
+  return t.enclosing_op != nullptr &&
+         (t.enclosing_kind == OpKind::kPlain || t.enclosing_kind == OpKind::kFactory ||
+          t.enclosing_kind == OpKind::kCrossDevice);
+}
+
+// Op names with static storage for the ledger's keys: a schema's string
+// lives only as long as its op is registered (a custom op may go away).
+const char* interned(const char* name) {
+  static auto* mutex = new std::mutex;
+  static auto* names = new std::unordered_set<std::string>;
+  std::lock_guard<std::mutex> lock(*mutex);
+  return names->insert(name).first->c_str();
+}
 
 OpInfo classify_cached(ThreadState& t, const char* name) {
   if (name == nullptr) return {};
@@ -168,16 +181,13 @@ void note_arg(const at::Tensor& t, std::string name, std::vector<ArgRecord>& arg
 
 // The rare path: tensors on several devices. Records the finding with every
 // argument's name, device and origin, and where the op ran.
-void record_mismatch(const at::RecordFunction& fn, c10::ArrayRef<const c10::IValue> inputs,
+void record_mismatch(const c10::FunctionSchema& schema, c10::ArrayRef<const c10::IValue> inputs,
                      Engine& e, ThreadState& t) {
   MismatchRecord record;
-  record.op = fn.name();
-  std::vector<std::string> names;
-  if (auto schema = fn.operator_schema()) {
-    for (const auto& arg : schema->arguments()) names.push_back(arg.name());
-  }
+  record.op = schema.name();
+  const auto& params = schema.arguments();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    std::string name = i < names.size() ? names[i] : "input" + std::to_string(i);
+    std::string name = i < params.size() ? params[i].name() : "input" + std::to_string(i);
     const c10::IValue& v = inputs[i];
     if (v.isTensor()) {
       note_arg(v.toTensor(), name, record.args, e);
@@ -227,53 +237,176 @@ void record_mismatch(const at::RecordFunction& fn, c10::ArrayRef<const c10::IVal
   }
 }
 
-void record_copy(c10::ArrayRef<const c10::IValue> inputs, Engine& e, ThreadState& t, Pending& p) {
-  // copy_(Tensor self, Tensor src, bool non_blocking)
-  const at::Tensor* self = first_tensor(inputs, 0);
-  const at::Tensor* src = first_tensor(inputs, 1);
-  if (self == nullptr || src == nullptr || self->device() == src->device()) return;
-  const bool non_blocking = inputs.size() > 2 && inputs[2].isBool() && inputs[2].toBool();
-  const bool sync = self->is_cpu() && !src->is_cpu() && !src->is_meta() && !non_blocking;
-  p.bytes = nbytes(*src);
-  p.set_src(src->device());
-  p.set_dst(self->device());
-  p.site = capture_site();
+// What a watched op moves between devices or waits for: the ledger's entry
+// and, when tracing, the span around the op.
+struct Movement {
+  const char* op = nullptr;
+  SiteId site = kNoSite;
+  std::uint64_t bytes = 0;
+  c10::Device src = c10::Device(c10::kCPU);
+  c10::Device dst = c10::Device(c10::kCPU);
+  bool traced = false;
+};
+
+bool bool_argument(const c10::FunctionSchema& schema, c10::ArrayRef<const c10::IValue> inputs,
+                   const char* name) {
+  const auto i = schema.argumentIndexWithName(name);
+  return i.has_value() && static_cast<std::size_t>(*i) < inputs.size() && inputs[*i].isBool() &&
+         inputs[*i].toBool();
+}
+
+// Where a transfer op sends its input: its `device` argument, or the device
+// of its `other` / `dst` tensor; none when it keeps the device (a dtype cast).
+c10::optional<c10::Device> destination(const c10::FunctionSchema& schema,
+                                       c10::ArrayRef<const c10::IValue> inputs) {
+  if (const auto i = schema.argumentIndexWithName("device");
+      i.has_value() && static_cast<std::size_t>(*i) < inputs.size() && inputs[*i].isDevice()) {
+    return inputs[*i].toDevice();
+  }
+  for (const char* name : {"other", "dst"}) {
+    if (const auto i = schema.argumentIndexWithName(name)) {
+      if (const at::Tensor* t = first_tensor(inputs, static_cast<std::size_t>(*i))) {
+        return t->device();
+      }
+    }
+  }
+  return c10::nullopt;
+}
+
+// One copy of `m.bytes` from m.src to m.dst: counted per site, a blocking
+// copy to the host also as a sync, and in warn mode a new batching finding printed.
+void add_transfer(Movement& m, bool non_blocking, Engine& e, ThreadState& t) {
+  const bool sync = m.dst.is_cpu() && !m.src.is_cpu() && !m.src.is_meta() && !non_blocking;
+  m.site = capture_site();
   const std::uint64_t small_bytes = e.small_copy_bytes.load(std::memory_order_relaxed);
-  const bool flagged = e.ledger.add_transfer(TransferKey{p.site, p.op, p.src(), p.dst(), false},
-                                             p.bytes, sync, thread_key(), t.ops, small_bytes,
+  const bool flagged = e.ledger.add_transfer(TransferKey{m.site, m.op, m.src, m.dst, false},
+                                             m.bytes, sync, thread_key(), t.ops, small_bytes,
                                              e.burst_ops.load(std::memory_order_relaxed),
                                              e.small_copy_count.load(std::memory_order_relaxed));
-  if (sync) e.ledger.add_sync(SyncKey{p.site, p.op, p.src()});
-  p.traced = e.trace_on.load(std::memory_order_relaxed);
+  if (sync) e.ledger.add_sync(SyncKey{m.site, m.op, m.src});
+  m.traced = e.trace_on.load(std::memory_order_relaxed);
   const auto mode = static_cast<SanitizerMode>(e.mode.load(std::memory_order_relaxed));
   if (flagged && mode != SanitizerMode::kReport) {
     for (const auto& f : make_copy_findings(e)) {
-      if (f.second == p.site) Engine::warn(f.first.message);
+      if (f.second == m.site) Engine::warn(f.first.message);
     }
   }
 }
 
-void record_pin(c10::ArrayRef<const c10::IValue> inputs, Engine& e, ThreadState& t, Pending& p) {
+// copy_(Tensor self, Tensor src, bool non_blocking)
+void record_copy(c10::ArrayRef<const c10::IValue> inputs, Engine& e, ThreadState& t, Movement& m) {
   const at::Tensor* self = first_tensor(inputs, 0);
-  if (self == nullptr || !self->is_cpu()) return;
-  p.bytes = nbytes(*self);
-  p.set_src(self->device());
-  p.set_dst(self->device());
-  p.site = capture_site();
-  e.ledger.add_transfer(TransferKey{p.site, p.op, p.src(), p.dst(), true}, p.bytes, false,
-                        thread_key(), t.ops, 0, 0, ~0ULL);
-  p.traced = e.trace_on.load(std::memory_order_relaxed);
+  const at::Tensor* src = first_tensor(inputs, 1);
+  if (self == nullptr || src == nullptr || self->device() == src->device()) return;
+  m.bytes = nbytes(*src);
+  m.src = src->device();
+  m.dst = self->device();
+  add_transfer(m, inputs.size() > 2 && inputs[2].isBool() && inputs[2].toBool(), e, t);
 }
 
-void record_sync(c10::ArrayRef<const c10::IValue> inputs, Engine& e, Pending& p) {
+// to(), _to_copy(), _copy_from(): self goes where destination() says.
+void record_transfer(const c10::FunctionSchema& schema, c10::ArrayRef<const c10::IValue> inputs,
+                     Engine& e, ThreadState& t, Movement& m) {
+  const at::Tensor* self = first_tensor(inputs, 0);
+  if (self == nullptr) return;
+  const c10::optional<c10::Device> dst = destination(schema, inputs);
+  if (!dst.has_value()) return;
+  // A device without an index ("cuda") means the current one: same type, same place.
+  if (dst->type() == self->device().type() && (!dst->has_index() || *dst == self->device())) {
+    return;
+  }
+  m.bytes = nbytes(*self);
+  m.src = self->device();
+  m.dst = *dst;
+  add_transfer(m, bool_argument(schema, inputs, "non_blocking"), e, t);
+}
+
+void record_pin(c10::ArrayRef<const c10::IValue> inputs, Engine& e, ThreadState& t, Movement& m) {
+  const at::Tensor* self = first_tensor(inputs, 0);
+  if (self == nullptr || !self->is_cpu()) return;
+  m.bytes = nbytes(*self);
+  m.src = self->device();
+  m.dst = self->device();
+  m.site = capture_site();
+  e.ledger.add_transfer(TransferKey{m.site, m.op, m.src, m.dst, true}, m.bytes, false, thread_key(),
+                        t.ops, 0, 0, ~0ULL);
+  m.traced = e.trace_on.load(std::memory_order_relaxed);
+}
+
+void record_sync(c10::ArrayRef<const c10::IValue> inputs, Engine& e, Movement& m) {
   const at::Tensor* self = first_tensor(inputs, 0);
   if (self == nullptr || self->is_cpu()) return;  // a CPU item() waits for nothing
-  p.set_src(self->device());
-  p.set_dst(c10::Device(c10::kCPU));
-  p.bytes = nbytes(*self);
-  p.site = capture_site();
-  e.ledger.add_sync(SyncKey{p.site, p.op, p.src()});
-  p.traced = e.trace_on.load(std::memory_order_relaxed);
+  m.src = self->device();
+  m.dst = c10::Device(c10::kCPU);
+  m.bytes = nbytes(*self);
+  m.site = capture_site();
+  e.ledger.add_sync(SyncKey{m.site, m.op, m.src});
+  m.traced = e.trace_on.load(std::memory_order_relaxed);
+}
+
+// The ops under this one are not watched: they are the op's own business
+// (the empty() inside ones(), the copy_() inside to(), the mm() inside
+// matmul()); only the copies and syncs among them are observed (below).
+void run_op(const c10::OperatorHandle& op, c10::DispatchKeySet below, torch::jit::Stack* stack,
+            ThreadState& t, OpKind kind) {
+  const Enclosing enclosing(t, op.schema().name().c_str(), kind);
+  const c10::impl::ExcludeDispatchKeyGuard inside(kWatchKey);
+  op.redispatchBoxed(below, stack);
+}
+
+c10::DispatchKeySet below_observers(c10::DispatchKeySet keys) {
+  return keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kObserveKey);
+}
+
+void add_event(const Movement& m, const char* what, double start_us, Engine& e) {
+  e.ledger.add_event(TraceEvent{m.op, what, start_us, now_us() - start_us, thread_key(), m.bytes,
+                                m.src, m.dst, m.site},
+                     e.max_trace_events.load(std::memory_order_relaxed));
+}
+
+// copy_ anywhere on a watched thread: counted when it is a hidden
+// cross-device copy (an op the program called copied data on its own),
+// under the name of that op.
+at::Tensor& observe_copy(c10::DispatchKeySet keys, at::Tensor& self, const at::Tensor& src,
+                         bool non_blocking) {
+  ThreadState& t = tls;
+  Engine& e = Engine::get();
+  if (!e.active() || !hidden(t) || !self.defined() || !src.defined() ||
+      self.device() == src.device()) {
+    return at::_ops::copy_::redispatch(below_observers(keys), self, src, non_blocking);
+  }
+  Movement m;
+  m.op = interned(t.enclosing_op);
+  m.bytes = nbytes(src);
+  m.src = src.device();
+  m.dst = self.device();
+  add_transfer(m, non_blocking, e, t);
+  const double start_us = m.traced ? now_us() : 0.0;
+  const Enclosing counted(t, t.enclosing_op, OpKind::kCopy);  // what it runs inside is its own
+  at::Tensor& result = at::_ops::copy_::redispatch(below_observers(keys), self, src, non_blocking);
+  if (m.traced) add_event(m, "copy", start_us, e);
+  return result;
+}
+
+// _local_scalar_dense anywhere on a watched thread: counted when hidden.
+at::Scalar observe_sync(c10::DispatchKeySet keys, const at::Tensor& self) {
+  ThreadState& t = tls;
+  Engine& e = Engine::get();
+  if (!e.active() || !hidden(t) || !self.defined() || self.is_cpu()) {
+    return at::_ops::_local_scalar_dense::redispatch(below_observers(keys), self);
+  }
+  Movement m;
+  m.op = interned(t.enclosing_op);
+  m.src = self.device();
+  m.bytes = nbytes(self);
+  m.site = capture_site();
+  e.ledger.add_sync(SyncKey{m.site, m.op, m.src});
+  m.traced = e.trace_on.load(std::memory_order_relaxed);
+  const double start_us = m.traced ? now_us() : 0.0;
+  const Enclosing counted(t, t.enclosing_op, OpKind::kSync);
+  at::Scalar result = at::_ops::_local_scalar_dense::redispatch(below_observers(keys), self);
+  if (m.traced) add_event(m, "sync", start_us, e);
+  return result;
 }
 
 }  // namespace
@@ -289,89 +422,115 @@ long last_mismatch_on_this_thread() {
   return t.generation == Engine::get().generation() ? t.last_mismatch : -1;
 }
 
-std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
-  ThreadState& t = tls;
-  const std::uint32_t depth = t.depth++;
-  ++t.ops;
+void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack) {
+  const c10::DispatchKeySet below =
+      keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kWatchKey);
   Engine& e = Engine::get();
-  if (!e.active()) return nullptr;
+  if (C10_UNLIKELY(!e.active())) {
+    // The session ended: this thread stops paying for it (the next one joins it again).
+    leave_this_thread();
+    op.redispatchBoxed(below, stack);
+    return;
+  }
+  ThreadState& t = tls;
+  ++t.ops;
   if (++t.ops_unflushed >= kOpFlushEvery) {
     e.ops_checked.fetch_add(t.ops_unflushed, std::memory_order_relaxed);
     t.ops_unflushed = 0;
   }
-  const OpInfo info = classify_cached(t, fn.name());
-  const c10::ArrayRef<const c10::IValue> inputs = fn.inputs();
-  const bool checking = t.suppress_depth == kNotSuppressed || depth <= t.suppress_depth;
+  const c10::FunctionSchema& schema = op.schema();
+  const OpInfo info = classify_cached(t, schema.name().c_str());
+  const std::size_t n = std::min(schema.arguments().size(), stack->size());
+  const c10::ArrayRef<const c10::IValue> inputs(stack->data() + (stack->size() - n), n);
 
-  if (crosses_devices(info.kind)) {
-    if (checking) t.suppress_depth = depth;  // their insides move data on purpose
-  } else if (checking) {
+  if (!crosses_devices(info.kind)) {
     DeviceScan scan;
     for (const c10::IValue& v : inputs) scan.add(v);
-    if (C10_UNLIKELY(scan.mismatch)) {
-      t.suppress_depth = depth;  // report the outermost op only
-      record_mismatch(fn, inputs, e, t);
-    }
+    if (C10_UNLIKELY(scan.mismatch)) record_mismatch(schema, inputs, e, t);
   }
-  if (info.kind == OpKind::kPlain || info.kind == OpKind::kCrossDevice) return nullptr;
+  if (info.kind == OpKind::kPlain || info.kind == OpKind::kCrossDevice) {
+    run_op(op, below, stack, t, info.kind);
+    return;
+  }
 
-  Pending p{&fn, info.kind, info.name, depth, kNoSite,   false, false,
-            0.0, 0,         c10::kCPU, -1,    c10::kCPU, -1,    nullptr};
+  Movement m;
+  m.op = info.name;
+  bool record_origin = false;
+  const void* input_storage = nullptr;  // compared, never dereferenced
   switch (info.kind) {
     case OpKind::kCopy:
-      record_copy(inputs, e, t, p);
+      record_copy(inputs, e, t, m);
       break;
     case OpKind::kPin:
-      if (depth == 0) record_pin(inputs, e, t, p);
+      record_pin(inputs, e, t, m);
       break;
     case OpKind::kSync:
-      record_sync(inputs, e, p);
+      record_sync(inputs, e, m);
       break;
-    case OpKind::kFactory:
     case OpKind::kTransfer:
-      // Only the outermost op: the empty() inside ones() or _to_copy() is not the user's.
-      if (depth == 0 && e.provenance_on.load(std::memory_order_relaxed)) {
-        p.record_origin = true;
-        p.site = capture_site();
+    case OpKind::kFactory:
+      if (info.kind == OpKind::kTransfer) record_transfer(schema, inputs, e, t, m);
+      if (e.provenance_on.load(std::memory_order_relaxed)) {
+        record_origin = true;
+        if (m.site == kNoSite) m.site = capture_site();
         const at::Tensor* self = first_tensor(inputs, 0);
         if (self != nullptr && self->has_storage()) {
-          p.input_storage = self->storage().unsafeGetStorageImpl();
+          input_storage = self->storage().unsafeGetStorageImpl();
         }
       }
       break;
     default:
       break;
   }
-  if ((p.record_origin || p.traced) && t.pending_count < kMaxPending) {
-    if (p.traced) p.start_us = now_us();
-    t.pending[t.pending_count++] = p;
-  }
-  return nullptr;
-}
-
-void on_op_end(const at::RecordFunction& fn, at::ObserverContext* /*context*/) {
-  ThreadState& t = tls;
-  if (t.depth > 0) --t.depth;
-  if (t.suppress_depth != kNotSuppressed && t.depth <= t.suppress_depth) {
-    t.suppress_depth = kNotSuppressed;
-  }
-  if (t.pending_count == 0 || t.pending[t.pending_count - 1].fn != &fn) return;
-  const Pending p = t.pending[--t.pending_count];
-  Engine& e = Engine::get();
-  if (p.traced) {
-    e.ledger.add_event(
-        TraceEvent{p.op, p.kind == OpKind::kSync ? "sync" : "copy", p.start_us,
-                   now_us() - p.start_us, thread_key(), p.bytes, p.src(), p.dst(), p.site},
-        e.max_trace_events.load(std::memory_order_relaxed));
-  }
-  if (!p.record_origin) return;
-  const auto& outputs = fn.outputs();
-  if (outputs.empty() || !outputs[0].isTensor()) return;
-  const at::Tensor& out = outputs[0].toTensor();
+  const double start_us = m.traced ? now_us() : 0.0;
+  run_op(op, below, stack, t, info.kind);
+  if (m.traced) add_event(m, info.kind == OpKind::kSync ? "sync" : "copy", start_us, e);
+  if (!record_origin) return;
+  const std::size_t returns = schema.returns().size();
+  if (returns == 0 || stack->size() < returns) return;
+  const c10::IValue& result = (*stack)[stack->size() - returns];
+  if (!result.isTensor()) return;
+  const at::Tensor& out = result.toTensor();
   if (!out.defined() || !out.has_storage()) return;
   // to() on the right device returns its input: keep the input's origin.
-  if (out.storage().unsafeGetStorageImpl() == p.input_storage) return;
-  e.provenance.record(out.storage(), Origin{p.op, p.site});
+  if (out.storage().unsafeGetStorageImpl() == input_storage) return;
+  e.provenance.record(out.storage(), Origin{m.op, m.site});
+}
+
+void join_this_thread() {
+  c10::impl::tls_set_dispatch_key_included(kWatchKey, true);
+  c10::impl::tls_set_dispatch_key_included(kObserveKey, true);
+}
+
+void leave_this_thread() {
+  c10::impl::tls_set_dispatch_key_included(kWatchKey, false);
+  c10::impl::tls_set_dispatch_key_included(kObserveKey, false);
+}
+
+void install_watch_kernels() {
+  static bool installed = false;
+  if (installed) return;
+  try {
+    static auto* watch = new torch::Library(torch::Library::IMPL, "_", kWatchKey, __FILE__,
+                                            static_cast<std::uint32_t>(__LINE__));
+    watch->fallback(torch::CppFunction::makeFromBoxedFunction<&watch_op>());
+    // Every op but these two falls through the observer key at no cost.
+    static auto* pass = new torch::Library(torch::Library::IMPL, "_", kObserveKey, __FILE__,
+                                           static_cast<std::uint32_t>(__LINE__));
+    pass->fallback(torch::CppFunction::makeFallthrough());
+    static auto* observe = new torch::Library(torch::Library::IMPL, "aten", kObserveKey, __FILE__,
+                                              static_cast<std::uint32_t>(__LINE__));
+    observe->impl("copy_", TORCH_FN(observe_copy));
+    observe->impl("_local_scalar_dense", TORCH_FN(observe_sync));
+  } catch (const c10::Error& err) {
+    throw InvalidArgumentError(std::string("[devcheck] cannot start the sanitizer: expected the "
+                                           "dispatch keys ") +
+                               c10::toString(kWatchKey) + " and " + c10::toString(kObserveKey) +
+                               " to be free, found them taken: " + err.what_without_backtrace() +
+                               "\nfix: run without the other library that registers kernels on "
+                               "those keys");
+  }
+  installed = true;
 }
 
 }  // namespace devcheck::sanitizer

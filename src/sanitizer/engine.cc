@@ -7,6 +7,19 @@
 #include "devcheck/error.h"
 
 namespace devcheck::sanitizer {
+namespace {
+
+// One op in this many (per thread, at random) reaches this callback: enough
+// to bring a thread that existed before the session in within a few dozen
+// ops, too rare to cost anything measurable.
+constexpr double kJoinSampling = 1.0 / 32;
+
+std::unique_ptr<at::ObserverContext> join_on_sampled_op(const at::RecordFunction& /*fn*/) {
+  if (Engine::get().active()) join_this_thread();
+  return nullptr;
+}
+
+}  // namespace
 
 Engine& Engine::get() {
   static auto* engine = new Engine();  // never destroyed; see engine.h
@@ -21,6 +34,8 @@ void Engine::start(const SanitizerOptions& options) {
         "a time, found a second one being created\nfix: keep one Sanitizer for the whole run "
         "(or end the first before creating another)");
   }
+  install_watch_kernels();
+  refresh_machinery_ranges();
   provenance_on.store(options.provenance());
   trace_on.store(options.trace());
   mode.store(static_cast<int>(options.mode()));
@@ -31,20 +46,22 @@ void Engine::start(const SanitizerOptions& options) {
   provenance.set_capacity(options.max_tracked_tensors());
   generation_.fetch_add(1);
   clear();
-  auto callback = at::RecordFunctionCallback(&on_op_start, &on_op_end)
-                      .needsInputs(true)
-                      .needsOutputs(options.provenance())
-                      .scopes({at::RecordScope::FUNCTION});
-  handle_ = at::addGlobalCallback(callback);
+  handle_ = at::addGlobalCallback(at::RecordFunctionCallback(&join_on_sampled_op)
+                                      .samplingProb(kJoinSampling)
+                                      .scopes({at::RecordScope::FUNCTION}));
   active_.store(true);
+  join_new_threads(true);
+  join_this_thread();
 }
 
 void Engine::stop() {
   std::lock_guard<std::mutex> lock(install_mutex_);
   if (!active_.load()) return;
   active_.store(false);
+  join_new_threads(false);
   at::removeCallback(handle_);
   handle_ = 0;
+  leave_this_thread();       // the others leave at their next op
   generation_.fetch_add(1);  // explain() no longer reports this session's findings
 }
 

@@ -1,15 +1,30 @@
 #pragma once
-// The sanitizer's process-wide state and its RecordFunction callback.
+// The sanitizer's process-wide state and how it sees ops.
 //
-// The Engine is created once and never destroyed: RecordFunction may still
-// run a callback it snapshotted after removeCallback returned (an end
-// callback of an op in flight on another thread), and during process exit.
-// A session (one Sanitizer) clears it, registers the callback, and removes
-// it; records carry the session's generation so a straggler cannot leak into
-// the next session's findings.
+// Ops are watched by a boxed fallback on one dispatch key (kWatchKey), the
+// way PyTorch's own dispatch modes work: a thread is watched while that key
+// is in its thread-local included set. The fallback sees the op's arguments
+// before it runs and its results after, and runs it with the key excluded,
+// so only the ops a program calls are watched, not the ops they call inside;
+// of those, the copies and syncs are still seen, through kernels on a second
+// key (kObserveKey) that every other op falls through.
+// Threads join a session when it starts (the starting thread), when they are
+// created during it (pthread_create, see threads.cc), through LibTorch's own
+// thread-local state propagation (autograd, at::launch), or else at their
+// first op a sampled RecordFunction callback sees. A thread leaves at its
+// first op after the session ends.
+//
+// The Engine is created once and never destroyed: an op in flight on another
+// thread may still be in the fallback after stop() returned, and ops run
+// during process exit. A session (one Sanitizer) clears it and starts and
+// stops the watch; records carry the session's generation so a straggler
+// cannot leak into the next session's findings.
 
+#include <ATen/core/stack.h>
 #include <ATen/record_function.h>
 #include <c10/core/Device.h>
+#include <c10/core/DispatchKey.h>
+#include <c10/core/DispatchKeySet.h>
 #include <c10/core/ScalarType.h>
 
 #include <atomic>
@@ -24,7 +39,20 @@
 #include "sanitizer/provenance.h"
 #include "sanitizer/stack.h"
 
+namespace c10 {
+class OperatorHandle;
+}
+
 namespace devcheck::sanitizer {
+
+// The dispatch key of the watch: a mode key above autograd that LibTorch
+// reserves for a generic mode and registers nothing on (1.13 and 2.x).
+constexpr c10::DispatchKey kWatchKey = c10::DispatchKey::TESTING_ONLY_GenericMode;
+// The observer key, just below it and not excluded inside a watched op:
+// kernels for copy_ and _local_scalar_dense only (every other op falls
+// through it for free), so the copies and syncs an op makes on its own are
+// counted too.
+constexpr c10::DispatchKey kObserveKey = c10::DispatchKey::TESTING_ONLY_GenericWrapper;
 
 struct ArgRecord {
   std::string name;
@@ -48,9 +76,11 @@ class Engine {
  public:
   static Engine& get();
 
-  // Registers the callback. Throws InvalidArgumentError when a session is active.
+  // Starts watching (this thread at once, the others as they join). Throws
+  // InvalidArgumentError when a session is active, or when the watch's
+  // dispatch key is taken by another library.
   void start(const SanitizerOptions& options);
-  // Removes the callback; the recorded data stay until the next start().
+  // Stops watching; the recorded data stay until the next start().
   void stop();
   bool active() const { return active_.load(std::memory_order_relaxed); }
   std::uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
@@ -103,8 +133,19 @@ long last_mismatch_on_this_thread();
 // threads flush every few hundred ops, so the count may trail by that much).
 void flush_op_count();
 
-// The start and end callbacks (exposed for tests).
-std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn);
-void on_op_end(const at::RecordFunction& fn, at::ObserverContext* context);
+// Registers watch_op and the observers, once per process (they stay: with
+// the keys in no thread's set they cost nothing). Throws InvalidArgumentError
+// when another library has taken the keys. Call under the install mutex.
+void install_watch_kernels();
+
+// The fallback: checks, counts and records one op, and runs it.
+void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack);
+
+// Puts this thread under the watch / takes it out (thread-local, cheap).
+void join_this_thread();
+void leave_this_thread();
+
+// Whether threads created from now on join at birth (threads.cc).
+void join_new_threads(bool on);
 
 }  // namespace devcheck::sanitizer

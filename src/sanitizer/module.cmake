@@ -1,6 +1,6 @@
 # The sanitizer module's extra build pieces (included by src/CMakeLists.txt).
 
-# RecordFunction's layout and debug-only asserts depend on NDEBUG, and
+# LibTorch's header layouts (RecordFunction's) and debug-only asserts depend on NDEBUG, and
 # LibTorch is built with it: the callback code must be too, whatever the
 # build type (RelWithDebInfo and Release define it already).
 if(NOT CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo|MinSizeRel)$")

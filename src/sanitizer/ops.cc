@@ -11,7 +11,7 @@ struct Named {
   OpKind kind;
 };
 
-// Names as RecordFunction reports them (the schema name, no overload).
+// Names as the op schema gives them (no overload name).
 constexpr Named kSpecialOps[] = {
     // Factories: a new tensor whose device the caller chose (or forgot to).
     {"aten::empty", OpKind::kFactory},
@@ -53,7 +53,12 @@ constexpr Named kSpecialOps[] = {
     {"aten::pin_memory", OpKind::kPin},
     {"aten::_pin_memory", OpKind::kCrossDevice},
     {"aten::is_pinned", OpKind::kCrossDevice},
+    // Read a device value on the host: the host waits for the device.
+    {"aten::item", OpKind::kSync},
     {"aten::_local_scalar_dense", OpKind::kSync},
+    {"aten::is_nonzero", OpKind::kSync},
+    {"aten::equal", OpKind::kSync},
+    {"aten::allclose", OpKind::kSync},
     // Take tensors on several devices by design.
     {"aten::index", OpKind::kCrossDevice},  // CPU indices on a CUDA tensor are allowed
     {"aten::index_put_", OpKind::kCrossDevice},

@@ -9,12 +9,12 @@
 namespace devcheck::sanitizer {
 
 enum class OpKind : std::uint8_t {
-  kPlain,       // checked: all tensor arguments on one device
-  kFactory,     // makes a new tensor: remember where (provenance)
-  kTransfer,    // moves data between devices: to, _to_copy, cpu, cuda (origin of the result)
-  kCopy,        // copy_: the ledger counts it when src and self differ in device
-  kPin,         // pin_memory: a host -> pinned host copy, counted in the ledger
-  kSync,        // _local_scalar_dense: the host waits for the device
+  kPlain,     // checked: all tensor arguments on one device
+  kFactory,   // makes a new tensor: remember where (provenance)
+  kTransfer,  // moves data between devices: to, _to_copy, _copy_from (ledger; origin of the result)
+  kCopy,      // copy_: the ledger counts it when src and self differ in device
+  kPin,       // pin_memory: a host -> pinned host copy, counted in the ledger
+  kSync,      // item, _local_scalar_dense, is_nonzero, equal: the host waits for the device
   kCrossDevice  // takes tensors on several devices by design (index with CPU indices, set_data)
 };
 
@@ -23,7 +23,7 @@ struct OpInfo {
   const char* name = nullptr;  // static storage: "aten::ones"; null for kPlain
 };
 
-// Classifies an op by its RecordFunction name ("aten::add"). Lock-free, no
+// Classifies an op by its schema name ("aten::add"). Lock-free, no
 // allocation; a few nanoseconds (a hash of the name and one table probe).
 OpInfo classify_op(const char* name);
 

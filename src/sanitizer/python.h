@@ -3,7 +3,7 @@
 // this process. No compile-time Python dependency: the C API is looked up
 // with dlsym in the already-loaded interpreter.
 //
-// The GIL: RecordFunction callbacks run with the GIL released (PyTorch's
+// The GIL: the watch runs with the GIL released (PyTorch's
 // bindings release it around every op). python_location() takes it with
 // PyGILState_Ensure only on threads that already have a Python thread state,
 // never while holding a devcheck lock, and only for the rare events that need

@@ -1,7 +1,10 @@
 #include "sanitizer/stack.h"
 
 #include <execinfo.h>
+#include <link.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "sanitizer/python.h"
@@ -18,11 +21,77 @@ std::uint64_t hash_site(const void* const* pcs, int depth, const std::string& py
   return h;
 }
 
+// The executable code of LibTorch and devcheck: the frames a site starts
+// with inside the op's machinery. Which of LibTorch's paths ran (a sampled
+// RecordFunction, a boxed or an unboxed call) changes them from one call to
+// the next at the same user line, so a site begins at the first frame outside.
+struct CodeRanges {
+  static constexpr int kMax = 32;
+  int count = 0;
+  std::uintptr_t lo[kMax] = {};
+  std::uintptr_t hi[kMax] = {};
+
+  bool contains(const void* pc) const {
+    const auto a = reinterpret_cast<std::uintptr_t>(pc);
+    for (int i = 0; i < count; ++i) {
+      if (a >= lo[i] && a < hi[i]) return true;
+    }
+    return false;
+  }
+};
+
+bool is_machinery(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  const char* base = slash == nullptr ? path : slash + 1;
+  return std::strncmp(base, "libtorch", 8) == 0 || std::strncmp(base, "libc10", 6) == 0 ||
+         std::strncmp(base, "libdevcheck", 11) == 0;
+}
+
+int add_ranges(struct dl_phdr_info* info, size_t /*size*/, void* data) {
+  auto* r = static_cast<CodeRanges*>(data);
+  if (info->dlpi_name == nullptr || !is_machinery(info->dlpi_name)) return 0;
+  for (int i = 0; i < info->dlpi_phnum && r->count < CodeRanges::kMax; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    r->lo[r->count] = info->dlpi_addr + ph.p_vaddr;
+    r->hi[r->count] = info->dlpi_addr + ph.p_vaddr + ph.p_memsz;
+    ++r->count;
+  }
+  return 0;
+}
+
+// Replaced (never freed: a capture on another thread may still read the old
+// one) when a session starts and LibTorch's libraries may have been loaded.
+std::atomic<const CodeRanges*> g_machinery{nullptr};
+
+const CodeRanges& machinery() {
+  const CodeRanges* r = g_machinery.load(std::memory_order_acquire);
+  if (r == nullptr) {
+    refresh_machinery_ranges();
+    r = g_machinery.load(std::memory_order_acquire);
+  }
+  return *r;
+}
+
 }  // namespace
 
+void refresh_machinery_ranges() {
+  auto* r = new CodeRanges();
+  dl_iterate_phdr(add_ranges, r);
+  g_machinery.store(r, std::memory_order_release);
+}
+
 void capture_stack(RawStack& out) {
-  out.depth = backtrace(out.pcs, kMaxFrames);
-  if (out.depth < 0) out.depth = 0;
+  constexpr int kCaptureFrames = kMaxFrames + 24;  // room for the machinery's frames
+  void* pcs[kCaptureFrames];
+  int depth = backtrace(pcs, kCaptureFrames);
+  if (depth < 0) depth = 0;
+  const CodeRanges& skip = machinery();
+  int first = 0;
+  while (first < depth && skip.contains(pcs[first])) ++first;
+  if (first == depth) first = 0;  // no frame outside: keep them all
+  out.depth = std::min(depth - first, kMaxFrames);
+  std::memcpy(out.pcs, pcs + first, sizeof(void*) * static_cast<std::size_t>(out.depth));
 }
 
 SiteId SiteTable::intern(const RawStack& stack, const std::string& python) {

@@ -19,8 +19,12 @@ struct RawStack {
   void* pcs[kMaxFrames];
 };
 
-// Fills `out` with the caller's stack (glibc backtrace(): ~1-3 us).
+// Fills `out` with the caller's stack (glibc backtrace(): ~1-3 us), from the
+// first frame outside LibTorch and devcheck (all frames if none is).
 void capture_stack(RawStack& out);
+
+// Re-reads where LibTorch's and devcheck's code is mapped (at session start).
+void refresh_machinery_ranges();
 
 using SiteId = std::uint32_t;
 constexpr SiteId kNoSite = 0;        // not captured (provenance off, or unknown)

@@ -2,6 +2,9 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "sanitizer/engine.h"
 
 namespace devcheck::sanitizer {
@@ -43,10 +46,63 @@ TEST_F(Callback, OpsThatCrossDevicesAreNotMismatchesButAreCounted) {
     copies += entry.count;
     bytes += entry.bytes;
   }
-  EXPECT_EQ(copies, 2U);  // the copy_ inside to() counted once, not to() again
+  EXPECT_EQ(copies, 2U);  // to() counted at its boundary, not the copy_ inside it again
   EXPECT_EQ(bytes, 32U);
   std::uint64_t dropped = 0;
   EXPECT_EQ(Engine::get().ledger.events(&dropped).size(), 2U);
+}
+
+TEST_F(Callback, TransfersAreNamedByTheOpTheProgramCalled) {
+  const at::Tensor cpu = at::ones({2, 3});
+  const at::Tensor moved = cpu.to(kMeta);
+  const at::Tensor cast = cpu.to(at::kDouble);  // same device: no transfer
+  const at::Tensor back_and_forth = at::_to_copy(cpu, at::TensorOptions().device(kMeta));
+  std::map<std::string, std::uint64_t> bytes;
+  for (const auto& [key, entry] : Engine::get().ledger.transfers()) {
+    EXPECT_EQ(key.src, c10::Device("cpu"));
+    EXPECT_EQ(key.dst, kMeta);
+    bytes[key.op] += entry.bytes;
+  }
+  EXPECT_EQ(bytes,
+            (std::map<std::string, std::uint64_t>{{"aten::to", 24}, {"aten::_to_copy", 24}}));
+}
+
+TEST_F(Callback, OpsInsideAnOpAreNotWatched) {
+  const at::Tensor w = at::ones({3, 2}, at::TensorOptions().device(kMeta));
+  const auto before = Engine::get().ledger.transfers().size();
+  at::Tensor x = at::ones({2, 3}).to(kMeta);  // to -> _to_copy -> empty + copy_ inside
+  EXPECT_EQ(Engine::get().ledger.transfers().size(), before + 1);
+  at::matmul(x, w);  // matmul -> mm inside: both on meta, and mm never seen
+  EXPECT_TRUE(Engine::get().mismatches().empty());
+}
+
+TEST_F(Callback, CopiesAnOpMakesOnItsOwnAreCountedUnderItsName) {
+  const at::Tensor x = at::ones({4}, at::TensorOptions().device(kMeta));
+  const at::Tensor cpu_indices = at::arange(2);  // index() moves them to meta itself
+  at::Tensor picked = at::index(x, {cpu_indices});
+  EXPECT_TRUE(Engine::get().mismatches().empty());
+  const auto transfers = Engine::get().ledger.transfers();
+  ASSERT_EQ(transfers.size(), 1U);
+  EXPECT_STREQ(transfers[0].first.op, "aten::index");
+  EXPECT_EQ(transfers[0].first.src, c10::Device("cpu"));
+  EXPECT_EQ(transfers[0].first.dst, kMeta);
+  EXPECT_EQ(transfers[0].second.count, 1U);
+  EXPECT_EQ(transfers[0].second.bytes, 16U);  // two int64 indices
+}
+
+TEST_F(Callback, SyncsAnOpMakesOnItsOwnAreCountedUnderItsName) {
+  const at::Tensor x = at::ones({4}, at::TensorOptions().device(kMeta));
+  const at::Tensor start = at::zeros({}, at::TensorOptions().device(kMeta).dtype(at::kLong));
+  try {
+    at::narrow(x, 0, start, 2);  // reads start on the host: start.item() inside
+  } catch (const c10::Error&) {
+    // meta cannot be read; the attempt is still a sync
+  }
+  const auto syncs = Engine::get().ledger.syncs();
+  ASSERT_EQ(syncs.size(), 1U);
+  EXPECT_STREQ(syncs[0].first.op, "aten::narrow");
+  EXPECT_EQ(syncs[0].first.device, kMeta);
+  EXPECT_EQ(syncs[0].second, 1U);
 }
 
 TEST_F(Callback, SameDeviceToKeepsTheOriginalOrigin) {

@@ -8,10 +8,13 @@
 // fatal signals.
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 
 #ifndef DEVCHECK_LIBRARY_FILE
@@ -28,6 +31,11 @@ DlopenFn real_dlopen() {
 }
 
 std::atomic<int> g_state{0};  // 0: LibTorch not seen yet; 1: libdevcheck loaded (or tried)
+
+// libdevcheck's devcheck_sanitizer_join_thread once it is loaded: every
+// thread created afterwards calls it first (see pthread_create below).
+using JoinFn = void (*)();
+std::atomic<JoinFn> g_join_thread{nullptr};
 
 int find_torch(struct dl_phdr_info* info, size_t, void* found) {
   if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "libtorch_cpu.so") != nullptr) {
@@ -61,6 +69,7 @@ void load_devcheck() {
                  path.c_str(), dlerror());
     return;
   }
+  g_join_thread.store(reinterpret_cast<JoinFn>(dlsym(handle, "devcheck_sanitizer_join_thread")));
   // Loading libdevcheck already started the sanitizer (its start-up reads
   // DEVCHECK_SANITIZE); calling the entry point again is harmless.
   using StartFn = int (*)();
@@ -110,4 +119,41 @@ extern "C" __attribute__((visibility("default"))) void* dlopen(const char* file,
   --t_depth;
   if (t_depth == 0) maybe_load();
   return handle;
+}
+
+// Threads the program creates after libdevcheck is in join the sanitizer's
+// session from their first op (a thread is watched while a thread-local
+// dispatch key is set; see src/sanitizer/engine.h).
+namespace {
+
+using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+
+struct Boot {
+  void* (*start)(void*);
+  void* arg;
+  JoinFn join;
+};
+
+void* boot(void* p) {
+  const Boot b = *static_cast<Boot*>(p);
+  delete static_cast<Boot*>(p);
+  b.join();
+  return b.start(b.arg);
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
+                                                                     const pthread_attr_t* attr,
+                                                                     void* (*start)(void*),
+                                                                     void* arg) {
+  static const auto create = reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  if (create == nullptr) return EAGAIN;
+  const JoinFn join = g_join_thread.load();
+  if (join == nullptr) return create(thread, attr, start, arg);
+  auto* b = new (std::nothrow) Boot{start, arg, join};
+  if (b == nullptr) return create(thread, attr, start, arg);
+  const int rc = create(thread, attr, &boot, b);
+  if (rc != 0) delete b;
+  return rc;
 }
