@@ -313,6 +313,25 @@ std::uint64_t ZipReader::data_offset(const ZipRecord& record) const {
   return start;
 }
 
+bool ZipReader::local_header_matches(const ZipRecord& record) const {
+  if (record.local_header_offset > cd_offset_ ||
+      cd_offset_ - record.local_header_offset < 30 + record.name.size()) {
+    return false;
+  }
+  std::string h(30 + record.name.size(), '\0');
+  read_exact(fd_, record.local_header_offset, h.data(), h.size(), path_);
+  const auto* b = reinterpret_cast<const unsigned char*>(h.data());
+  if (le32(b) != kLocalSig || le16(b + 6) != record.flags || le16(b + 8) != record.method ||
+      le16(b + 26) != record.name.size() || h.compare(30, record.name.size(), record.name) != 0) {
+    return false;
+  }
+  if ((record.flags & 0x8) != 0) return true;  // CRC and sizes are in a data descriptor
+  const std::uint32_t csize = le32(b + 18);
+  const std::uint32_t size = le32(b + 22);
+  return le32(b + 14) == record.crc32 && (csize == kMax32 || csize == record.compressed_size) &&
+         (size == kMax32 || size == record.size);
+}
+
 std::string ZipReader::read(const ZipRecord& record, std::uint64_t max_size) const {
   if (record.size > max_size) {
     bad_zip(path_, fmt::format("record '{}' is {} bytes, more than the {} allowed", record.name,
@@ -436,6 +455,11 @@ void ZipWriter::write_data(const void* data, std::uint64_t size) {
 
 void ZipWriter::copy_data(int src_fd, std::uint64_t offset, std::uint64_t size) {
   TORCH_INTERNAL_ASSERT(size <= pending_, "ZipWriter: more data than the record declared");
+  copy_bytes(src_fd, offset, size);
+  pending_ -= size;
+}
+
+void ZipWriter::copy_bytes(int src_fd, std::uint64_t offset, std::uint64_t size) {
   auto in_off = static_cast<loff_t>(offset);
   std::uint64_t left = size;
   bool kernel_copy = true;
@@ -453,6 +477,9 @@ void ZipWriter::copy_data(int src_fd, std::uint64_t offset, std::uint64_t size) 
       throw IoError(fmt::format("[devcheck] cannot write '{}': {}. Fix: check free disk space",
                                 path_, std::strerror(errno)));
     }
+    if (n == 0) {  // the source ended early
+      throw IoError(fmt::format("[devcheck] cannot write '{}': its source ended early", path_));
+    }
     kernel_copy = false;  // fall back to read + write below
   }
   std::string buffer;
@@ -464,7 +491,34 @@ void ZipWriter::copy_data(int src_fd, std::uint64_t offset, std::uint64_t size) 
     in_off += static_cast<loff_t>(chunk);
     left -= chunk;
   }
-  pending_ -= size;
+}
+
+void ZipWriter::add_span(const ZipReader& reader, const std::vector<const ZipRecord*>& records,
+                         std::uint64_t end) {
+  TORCH_INTERNAL_ASSERT(!finished_ && pending_ == 0 && !records.empty(),
+                        "ZipWriter: span added out of order");
+  const std::uint64_t begin = records.front()->local_header_offset;
+  TORCH_INTERNAL_ASSERT(begin <= end, "ZipWriter: span ends before it begins");
+  const std::uint64_t out_begin = offset_;
+  copy_bytes(reader.fd(), begin, end - begin);
+  for (const ZipRecord* r : records) {
+    ZipRecord e = *r;  // flags too: a data descriptor after the data came along
+    e.local_header_offset = r->local_header_offset - begin + out_begin;
+    entries_.push_back(std::move(e));
+  }
+}
+
+void ZipWriter::add_ending_at(const std::string& name, std::string_view bytes,
+                              std::uint64_t end_page_offset) {
+  ZipRecord r;
+  r.name = name;
+  r.crc32 = crc32_of(bytes.data(), bytes.size());
+  r.size = r.compressed_size = bytes.size();
+  r.local_header_offset = offset_;
+  write_local_header(r, (end_page_offset % kPage + kPage - bytes.size() % kPage) % kPage);
+  entries_.push_back(std::move(r));
+  pending_ = bytes.size();
+  write_data(bytes.data(), bytes.size());
 }
 
 void ZipWriter::add_copy(const std::string& name, const ZipReader& reader,
@@ -519,7 +573,7 @@ void ZipWriter::finish() {
     put32(cd, kCentralSig);
     put16(cd, extra.empty() ? 20 : 45);
     put16(cd, extra.empty() ? 20 : 45);
-    put16(cd, 0);
+    put16(cd, r.flags);  // 0 but for records copied with their own header (add_span)
     put16(cd, r.method);
     put16(cd, 0);
     put16(cd, kDosDate1980);

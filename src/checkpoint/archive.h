@@ -75,6 +75,10 @@ class ZipReader {
   const ZipRecord* find(std::string_view name) const;
   // Offset of the record's first data byte (reads and checks its local header).
   std::uint64_t data_offset(const ZipRecord& record) const;
+  // Whether the record's local header says what its central directory entry
+  // says (name, method, flags; CRC and sizes unless a data descriptor holds
+  // them), so the header can be copied as it is.
+  bool local_header_matches(const ZipRecord& record) const;
   // The record's uncompressed bytes, CRC-checked. Throws FormatError when it
   // is larger than `max_size` bytes.
   std::string read(const ZipRecord& record, std::uint64_t max_size) const;
@@ -111,6 +115,17 @@ class ZipWriter {
   // Copies `record` of `reader` unchanged (compressed bytes, CRC, method) under `name`,
   // in the kernel where it can (copy_file_range).
   void add_copy(const std::string& name, const ZipReader& reader, const ZipRecord& record);
+  // Copies the bytes of `reader` from records.front()'s local header up to
+  // `end` as they are, in one kernel copy, and adds `records` (consecutive in
+  // that file, each header checked with local_header_matches(), which the
+  // caller has done) at their shifted offsets.
+  void add_span(const ZipReader& reader, const std::vector<const ZipRecord*>& records,
+                std::uint64_t end);
+  // As add(), with the data ending at `end_page_offset` modulo the page size,
+  // so that a span copied next lands at the offset within a page it has in
+  // its own file (whole-page kernel copies).
+  void add_ending_at(const std::string& name, std::string_view bytes,
+                     std::uint64_t end_page_offset);
   // Starts a stored record of `size` bytes with a known CRC; the caller then writes
   // exactly `size` bytes through write_data().
   void begin_record(const std::string& name, std::uint64_t size, std::uint32_t crc);
@@ -135,6 +150,9 @@ class ZipWriter {
   void write_local_header(const ZipRecord& record,
                           std::optional<std::uint64_t> page_offset_of = std::nullopt);
   void put(const void* data, std::uint64_t size);
+  // Copies `size` bytes at `offset` of `src_fd` to the output (kernel copy
+  // where it can), without record bookkeeping.
+  void copy_bytes(int src_fd, std::uint64_t offset, std::uint64_t size);
   int fd_;
   std::string path_;
   std::uint64_t offset_ = 0;

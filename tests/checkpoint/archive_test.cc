@@ -207,5 +207,72 @@ TEST(ZipWriter, LargeCopiedRecordKeepsItsPageOffset) {
   }
 }
 
+// A span is copied as it is, headers included; its records keep their bytes,
+// CRCs and flags at shifted offsets, Python's zipfile reads the result, and a
+// record written before it can end where the span keeps its page offset.
+TEST(ZipWriter, SpanCopiesRecordsAsTheyAreAtShiftedOffsets) {
+  TempDir dir;
+  const std::string src = (dir / "src.zip").string();
+  const std::string dst = (dir / "dst.zip").string();
+  const std::string big(200000, 'x');
+  {
+    const int fd = ::open(src.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    ZipWriter w(fd, src);
+    w.add("archive/data.pkl", std::string(100, 'p'));
+    w.add("archive/data/0", big);
+    w.add("archive/version", std::string_view("3\n"));
+    w.finish();
+    ::close(fd);
+  }
+  File in = File::open_read(src);
+  ZipReader reader(in.fd(), in.size(src), src);
+  const std::vector<const ZipRecord*> run{reader.find("archive/data/0"),
+                                          reader.find("archive/version")};
+  for (const ZipRecord* r : run) EXPECT_TRUE(reader.local_header_matches(*r)) << r->name;
+  for (std::size_t first : {1u, 5000u}) {
+    const int fd = ::open(dst.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    ZipWriter w(fd, dst);
+    w.add_ending_at("archive/data.pkl", std::string(first, 'q'), run[0]->local_header_offset);
+    w.add_span(reader, run, reader.central_directory_offset());
+    w.finish();
+    ::close(fd);
+    File out = File::open_read(dst);
+    ZipReader copy(out.fd(), out.size(dst), dst);
+    ASSERT_EQ(copy.records().size(), 3U);
+    const ZipRecord& data = *copy.find("archive/data/0");
+    EXPECT_EQ(data.local_header_offset % 4096, run[0]->local_header_offset % 4096) << first;
+    EXPECT_EQ(copy.data_offset(data) % 64, 0U) << first;
+    EXPECT_EQ(copy.read(data, 1 << 20), big) << first;
+    EXPECT_EQ(copy.read(*copy.find("archive/version"), 10), "3\n");
+    EXPECT_EQ(copy.read(*copy.find("archive/data.pkl"), 1 << 20), std::string(first, 'q'));
+    for (const auto& r : copy.records()) EXPECT_TRUE(copy.local_header_matches(r)) << r.name;
+    const auto py = run_python(
+        "import sys, zipfile\n"
+        "z = zipfile.ZipFile(sys.argv[1])\n"
+        "assert z.testzip() is None\n"
+        "assert z.read('archive/data/0') == b'x' * 200000\n"
+        "print('OK')",
+        {dst});
+    EXPECT_EQ(py.exit_code, 0) << py.output;
+  }
+}
+
+TEST(ZipReader, LocalHeaderThatDisagreesWithTheDirectoryIsNotCopiedAsItIs) {
+  TempDir dir;
+  const std::string src = (dir / "src.zip").string();
+  write_zip(src, false);
+  std::string bytes = read_file(src);
+  File in = File::open_read(src);
+  ZipReader reader(in.fd(), in.size(src), src);
+  const ZipRecord& r = *reader.find("archive/data/0");
+  EXPECT_TRUE(reader.local_header_matches(r));
+  bytes[r.local_header_offset + 30] = 'X';  // the name in the local header only
+  const std::string bad = (dir / "bad.zip").string();
+  write_file(bad, bytes);
+  File in2 = File::open_read(bad);
+  ZipReader bad_reader(in2.fd(), in2.size(bad), bad);
+  EXPECT_FALSE(bad_reader.local_header_matches(*bad_reader.find("archive/data/0")));
+}
+
 }  // namespace
 }  // namespace devcheck::detail

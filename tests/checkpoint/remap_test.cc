@@ -199,5 +199,64 @@ TEST(Remap, LargeStorageKeepsItsPageOffsetAndLoadsInTorch) {
   EXPECT_EQ(to % 64, 0U);
 }
 
+// Records kept as they are go out as one span: their bytes, headers included,
+// are the input's, at the same offset within a page, even when the rewritten
+// pickle before them changes size (--strip-prefix).
+TEST(Remap, KeptRecordsAreCopiedAsTheyAreAfterTheRewrittenPickle) {
+  TempDir dir;
+  const std::string out = (dir / "o.pt").string();
+  remap(fixture("large_cuda1.pt"), out, to_cpu());
+  const std::string in_bytes = read_file(fixture("large_cuda1.pt"));
+  const std::string out_bytes = read_file(out);
+  const Checkpoint a = Checkpoint::open(fixture("large_cuda1.pt"));
+  const Checkpoint b = Checkpoint::open(out);
+  const auto& za = *a.parsed().zip;
+  const auto& zb = *b.parsed().zip;
+  std::size_t kept = 0;
+  for (const auto& r : za.records()) {
+    if (r.name == "large_cuda1/data.pkl") continue;
+    const detail::ZipRecord* o = zb.find(r.name);
+    ASSERT_NE(o, nullptr) << r.name;
+    const std::uint64_t length = za.data_offset(r) + r.compressed_size - r.local_header_offset;
+    EXPECT_EQ(out_bytes.substr(o->local_header_offset, length),
+              in_bytes.substr(r.local_header_offset, length))
+        << r.name;
+    EXPECT_EQ(o->local_header_offset % 4096, r.local_header_offset % 4096) << r.name;
+    ++kept;
+  }
+  EXPECT_GE(kept, 2U);
+  expect_torch_equal(fixture("large_cuda1.pt"), out);
+}
+
+// A zip whose records carry data descriptors (flag bit 3, as a writer on a
+// stream makes them): the span keeps them, the directory says so, torch reads it.
+TEST(Remap, RecordsWithDataDescriptorsKeepThemAndLoadInTorch) {
+  TempDir dir;
+  const std::string streamed = (dir / "streamed.pt").string();
+  const auto made = devcheck::testing::run_python(
+      "import io, sys, zipfile\n"
+      "class Stream(io.RawIOBase):\n"
+      "    def __init__(self, f): self.f = f\n"
+      "    def writable(self): return True\n"
+      "    def write(self, b): return self.f.write(b)\n"
+      "src = zipfile.ZipFile(sys.argv[1])\n"
+      "with open(sys.argv[2], 'wb') as f:\n"
+      "    with zipfile.ZipFile(Stream(f), 'w', zipfile.ZIP_STORED) as z:\n"
+      "        for info in src.infolist():\n"
+      "            with z.open(info.filename, 'w') as w: w.write(src.read(info))\n"
+      "z = zipfile.ZipFile(sys.argv[2])\n"
+      "assert all(i.flag_bits & 8 for i in z.infolist())\n"
+      "print('OK')",
+      {fixture("cuda1.pt"), streamed});
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const std::string out = (dir / "o.pt").string();
+  remap(streamed, out, to_cpu());
+  const Checkpoint b = Checkpoint::open(out);
+  std::size_t described = 0;
+  for (const auto& r : b.parsed().zip->records()) described += (r.flags & 8) != 0 ? 1 : 0;
+  EXPECT_GT(described, 0U);  // the storages and version, copied as they were
+  expect_torch_equal(fixture("cuda1.pt"), out);
+}
+
 }  // namespace
 }  // namespace devcheck
