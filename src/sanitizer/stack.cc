@@ -86,8 +86,11 @@ void capture_stack(RawStack& out) {
   void* pcs[kCaptureFrames];
   int depth = backtrace(pcs, kCaptureFrames);
   if (depth < 0) depth = 0;
+  // Innermost first: frames of whatever wraps backtrace() (a sanitizer
+  // runtime), devcheck's, LibTorch's, then the caller's.
   const CodeRanges& skip = machinery();
   int first = 0;
+  while (first < depth && !skip.contains(pcs[first])) ++first;
   while (first < depth && skip.contains(pcs[first])) ++first;
   if (first == depth) first = 0;  // no frame outside: keep them all
   out.depth = std::min(depth - first, kMaxFrames);

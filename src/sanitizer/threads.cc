@@ -8,7 +8,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include <atomic>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+
 #include <cerrno>
 #include <new>
 
@@ -18,7 +19,8 @@ namespace devcheck::sanitizer {
 namespace {
 
 // Constant-initialized: pthread_create may run before any static initializer.
-std::atomic<bool> g_join_new_threads{false};
+// Read and written with __atomic builtins: boot() may call no function.
+bool g_join_new_threads = false;
 
 using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
@@ -32,16 +34,32 @@ struct Boot {
   void* arg;
 };
 
-void* boot(void* p) {
-  const Boot b = *static_cast<Boot*>(p);
-  delete static_cast<Boot*>(p);
-  if (g_join_new_threads.load(std::memory_order_acquire)) join_this_thread();
-  return b.start(b.arg);
+// Frees the Boot when the thread's start routine returns, or when
+// pthread_exit unwinds past it.
+struct FreeAtExit {
+  Boot* boot;
+  ~FreeAtExit() { delete boot; }
+};
+
+// Runs first in the new thread, possibly before a sanitizer runtime that
+// wraps pthread_create ahead of us (TSan, ASan) has set the thread up: so it
+// calls nothing instrumented or intercepted before `start` (no library
+// helper, no free; only LibTorch's own thread-local setter).
+__attribute__((no_sanitize("address", "thread", "undefined"))) void* boot(void* p) {
+  auto* b = static_cast<Boot*>(p);
+  void* (*const start)(void*) = b->start;
+  void* const arg = b->arg;
+  const FreeAtExit free_at_exit{b};  // aggregate: no constructor runs here
+  if (__atomic_load_n(&g_join_new_threads, __ATOMIC_ACQUIRE)) {
+    c10::impl::tls_set_dispatch_key_included(kWatchKey, true);  // join_this_thread(), inline
+    c10::impl::tls_set_dispatch_key_included(kObserveKey, true);
+  }
+  return start(arg);
 }
 
 }  // namespace
 
-void join_new_threads(bool on) { g_join_new_threads.store(on, std::memory_order_release); }
+void join_new_threads(bool on) { __atomic_store_n(&g_join_new_threads, on, __ATOMIC_RELEASE); }
 
 }  // namespace devcheck::sanitizer
 
@@ -52,7 +70,7 @@ extern "C" __attribute__((visibility("default"))) int pthread_create(pthread_t* 
   using devcheck::sanitizer::Boot;
   const devcheck::sanitizer::CreateFn create = devcheck::sanitizer::next_create();
   if (create == nullptr) return EAGAIN;
-  if (!devcheck::sanitizer::g_join_new_threads.load(std::memory_order_acquire)) {
+  if (!__atomic_load_n(&devcheck::sanitizer::g_join_new_threads, __ATOMIC_ACQUIRE)) {
     return create(thread, attr, start, arg);
   }
   auto* b = new (std::nothrow) Boot{start, arg};
@@ -63,7 +81,7 @@ extern "C" __attribute__((visibility("default"))) int pthread_create(pthread_t* 
 }
 
 extern "C" __attribute__((visibility("default"))) void devcheck_sanitizer_join_thread() {
-  if (devcheck::sanitizer::g_join_new_threads.load(std::memory_order_acquire)) {
+  if (__atomic_load_n(&devcheck::sanitizer::g_join_new_threads, __ATOMIC_ACQUIRE)) {
     devcheck::sanitizer::join_this_thread();
   }
 }

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 
@@ -134,11 +135,13 @@ struct Boot {
   JoinFn join;
 };
 
+// Freed when `start` returns (or by the unwinding of pthread_exit), not
+// before: nothing intercepted may run ahead of a sanitizer runtime's own
+// thread set-up when it wraps pthread_create after us.
 void* boot(void* p) {
-  const Boot b = *static_cast<Boot*>(p);
-  delete static_cast<Boot*>(p);
-  b.join();
-  return b.start(b.arg);
+  const std::unique_ptr<Boot> b(static_cast<Boot*>(p));
+  b->join();
+  return b->start(b->arg);
 }
 
 }  // namespace
