@@ -27,7 +27,7 @@ struct TrainArgs {
   int64_t test_samples = 0;
   int threads = 0;
   uint64_t seed = 0;
-  double lr = 1e-3;
+  double lr = 2.5e-3;
   LrSchedule lr_schedule = LrSchedule::kCosine;
   std::size_t prefetch = 2;
   bool json = false;
@@ -55,7 +55,7 @@ Runner setup_train(CLI::App& sub, Streams& io) {
                  "Evaluate on the first N test samples (default 0: all 10000)");
   sub.add_option("--threads", a->threads, "Intra-op threads (default 0: LibTorch's choice)");
   sub.add_option("--seed", a->seed, "Seed for weights and shuffling (default 0)");
-  sub.add_option("--lr", a->lr, "Adam's learning rate (default 0.001)");
+  sub.add_option("--lr", a->lr, "Adam's learning rate (default 0.0025)");
   sub.add_option("--lr-schedule", a->lr_schedule,
                  "cosine (from --lr down to 0 over all epochs) or constant (default cosine)")
       ->transform(CLI::CheckedTransformer(std::map<std::string, LrSchedule>{
