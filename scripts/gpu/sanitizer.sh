@@ -51,7 +51,7 @@ expect "python mismatch op line" "$out/py_mismatch.txt" "planted_cuda.py:4"
 expect "python stray line" "$out/py_mismatch.txt" "planted_cuda.py:3"
 "$devcheck" run -- "$python" "$out/copies_cuda.py" >"$out/py_copies.txt" 2>&1
 expect "python copies finding" "$out/py_copies.txt" "copies_cuda.py:3"
-expect "python syncs counted" "$out/py_copies.txt" "_local_scalar_dense"
+expect "python syncs counted" "$out/py_copies.txt" "aten::item"
 
 say "== overhead"
 if [ -x "$build/bench/sanitizer_bench" ]; then
