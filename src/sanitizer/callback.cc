@@ -293,15 +293,14 @@ void add_transfer(Movement& m, bool non_blocking, Engine& e, ThreadState& t) {
   }
 }
 
-// copy_(Tensor self, Tensor src, bool non_blocking)
-void record_copy(c10::ArrayRef<const c10::IValue> inputs, Engine& e, ThreadState& t, Movement& m) {
-  const at::Tensor* self = first_tensor(inputs, 0);
-  const at::Tensor* src = first_tensor(inputs, 1);
-  if (self == nullptr || src == nullptr || self->device() == src->device()) return;
-  m.bytes = nbytes(*src);
-  m.src = src->device();
-  m.dst = self->device();
-  add_transfer(m, inputs.size() > 2 && inputs[2].isBool() && inputs[2].toBool(), e, t);
+// self.copy_(src): a transfer when they are on different devices.
+void record_copy(const at::Tensor& self, const at::Tensor& src, bool non_blocking, Engine& e,
+                 ThreadState& t, Movement& m) {
+  if (self.device() == src.device()) return;
+  m.bytes = nbytes(src);
+  m.src = src.device();
+  m.dst = self.device();
+  add_transfer(m, non_blocking, e, t);
 }
 
 // to(), _to_copy(), _copy_from(): self goes where destination() says.
@@ -333,12 +332,12 @@ void record_pin(c10::ArrayRef<const c10::IValue> inputs, Engine& e, ThreadState&
   m.traced = e.trace_on.load(std::memory_order_relaxed);
 }
 
-void record_sync(c10::ArrayRef<const c10::IValue> inputs, Engine& e, Movement& m) {
-  const at::Tensor* self = first_tensor(inputs, 0);
-  if (self == nullptr || self->is_cpu()) return;  // a CPU item() waits for nothing
-  m.src = self->device();
+// The host reads a value of self: a sync unless self is on the host.
+void record_sync(const at::Tensor& self, Engine& e, Movement& m) {
+  if (self.is_cpu()) return;  // a CPU item() waits for nothing
+  m.src = self.device();
   m.dst = c10::Device(c10::kCPU);
-  m.bytes = nbytes(*self);
+  m.bytes = nbytes(self);
   m.site = capture_site();
   e.ledger.add_sync(SyncKey{m.site, m.op, m.src});
   m.traced = e.trace_on.load(std::memory_order_relaxed);
@@ -377,10 +376,7 @@ at::Tensor& observe_copy(c10::DispatchKeySet keys, at::Tensor& self, const at::T
   }
   Movement m;
   m.op = interned(t.enclosing_op);
-  m.bytes = nbytes(src);
-  m.src = src.device();
-  m.dst = self.device();
-  add_transfer(m, non_blocking, e, t);
+  record_copy(self, src, non_blocking, e, t, m);
   const double start_us = m.traced ? now_us() : 0.0;
   const Enclosing counted(t, t.enclosing_op, OpKind::kCopy);  // what it runs inside is its own
   at::Tensor& result = at::_ops::copy_::redispatch(below_observers(keys), self, src, non_blocking);
@@ -397,11 +393,7 @@ at::Scalar observe_sync(c10::DispatchKeySet keys, const at::Tensor& self) {
   }
   Movement m;
   m.op = interned(t.enclosing_op);
-  m.src = self.device();
-  m.bytes = nbytes(self);
-  m.site = capture_site();
-  e.ledger.add_sync(SyncKey{m.site, m.op, m.src});
-  m.traced = e.trace_on.load(std::memory_order_relaxed);
+  record_sync(self, e, m);
   const double start_us = m.traced ? now_us() : 0.0;
   const Enclosing counted(t, t.enclosing_op, OpKind::kSync);
   at::Scalar result = at::_ops::_local_scalar_dense::redispatch(below_observers(keys), self);
@@ -458,14 +450,19 @@ void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::ji
   bool record_origin = false;
   const void* input_storage = nullptr;  // compared, never dereferenced
   switch (info.kind) {
-    case OpKind::kCopy:
-      record_copy(inputs, e, t, m);
+    case OpKind::kCopy: {  // copy_(Tensor self, Tensor src, bool non_blocking)
+      const at::Tensor* self = first_tensor(inputs, 0);
+      const at::Tensor* src = first_tensor(inputs, 1);
+      if (self != nullptr && src != nullptr) {
+        record_copy(*self, *src, bool_argument(schema, inputs, "non_blocking"), e, t, m);
+      }
       break;
+    }
     case OpKind::kPin:
       record_pin(inputs, e, t, m);
       break;
     case OpKind::kSync:
-      record_sync(inputs, e, m);
+      if (const at::Tensor* self = first_tensor(inputs, 0)) record_sync(*self, e, m);
       break;
     case OpKind::kTransfer:
     case OpKind::kFactory:

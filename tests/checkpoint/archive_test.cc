@@ -7,6 +7,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "devcheck/error.h"
 #include "support/support.h"
 
@@ -27,6 +31,16 @@ void write_zip(const std::string& path, bool zip64) {
   w.add("archive/data.pkl", std::string_view("\x80\x02}q\x00."));
   w.add("archive/data/0", std::string_view("0123456789abcdef"));
   w.add("archive/version", std::string_view("3\n"));
+  w.finish();
+  ::close(fd);
+}
+
+// A stored zip of these records, in this order.
+void write_records(const std::string& path,
+                   const std::vector<std::pair<std::string, std::string>>& records) {
+  const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  ZipWriter w(fd, path);
+  for (const auto& [name, bytes] : records) w.add(name, bytes);
   w.finish();
   ::close(fd);
 }
@@ -180,14 +194,7 @@ TEST(ZipWriter, LargeCopiedRecordKeepsItsPageOffset) {
   const std::string src = (dir / "src.zip").string();
   const std::string dst = (dir / "dst.zip").string();
   const std::string big(200000, 'x');
-  {
-    const int fd = ::open(src.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    ZipWriter w(fd, src);
-    w.add("archive/data.pkl", std::string(100, 'p'));
-    w.add("archive/data/0", big);
-    w.finish();
-    ::close(fd);
-  }
+  write_records(src, {{"archive/data.pkl", std::string(100, 'p')}, {"archive/data/0", big}});
   File in = File::open_read(src);
   ZipReader reader(in.fd(), in.size(src), src);
   const ZipRecord& record = *reader.find("archive/data/0");
@@ -215,15 +222,9 @@ TEST(ZipWriter, SpanCopiesRecordsAsTheyAreAtShiftedOffsets) {
   const std::string src = (dir / "src.zip").string();
   const std::string dst = (dir / "dst.zip").string();
   const std::string big(200000, 'x');
-  {
-    const int fd = ::open(src.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    ZipWriter w(fd, src);
-    w.add("archive/data.pkl", std::string(100, 'p'));
-    w.add("archive/data/0", big);
-    w.add("archive/version", std::string_view("3\n"));
-    w.finish();
-    ::close(fd);
-  }
+  write_records(src, {{"archive/data.pkl", std::string(100, 'p')},
+                      {"archive/data/0", big},
+                      {"archive/version", "3\n"}});
   File in = File::open_read(src);
   ZipReader reader(in.fd(), in.size(src), src);
   const std::vector<const ZipRecord*> run{reader.find("archive/data/0"),
