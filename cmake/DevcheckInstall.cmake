@@ -1,7 +1,7 @@
 # Install rules and the package config behind find_package(devcheck).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS devcheck EXPORT devcheckTargets
+install(TARGETS devcheck devcheck_fake_device EXPORT devcheckTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

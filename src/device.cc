@@ -8,16 +8,19 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <string_view>
 
 #include <array>
 
 #include "detail/cuda_probe.h"
+#include "detail/fake_hooks.h"
 #include "devcheck/error.h"
 
 namespace devcheck {
 namespace {
 
-constexpr const char* kAcceptedForms = "auto, gpu, cpu, cuda, cuda:N (N >= 0), meta";
+constexpr const char* kAcceptedForms =
+    "auto, gpu, cpu, cuda, cuda:N (N >= 0), meta, fake, fake:N (N >= 0)";
 
 std::string normalize(const std::string& text) {
   std::string out;
@@ -88,7 +91,74 @@ Selection pick_cuda_by_free_memory() {
                       format_bytes(best_free))};
 }
 
+// The N of "<prefix>N" (1 to 3 digits), or nothing when `t` is not of that form.
+std::optional<int> indexed(const std::string& t, std::string_view prefix) {
+  if (t.size() <= prefix.size() || t.size() > prefix.size() + 3 || t.rfind(prefix, 0) != 0) {
+    return std::nullopt;
+  }
+  if (!std::all_of(t.begin() + static_cast<std::ptrdiff_t>(prefix.size()), t.end(),
+                   [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::stoi(t.substr(prefix.size()));
+}
+
+void check_index_range(const std::string& text, const char* what, int index) {
+  if (index > 127) {
+    throw InvalidArgumentError(fmt::format(
+        "[devcheck] invalid device '{}': {} index {} is out of range (0..127)", text, what, index));
+  }
+}
+
+Selection select_fake(const DeviceSpec& spec) {
+  const detail::FakeDeviceHooks hooks = detail::fake_device_hooks();
+  if (hooks.device == nullptr) {
+    throw DeviceUnavailableError(fmt::format(
+        "[devcheck] device '{}' is not available: this program does not link the fake device "
+        "(the devcheck::fake_device library)",
+        spec.str()));
+  }
+  const int count = hooks.count();
+  const int index = spec.index().value_or(0);
+  if (index >= count) {
+    throw DeviceUnavailableError(
+        fmt::format("[devcheck] device '{}' is not available: this process has {} fake device{} "
+                    "(fake:0..fake:{}); DEVCHECK_FAKE_DEVICES sets how many",
+                    spec.str(), count, count == 1 ? "" : "s", count - 1));
+  }
+  return {hooks.device(index), fmt::format("fake:{}: requested (host memory, CPU kernels)", index)};
+}
+
+void append_cuda_devices(std::vector<DeviceInfo>& out) {
+  const int count = torch_cuda_count();
+  if (count == 0) return;
+  const detail::CudaProbe probe = detail::probe_cuda();
+  for (int i = 0; i < count; ++i) {
+    DeviceInfo info;
+    info.device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i));
+    info.name = "cuda device " + std::to_string(i);
+    for (const auto& d : probe.devices) {
+      if (d.ordinal == i) {
+        info.name = d.name;
+        info.total_bytes = d.total_bytes;
+        info.free_bytes = d.free_bytes;
+      }
+    }
+    out.push_back(std::move(info));
+  }
+}
+
+detail::FakeDeviceHooks& hooks_slot() {
+  static detail::FakeDeviceHooks hooks;
+  return hooks;
+}
+
 }  // namespace
+
+namespace detail {
+void set_fake_device_hooks(const FakeDeviceHooks& hooks) noexcept { hooks_slot() = hooks; }
+FakeDeviceHooks fake_device_hooks() noexcept { return hooks_slot(); }
+}  // namespace detail
 
 DeviceSpec DeviceSpec::parse(const std::string& text) {
   const std::string t = normalize(text);
@@ -103,15 +173,17 @@ DeviceSpec DeviceSpec::parse(const std::string& text) {
     spec.kind_ = Kind::kMeta;
   } else if (t == "cuda") {
     spec.kind_ = Kind::kCuda;
-  } else if (t.rfind("cuda:", 0) == 0 && t.size() > 5 && t.size() <= 8 &&
-             std::all_of(t.begin() + 5, t.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  } else if (t == "fake" || t == "privateuseone") {
+    spec.kind_ = Kind::kFake;
+  } else if (const auto cuda = indexed(t, "cuda:")) {
     spec.kind_ = Kind::kCuda;
-    spec.index_ = std::stoi(t.substr(5));
-    if (*spec.index_ > 127) {
-      throw InvalidArgumentError(
-          fmt::format("[devcheck] invalid device '{}': CUDA index {} is out of range (0..127)",
-                      text, *spec.index_));
-    }
+    spec.index_ = *cuda;
+    check_index_range(text, "CUDA", *cuda);
+  } else if (const auto fake =
+                 indexed(t, "fake:") ? indexed(t, "fake:") : indexed(t, "privateuseone:")) {
+    spec.kind_ = Kind::kFake;
+    spec.index_ = *fake;
+    check_index_range(text, "fake device", *fake);
   } else {
     throw InvalidArgumentError(
         fmt::format("[devcheck] invalid device '{}': expected one of {}", text, kAcceptedForms));
@@ -142,6 +214,8 @@ std::string DeviceSpec::str() const {
       return "meta";
     case Kind::kCuda:
       return index_ ? "cuda:" + std::to_string(*index_) : "cuda";
+    case Kind::kFake:
+      return index_ ? "fake:" + std::to_string(*index_) : "fake";
   }
   return "auto";
 }
@@ -154,6 +228,8 @@ Selection select_device(const DeviceSpec& spec) {
       return {c10::Device(c10::kCPU), "cpu: requested"};
     case DeviceSpec::Kind::kMeta:
       return {c10::Device(c10::kMeta), "meta: requested (shapes only, no data)"};
+    case DeviceSpec::Kind::kFake:
+      return select_fake(spec);
     case DeviceSpec::Kind::kAuto:
     case DeviceSpec::Kind::kGpu:
       return pick_cuda_by_free_memory();
@@ -195,21 +271,16 @@ std::vector<DeviceInfo> list_devices() {
     }
   }
   out.push_back(std::move(cpu));
-  const int count = torch_cuda_count();
-  if (count == 0) return out;
-  const detail::CudaProbe probe = detail::probe_cuda();
-  for (int i = 0; i < count; ++i) {
-    DeviceInfo info;
-    info.device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i));
-    info.name = "cuda device " + std::to_string(i);
-    for (const auto& d : probe.devices) {
-      if (d.ordinal == i) {
-        info.name = d.name;
-        info.total_bytes = d.total_bytes;
-        info.free_bytes = d.free_bytes;
-      }
+  append_cuda_devices(out);
+  const detail::FakeDeviceHooks fake = detail::fake_device_hooks();
+  if (fake.registered != nullptr && fake.registered()) {
+    const int count = fake.count();
+    for (int i = 0; i < count; ++i) {
+      DeviceInfo info;
+      info.device = c10::Device(c10::kPrivateUse1, static_cast<c10::DeviceIndex>(i));
+      info.name = fmt::format("devcheck fake device {} (host memory, CPU kernels)", i);
+      out.push_back(std::move(info));
     }
-    out.push_back(std::move(info));
   }
   return out;
 }

@@ -50,6 +50,11 @@ TEST(DeviceSpec, ParsesEveryAcceptedForm) {
   EXPECT_EQ(one.kind(), DeviceSpec::Kind::kCuda);
   EXPECT_EQ(one.index(), 1);
   EXPECT_EQ(one.str(), "cuda:1");
+  EXPECT_EQ(DeviceSpec::parse("fake").kind(), DeviceSpec::Kind::kFake);
+  EXPECT_FALSE(DeviceSpec::parse("fake").index().has_value());
+  EXPECT_EQ(DeviceSpec::parse("fake:1").index(), 1);
+  EXPECT_EQ(DeviceSpec::parse("privateuseone:1"), DeviceSpec::parse("fake:1"));
+  EXPECT_EQ(DeviceSpec::parse("PrivateUseOne").str(), "fake");
 }
 
 TEST(DeviceSpec, IgnoresCaseAndSurroundingSpaces) {
@@ -58,20 +63,23 @@ TEST(DeviceSpec, IgnoresCaseAndSurroundingSpaces) {
 }
 
 TEST(DeviceSpec, CanonicalTextParsesBackToTheSameSpec) {
-  for (const char* text : {"auto", "gpu", "cpu", "meta", "cuda", "cuda:0", "cuda:7"}) {
+  for (const char* text :
+       {"auto", "gpu", "cpu", "meta", "cuda", "cuda:0", "cuda:7", "fake", "fake:0", "fake:3"}) {
     const DeviceSpec spec = DeviceSpec::parse(text);
     EXPECT_EQ(DeviceSpec::parse(spec.str()), spec) << text;
   }
 }
 
 TEST(DeviceSpec, RejectsUnknownFormsListingTheAcceptedOnes) {
-  for (const char* bad : {"", "tpu", "cuda:", "cuda:-1", "cuda:x", "cuda:1:2", "cpu:0", "mps"}) {
+  for (const char* bad : {"", "tpu", "cuda:", "cuda:-1", "cuda:x", "cuda:1:2", "cpu:0", "mps",
+                          "fake:", "fake:-1", "fake:x", "privateuseone:"}) {
     try {
       DeviceSpec::parse(bad);
       FAIL() << "accepted '" << bad << "'";
     } catch (const InvalidArgumentError& e) {
       EXPECT_THAT(e.message(), HasSubstr(std::string("'") + bad + "'"));
       EXPECT_THAT(e.message(), HasSubstr("auto, gpu, cpu, cuda, cuda:N"));
+      EXPECT_THAT(e.message(), HasSubstr("fake, fake:N"));
       EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
     }
   }

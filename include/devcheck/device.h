@@ -15,10 +15,13 @@ namespace devcheck {
 ///
 /// Accepted forms: "auto" (best available: a CUDA GPU, else cpu), "gpu" (any
 /// available accelerator, else cpu), "cpu", "cuda" (the current CUDA device),
-/// "cuda:N", "meta". Surrounding spaces and case are ignored.
+/// "cuda:N", "meta", and the fake accelerator (devcheck/fake_device.h):
+/// "fake", "fake:N", or LibTorch's own name for it, "privateuseone[:N]".
+/// "auto" and "gpu" never choose the fake device. Surrounding spaces and case
+/// are ignored.
 class DeviceSpec {
  public:
-  enum class Kind { kAuto, kGpu, kCpu, kCuda, kMeta };
+  enum class Kind { kAuto, kGpu, kCpu, kCuda, kMeta, kFake };
 
   /// Parses `text`. Throws InvalidArgumentError naming `text` and listing the accepted forms.
   static DeviceSpec parse(const std::string& text);
@@ -31,7 +34,7 @@ class DeviceSpec {
   DeviceSpec() = default;
 
   Kind kind() const noexcept { return kind_; }
-  /// The N of "cuda:N"; empty for every other form.
+  /// The N of "cuda:N" or "fake:N"; empty for every other form.
   std::optional<int> index() const noexcept { return index_; }
   /// The canonical text of this spec ("cuda:1", "auto").
   std::string str() const;
@@ -56,7 +59,9 @@ struct Selection {
 /// visible GPUs (CUDA_VISIBLE_DEVICES is honoured), the one with the most free
 /// memory, queried at run time; without CUDA they fall back to cpu and say why.
 /// Throws DeviceUnavailableError for "cuda"/"cuda:N" that this machine lacks,
-/// saying how many CUDA devices there are. Thread-safe.
+/// saying how many CUDA devices there are, and for "fake"/"fake:N" when the
+/// program does not link devcheck::fake_device or has fewer fake devices;
+/// "fake" registers the fake backend (fake_device()). Thread-safe.
 Selection select_device(const DeviceSpec& spec);
 
 /// Convenience: select_device(DeviceSpec::parse(spec)).
@@ -70,7 +75,8 @@ struct DeviceInfo {
   std::optional<std::uint64_t> free_bytes;   ///< Free memory now, in bytes.
 };
 
-/// Every device this process can use: cpu first, then each visible CUDA device.
+/// Every device this process can use: cpu first, then each visible CUDA
+/// device, then the fake devices once the fake backend is registered.
 /// CUDA facts come from the driver at run time (no compile-time CUDA dependency).
 /// Thread-safe.
 std::vector<DeviceInfo> list_devices();

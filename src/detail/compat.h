@@ -119,3 +119,34 @@ typename StateMap::key_type optimizer_state_key(const void* tensor_impl) {
 #else
 #define DEVCHECK_STORAGE_MUTABLE_DATA(storage) ((storage).data())
 #endif
+
+// ---- the fake device's backend (used by src/testing/) -----------------------
+// c10::Allocator::allocate is const in 1.13 .. 2.2 and not from 2.3 on.
+#if DEVCHECK_TORCH_AT_LEAST(2, 3)
+#define DEVCHECK_ALLOCATE_CONST
+#else
+#define DEVCHECK_ALLOCATE_CONST const
+#endif
+
+// Device-guard members that LibTorch 2.x added with defaults that throw. The
+// fake device's work has finished when an op returns, so its events are
+// complete once recorded.
+#if DEVCHECK_TORCH_AT_LEAST(2, 1)
+#define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES                                  \
+  void synchronizeEvent(void* /*event*/) const override {}                  \
+  void synchronizeDevice(const c10::DeviceIndex /*device_index*/) const override {}
+#else
+#define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES
+#endif
+
+#include <c10/core/DeviceType.h>
+
+namespace devcheck::detail {
+// From 2.1 on the PrivateUse1 backend can carry a name: LibTorch and Python
+// then print and parse its devices as "fake:N". 1.13 keeps "privateuseone".
+inline void register_fake_backend_name() {
+#if DEVCHECK_TORCH_AT_LEAST(2, 1)
+  if (!c10::is_privateuse1_backend_registered()) c10::register_privateuse1_backend("fake");
+#endif
+}
+}  // namespace devcheck::detail
