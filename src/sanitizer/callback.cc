@@ -18,10 +18,12 @@
 #include <thread>
 #include <unordered_set>
 
+#include "detail/staging.h"
 #include "devcheck/error.h"
 #include "sanitizer/engine.h"
 #include "sanitizer/ops.h"
 #include "sanitizer/report.h"
+#include "sanitizer/stack.h"
 
 // LibTorch's headers change layouts and add asserts when NDEBUG is unset;
 // LibTorch is built with it, so this file must be too.
@@ -277,8 +279,12 @@ c10::optional<c10::Device> destination(const c10::FunctionSchema& schema,
 // copy to the host also as a sync, and in warn mode a new batching finding printed.
 void add_transfer(Movement& m, bool non_blocking, Engine& e, ThreadState& t) {
   const bool sync = m.dst.is_cpu() && !m.src.is_cpu() && !m.src.is_meta() && !non_blocking;
-  m.site = capture_site();
-  const std::uint64_t small_bytes = e.small_copy_bytes.load(std::memory_order_relaxed);
+  // devcheck's own staging copies are whole batches on purpose: counted under
+  // their label, never "small".
+  const char* staged = detail::staging_label();
+  m.site = staged != nullptr ? sites().intern(RawStack{}, staged) : capture_site();
+  const std::uint64_t small_bytes =
+      staged != nullptr ? 0 : e.small_copy_bytes.load(std::memory_order_relaxed);
   const bool flagged = e.ledger.add_transfer(TransferKey{m.site, m.op, m.src, m.dst, false},
                                              m.bytes, sync, thread_key(), t.ops, small_bytes,
                                              e.burst_ops.load(std::memory_order_relaxed),

@@ -244,8 +244,11 @@ c10::IValue map_tensors(const c10::IValue& v, F&& f) {
   return v;
 }
 
-void fake_fallback(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
-                   torch::jit::Stack* stack) {
+// Runs `op` (whose arguments are on the stack) as a CPU computation over
+// aliases of its fake arguments: checks their devices, swaps in the aliases,
+// lets `run_cpu` compute, and hands back what it returned as fake tensors.
+template <typename RunCpu>
+void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, RunCpu&& run_cpu) {
   const size_t num_args = op.schema().arguments().size();
   const size_t first = stack->size() - num_args;
 
@@ -273,13 +276,53 @@ void fake_fallback(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
     }
   }
 
-  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+  const size_t num_returns = run_cpu(stack);
 
   aliases.write_back();
-  const size_t num_returns = op.schema().returns().size();
   for (size_t i = stack->size() - num_returns; i < stack->size(); ++i) {
     (*stack)[i] = map_tensors((*stack)[i], [&](const at::Tensor& t) { return aliases.to_fake(t); });
   }
+}
+
+const c10::DispatchKeySet kCpuKeys(c10::DispatchKey::CPU);
+
+// Every op without a kernel of its own: its CPU kernel.
+void fake_fallback(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
+                   torch::jit::Stack* stack) {
+  run_on_cpu(op, stack, [&](torch::jit::Stack* s) {
+    op.redispatchBoxed(kCpuKeys, s);
+    return op.schema().returns().size();
+  });
+}
+
+// LibTorch sends a convolution on a device it does not know to
+// convolution_overrideable (whose default throws): run aten::convolution,
+// which has the same arguments, on the CPU aliases. The CPU then picks the
+// same algorithm as for CPU tensors, so results are equal bit for bit.
+void fake_convolution(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
+                      torch::jit::Stack* stack) {
+  static const c10::OperatorHandle conv =
+      c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
+  run_on_cpu(op, stack, [&](torch::jit::Stack* s) {
+    conv.redispatchBoxed(kCpuKeys, s);
+    return size_t{1};
+  });
+}
+
+// Its backward: aten::convolution_backward takes the bias's sizes after the
+// weight (the output channels: grad_output's dimension 1).
+void fake_convolution_backward(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
+                               torch::jit::Stack* stack) {
+  static const c10::OperatorHandle backward =
+      c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution_backward", "");
+  run_on_cpu(op, stack, [&](torch::jit::Stack* s) {
+    const size_t first = s->size() - op.schema().arguments().size();
+    const int64_t channels = (*s)[first].toTensor().size(1);
+    s->insert(s->begin() + static_cast<std::ptrdiff_t>(first + 3),
+              c10::IValue(std::vector<int64_t>{channels}));
+    backward.redispatchBoxed(kCpuKeys, s);
+    return size_t{3};
+  });
 }
 
 c10::Device fake_target(c10::optional<c10::Device> device) {
@@ -349,6 +392,10 @@ void register_fake_kernels() {
   kernels->impl("empty_strided", TORCH_FN(fake_empty_strided));
   kernels->impl("copy_", TORCH_FN(fake_copy_));
   kernels->impl("_has_compatible_shallow_copy_type", TORCH_FN(fake_shallow_copy_compatible));
+  kernels->impl("convolution_overrideable",
+                torch::CppFunction::makeFromBoxedFunction<&fake_convolution>());
+  kernels->impl("convolution_backward_overrideable",
+                torch::CppFunction::makeFromBoxedFunction<&fake_convolution_backward>());
   static auto* autograd =
       new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::AutogradPrivateUse1,
                          __FILE__, static_cast<std::uint32_t>(__LINE__));

@@ -4,6 +4,8 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
+#include "detail/staging.h"
+
 namespace devcheck::detail {
 namespace {
 
@@ -40,6 +42,7 @@ at::Tensor Stager::pin(const at::Tensor& t) const {
 
 at::Tensor Stager::copy(const at::Tensor& t) const {
   if (!t.defined() || t.device() == device_) return t;
+  const StagingScope staging("devcheck::DevicePrefetcher (batch staging)");
   return t.to(device_, /*non_blocking=*/asynchronous());
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run_cli.h"
+#include "devcheck/device.h"
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -40,6 +41,36 @@ TEST(TrainCommand, WritesAndResumesACheckpoint) {
   EXPECT_EQ(j["first_epoch"], 2);
   EXPECT_EQ(j["global_step"], 60);
   EXPECT_EQ(j["resumed_from"], ckpt);
+}
+
+// The fake device runs the CPU's kernels on the same bytes: every number of
+// a run equals the CPU run's bit for bit, and the sanitizer (on by default)
+// finds nothing in a device-clean program on a second device.
+TEST(TrainCommand, FakeDeviceLossesEqualTheCpusBitwise) {
+  const std::vector<std::string> common = {"train", "--epochs",       "2",   "--max-steps",
+                                           "25",    "--test-samples", "300", "--threads",
+                                           "1",     "--json"};
+  std::vector<std::string> cpu_args = common;
+  cpu_args.insert(cpu_args.end(), {"--device", "cpu", "--no-sanitize"});
+  std::vector<std::string> fake_args = common;
+  fake_args.insert(fake_args.end(), {"--device", "fake"});
+  const CliResult cpu = run_cli(cpu_args);
+  const CliResult fake = run_cli(fake_args);
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err << cpu.out;
+  ASSERT_EQ(fake.exit_code, 0) << fake.err << fake.out;
+  const auto c = nlohmann::json::parse(cpu.out);
+  const auto f = nlohmann::json::parse(fake.out);
+  EXPECT_EQ(f["device"], devcheck::select_device("fake").device.str());
+  ASSERT_EQ(c["epochs"].size(), 2U);
+  for (size_t e = 0; e < 2; ++e) {
+    EXPECT_EQ(c["epochs"][e]["mean_loss"].get<double>(), f["epochs"][e]["mean_loss"].get<double>())
+        << "epoch " << e + 1;
+  }
+  EXPECT_EQ(c["loss_end"].get<double>(), f["loss_end"].get<double>());
+  EXPECT_EQ(c["test_accuracy"].get<double>(), f["test_accuracy"].get<double>());
+  // the prefetcher's whole-batch copies are counted under its name, not flagged
+  EXPECT_THAT(fake.out + fake.err, HasSubstr("0 findings"));
+  EXPECT_THAT(fake.out + fake.err, HasSubstr("devcheck::DevicePrefetcher (batch staging)"));
 }
 
 TEST(TrainCommand, MissingDataIsExit2WithOneLine) {
