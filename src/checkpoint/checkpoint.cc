@@ -23,7 +23,14 @@ MapLocation& MapLocation::map(std::string from, std::string to) {
   bool ok = true;
   std::string canonical;
   try {
-    const c10::Device device(to);
+    // DeviceSpec's spelling of the fake device ("fake:1") is LibTorch's "privateuseone:1" in 1.13.
+    bool fake = false;
+    try {
+      fake = DeviceSpec::parse(to).kind() == DeviceSpec::Kind::kFake;
+    } catch (const InvalidArgumentError&) {
+      // not devcheck's spelling; c10's parser below decides
+    }
+    const c10::Device device = fake ? select_device(to).device : c10::Device(to);
     canonical = device.str();
     // c10 narrows "cuda:999" to an 8-bit index; refuse it rather than wrap around.
     ok = !(device.has_index() && device.index() < 0);

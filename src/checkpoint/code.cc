@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "checkpoint/reader.h"
+#include "detail/fake_hooks.h"
 #include "devcheck/device.h"
 
 namespace devcheck::detail {
@@ -73,6 +74,14 @@ bool location_available(const std::string& location) {
     if (device.is_cuda()) {
       const int count = cuda_device_count();
       return device.has_index() ? device.index() < count : count > 0;
+    }
+    if (device.type() == c10::DeviceType::PrivateUse1) {
+      // The fake device, when the program links it; asking for it registers it.
+      const FakeDeviceHooks fake = fake_device_hooks();
+      const int index = device.has_index() ? device.index() : 0;
+      if (fake.device == nullptr || index >= fake.count()) return false;
+      fake.device(index);
+      return true;
     }
     return false;
   } catch (const c10::Error&) {

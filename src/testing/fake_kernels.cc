@@ -377,6 +377,41 @@ bool fake_shallow_copy_compatible(const at::Tensor& self, const at::Tensor& from
   return self.unsafeGetTensorImpl()->has_compatible_shallow_copy_type(from.key_set());
 }
 
+// tensor.set_(storage, offset, size, stride) with a fake storage (what
+// devcheck's checkpoint loader does): the CPU kernel would refuse a storage
+// that is not on the CPU, and the tensor must keep the fake storage itself.
+void fake_set_storage(const c10::OperatorHandle& /*op*/, c10::DispatchKeySet /*keys*/,
+                      torch::jit::Stack* stack) {
+  auto args = torch::jit::last(*stack, 5);
+  at::Tensor self = args[0].toTensor();
+  c10::Storage source = args[1].toStorage();
+  const int64_t offset = args[2].toInt();
+  const std::vector<int64_t> size = args[3].toIntVector();
+  const std::vector<int64_t> stride = args[4].toIntVector();
+  TORCH_CHECK(source.device() == self.device(), "Expected a Storage on ", self.device(),
+              " for set_ on a tensor there, but got a Storage on ", source.device());
+  TORCH_CHECK(size.size() == stride.size(), "set_: ", size.size(), " sizes but ", stride.size(),
+              " strides");
+  int64_t last = offset;  // the furthest element the view reaches
+  bool empty = false;
+  for (size_t i = 0; i < size.size(); ++i) {
+    TORCH_CHECK(size[i] >= 0 && stride[i] >= 0, "set_: negative size or stride");
+    empty = empty || size[i] == 0;
+    last += (size[i] - 1) * stride[i];
+  }
+  const auto itemsize = static_cast<int64_t>(self.dtype().itemsize());
+  TORCH_CHECK(
+      offset >= 0 && (empty || (last + 1) * itemsize <= static_cast<int64_t>(source.nbytes())),
+      "set_: the view (offset ", offset, ", sizes ", c10::IntArrayRef(size), ", strides ",
+      c10::IntArrayRef(stride), ") is out of bounds for a storage of ", source.nbytes(), " bytes");
+  c10::TensorImpl* impl = self.unsafeGetTensorImpl();
+  impl->set_storage_keep_dtype(std::move(source));
+  impl->set_sizes_and_strides(size, stride);
+  impl->set_storage_offset(offset);
+  torch::jit::drop(*stack, 5);
+  torch::jit::push(*stack, std::move(self));
+}
+
 }  // namespace
 
 void register_fake_kernels() {
@@ -392,6 +427,8 @@ void register_fake_kernels() {
   kernels->impl("empty_strided", TORCH_FN(fake_empty_strided));
   kernels->impl("copy_", TORCH_FN(fake_copy_));
   kernels->impl("_has_compatible_shallow_copy_type", TORCH_FN(fake_shallow_copy_compatible));
+  kernels->impl("set_.source_Storage_storage_offset",
+                torch::CppFunction::makeFromBoxedFunction<&fake_set_storage>());
   kernels->impl("convolution_overrideable",
                 torch::CppFunction::makeFromBoxedFunction<&fake_convolution>());
   kernels->impl("convolution_backward_overrideable",

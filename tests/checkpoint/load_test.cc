@@ -13,6 +13,7 @@
 #include "checkpoint/fixtures.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
+#include "devcheck/fake_device.h"
 
 using ::testing::HasSubstr;
 
@@ -123,6 +124,29 @@ TEST(LoadTensors, MapToMetaCreatesTensorsThereWithoutData) {
       load_tensors(fixture("cuda1_state_dict.pt"), MapLocation::to(c10::Device("meta")));
   ASSERT_FALSE(tensors.empty());
   for (const auto& [key, t] : tensors) EXPECT_TRUE(t.is_meta()) << key;
+}
+
+TEST(LoadTensors, MapToAFakeDevicePutsEveryTensorThereWithTheFilesBytes) {
+  const c10::Device fake1 = fake_device(1);
+  for (const MapLocation& map : {MapLocation::to(fake1), MapLocation().map("cuda:1", "fake:1"),
+                                 MapLocation().map("cuda:1", "privateuseone:1")}) {
+    SCOPED_TRACE(map.str());
+    const auto on_fake = load_tensors(fixture("cuda1_state_dict.pt"), map);
+    const auto on_cpu =
+        load_tensors(fixture("cuda1_state_dict.pt"), MapLocation::to(c10::Device(c10::kCPU)));
+    ASSERT_EQ(on_fake.size(), on_cpu.size());
+    for (size_t i = 0; i < on_fake.size(); ++i) {
+      EXPECT_EQ(on_fake[i].second.device(), fake1) << on_fake[i].first;
+      EXPECT_EQ(hex_of(on_fake[i].second.cpu()), hex_of(on_cpu[i].second)) << on_fake[i].first;
+    }
+  }
+  // views keep sharing one storage on the fake device
+  const auto views = load_tensors(fixture("views.pt"), MapLocation::to(fake1));
+  std::map<std::string, at::Tensor> by_key(views.begin(), views.end());
+  EXPECT_TRUE(by_key["base"].is_alias_of(by_key["slice"]));
+  by_key["base"].fill_(7);
+  EXPECT_EQ(by_key["slice"][0].item<float>(), 7.0F);
+  EXPECT_EQ(by_key["slice"].device(), fake1);
 }
 
 TEST(LoadTensors, UnsafeFilesAreRefusedAndNeverRun) {
