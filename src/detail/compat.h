@@ -132,21 +132,62 @@ typename StateMap::key_type optimizer_state_key(const void* tensor_impl) {
 // fake device's work has finished when an op returns, so its events are
 // complete once recorded.
 #if DEVCHECK_TORCH_AT_LEAST(2, 1)
-#define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES                                  \
-  void synchronizeEvent(void* /*event*/) const override {}                  \
+#define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES                \
+  void synchronizeEvent(void* /*event*/) const override {} \
   void synchronizeDevice(const c10::DeviceIndex /*device_index*/) const override {}
 #else
 #define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES
 #endif
 
 #include <c10/core/DeviceType.h>
+#if DEVCHECK_TORCH_AT_LEAST(2, 6)
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/detail/PrivateUse1HooksInterface.h>
+#include <c10/core/StorageImpl.h>
+
+#include <algorithm>
+#include <cstring>
+#endif
 
 namespace devcheck::detail {
-// From 2.1 on the PrivateUse1 backend can carry a name: LibTorch and Python
-// then print and parse its devices as "fake:N". 1.13 keeps "privateuseone".
-inline void register_fake_backend_name() {
+
+#if DEVCHECK_TORCH_AT_LEAST(2, 6)
+// LibTorch 2.x asks a PrivateUse1 backend for its hooks (lazy init by the
+// autograd engine, generators, is_pinned, storage resizes from Python).
+// The fake device's generator is the CPU's: random ops run the CPU kernels,
+// so a seeded program draws the same numbers on both.
+struct FakeAcceleratorHooks final : at::PrivateUse1HooksInterface {
+  const at::Generator& getDefaultGenerator(c10::DeviceIndex /*device_index*/) const override {
+    return at::detail::getDefaultCPUGenerator();
+  }
+  at::Device getDeviceFromPtr(void* /*data*/) const override {
+    return {c10::DeviceType::PrivateUse1, 0};
+  }
+  bool hasPrimaryContext(c10::DeviceIndex /*device_index*/) const override { return true; }
+  void init() const override {}
+  void resizePrivateUse1Bytes(const c10::Storage& storage, size_t newsize) const override {
+    c10::StorageImpl* impl = storage.unsafeGetStorageImpl();
+    at::DataPtr fresh = impl->allocator()->allocate(newsize);
+    const size_t keep = std::min(newsize, impl->nbytes());
+    if (keep != 0) std::memcpy(fresh.get(), impl->data(), keep);
+    impl->set_data_ptr_noswap(std::move(fresh));
+    impl->set_nbytes(newsize);
+  }
+};
+#endif
+
+// What LibTorch 2.x lets a PrivateUse1 backend register besides its kernels:
+// a name (LibTorch and Python then print and parse its devices as "fake:N";
+// 1.13 keeps "privateuseone") and its hooks. Nothing to do in 1.13.
+inline void register_fake_backend_extras() {
 #if DEVCHECK_TORCH_AT_LEAST(2, 1)
   if (!c10::is_privateuse1_backend_registered()) c10::register_privateuse1_backend("fake");
 #endif
+#if DEVCHECK_TORCH_AT_LEAST(2, 6)
+  if (!at::isPrivateUse1HooksRegistered()) {
+    at::RegisterPrivateUse1HooksInterface(new FakeAcceleratorHooks());
+  }
+#endif
 }
+
 }  // namespace devcheck::detail

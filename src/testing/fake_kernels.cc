@@ -437,7 +437,7 @@ void register_fake_kernels() {
       new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::AutogradPrivateUse1,
                          __FILE__, static_cast<std::uint32_t>(__LINE__));
   autograd->impl("_has_compatible_shallow_copy_type", TORCH_FN(fake_shallow_copy_compatible));
-  register_fake_backend_name();
+  register_fake_backend_extras();
 }
 
 }  // namespace devcheck::detail
