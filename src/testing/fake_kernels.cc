@@ -212,12 +212,11 @@ class DeviceCheck {
   size_t pending_arg_ = 0;
 };
 
+// A tensor list (Tensor[], Tensor?[]) is a list of IValues underneath.
 template <typename F>
 void for_each_tensor(const c10::IValue& v, F&& f) {
   if (v.isTensor()) {
     f(v.toTensor(), false);
-  } else if (v.isTensorList()) {
-    for (const at::Tensor& t : v.toTensorList()) f(t, true);
   } else if (v.isList()) {
     for (const c10::IValue& e : v.toListRef()) {
       if (e.isTensor()) f(e.toTensor(), true);
@@ -228,20 +227,14 @@ void for_each_tensor(const c10::IValue& v, F&& f) {
 template <typename F>
 c10::IValue map_tensors(const c10::IValue& v, F&& f) {
   if (v.isTensor()) return f(v.toTensor());
-  if (v.isTensorList()) {
-    c10::List<at::Tensor> out;
-    for (const at::Tensor& t : v.toTensorList()) out.push_back(f(t));
-    return out;
-  }
-  if (v.isList()) {
-    bool any = false;
-    for (const c10::IValue& e : v.toListRef()) any = any || e.isTensor();
-    if (!any) return v;
-    c10::impl::GenericList out(v.toList().elementType());
-    for (const c10::IValue& e : v.toListRef()) out.push_back(e.isTensor() ? f(e.toTensor()) : e);
-    return out;
-  }
-  return v;
+  if (!v.isList()) return v;
+  bool any = false;
+  for (const c10::IValue& e : v.toListRef()) any = any || e.isTensor();
+  if (!any) return v;
+  c10::impl::GenericList out(v.toList().elementType());
+  out.reserve(v.toListRef().size());
+  for (const c10::IValue& e : v.toListRef()) out.push_back(e.isTensor() ? f(e.toTensor()) : e);
+  return out;
 }
 
 // Runs `op` (whose arguments are on the stack) as a CPU computation over
