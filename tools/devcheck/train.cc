@@ -39,7 +39,8 @@ bool is_terminal(const std::ostream& out) { return &out == &std::cout && isatty(
 
 Runner setup_train(CLI::App& sub, Streams& io) {
   auto a = std::make_shared<TrainArgs>();
-  sub.add_option("--device", a->device, "auto, cpu, cuda or cuda:N (default auto)");
+  sub.add_option("--device", a->device,
+                 "auto, cpu, cuda, cuda:N, or fake[:N] (devcheck's fake device) (default auto)");
   sub.add_option("--epochs", a->epochs,
                  "Total epochs; a resumed run continues up to it (default 1)");
   sub.add_option("--batch-size", a->batch_size, "Samples per batch (default 32)");
