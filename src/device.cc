@@ -220,6 +220,24 @@ std::string DeviceSpec::str() const {
   return "auto";
 }
 
+std::optional<c10::Device> DeviceSpec::named_device() const {
+  const auto index = static_cast<c10::DeviceIndex>(index_.value_or(-1));
+  switch (kind_) {
+    case Kind::kCpu:
+      return c10::Device(c10::kCPU);
+    case Kind::kMeta:
+      return c10::Device(c10::kMeta);
+    case Kind::kCuda:
+      return c10::Device(c10::kCUDA, index);
+    case Kind::kFake:
+      return c10::Device(c10::kPrivateUse1, index);
+    case Kind::kAuto:
+    case Kind::kGpu:
+      break;
+  }
+  return std::nullopt;
+}
+
 int cuda_device_count() { return torch_cuda_count(); }
 
 Selection select_device(const DeviceSpec& spec) {

@@ -39,6 +39,12 @@ class DeviceSpec {
   /// The canonical text of this spec ("cuda:1", "auto").
   std::string str() const;
 
+  /// The device this spec names without asking the machine: cpu, meta,
+  /// cuda[:N], fake[:N] (as LibTorch's PrivateUse1 device). Empty for "auto"
+  /// and "gpu", which only select_device() can answer. For offline work such
+  /// as remapping a checkpoint for another machine. Never throws.
+  std::optional<c10::Device> named_device() const;
+
   bool operator==(const DeviceSpec& other) const noexcept {
     return kind_ == other.kind_ && index_ == other.index_;
   }

@@ -8,6 +8,7 @@
 
 #include "command.h"
 #include "devcheck/checkpoint.h"
+#include "devcheck/device.h"
 #include "devcheck/error.h"
 
 namespace devcheck::cli {
@@ -19,14 +20,20 @@ struct RemapArgs {
   bool rewrite_code = false, force = false, json = false;
 };
 
+// --to and --map targets go through the core's device parser: "CUDA:0",
+// "fake:1" and "auto" (this machine's choice) mean what they mean for every
+// other devcheck flag. A named device need not exist here: a remap may
+// prepare a file for another machine.
 c10::Device parse_device(const std::string& text, const std::string& flag) {
+  DeviceSpec spec;
   try {
-    return c10::Device(text);
-  } catch (const c10::Error&) {
-    throw InvalidArgumentError(
-        fmt::format("[devcheck] remap {}: '{}' is not a device; expected cpu, cuda, cuda:N or meta",
-                    flag, text));
+    spec = DeviceSpec::parse(text);
+  } catch (const InvalidArgumentError& e) {
+    throw InvalidArgumentError(fmt::format("[devcheck] remap {}: {}", flag,
+                                           e.message().substr(e.message().find(' ') + 1)));
   }
+  if (const auto named = spec.named_device()) return *named;
+  return select_device(spec).device;
 }
 
 Runner setup_remap(CLI::App& sub, Streams& io) {
@@ -34,7 +41,8 @@ Runner setup_remap(CLI::App& sub, Streams& io) {
   sub.add_option("IN", a->input, "Checkpoint or TorchScript archive to read (never modified)")
       ->required();
   sub.add_option("-o,--output", a->output, "File to write (zip format)")->required();
-  auto* to = sub.add_option("--to", a->to, "Send every storage to DEVICE (cpu, cuda:0, ...)");
+  auto* to = sub.add_option("--to", a->to,
+                            "Send every storage to DEVICE (cpu, cuda:0, fake:1, auto, ...)");
   auto* map = sub.add_option("--map", a->maps,
                              "Remap one saved location: FROM=TO (repeatable; others unchanged)");
   to->excludes(map);
@@ -57,8 +65,8 @@ Runner setup_remap(CLI::App& sub, Streams& io) {
         throw InvalidArgumentError(fmt::format(
             "[devcheck] remap --map: '{}' is not FROM=TO (e.g. --map cuda:1=cuda:0)", rule));
       }
-      parse_device(rule.substr(eq + 1), "--map");
-      map_location.map(rule.substr(0, eq), rule.substr(eq + 1));
+      const c10::Device target = parse_device(rule.substr(eq + 1), "--map");
+      map_location.map(rule.substr(0, eq), target.str());
     }
     options.map_location(map_location)
         .strip_prefix(a->strip_prefix)
