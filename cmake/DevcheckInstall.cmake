@@ -20,3 +20,6 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/devcheckConfigVersion.cma
 install(FILES ${PROJECT_BINARY_DIR}/devcheckConfig.cmake
               ${PROJECT_BINARY_DIR}/devcheckConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/devcheck)
+# The Python side of the fake device (docs/testing-without-a-gpu.md).
+install(FILES ${PROJECT_SOURCE_DIR}/python/devcheck_fake.py
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/devcheck/python)

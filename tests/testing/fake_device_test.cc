@@ -291,10 +291,11 @@ TEST(FakeDevice, SelectDeviceAcceptsFakeAndCountsIt) {
 TEST(FakeDevice, PythonLoadsTheLibraryAndComputesOnIt) {
   const testing::ProcessResult r = testing::run_python(
       "import sys, torch\n"
-      "torch.ops.load_library(sys.argv[1])\n"
+      "sys.path.insert(0, sys.argv[2])\n"
+      "import devcheck_fake\n"
+      "d = devcheck_fake.load(sys.argv[1], 1)\n"
       "n = torch.ops.devcheck.register_fake_device()\n"
-      "name = 'fake' if hasattr(torch, 'fake') or torch.__version__ >= '2' else 'privateuseone'\n"
-      "d = torch.device(name + ':1')\n"
+      "assert d.type == ('fake' if torch.__version__ >= '2' else 'privateuseone'), d\n"
       "x = torch.arange(6.0).reshape(2, 3).to(d)\n"
       "m = torch.nn.Linear(3, 2)\n"
       "torch.manual_seed(0); ref = torch.nn.Linear(3, 2); ref.load_state_dict(m.state_dict())\n"
@@ -310,7 +311,7 @@ TEST(FakeDevice, PythonLoadsTheLibraryAndComputesOnIt) {
       "except RuntimeError as e:\n"
       "    print(str(e).splitlines()[0])\n"
       "print('count', n)\n",
-      {DEVCHECK_FAKE_DEVICE_LIBRARY});
+      {DEVCHECK_FAKE_DEVICE_LIBRARY, testing::source_dir() + "/python"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("count 2"));
   EXPECT_THAT(r.output, AllOf(HasSubstr(kSameDevice), HasSubstr(":1 and cpu!")));
