@@ -18,9 +18,11 @@ namespace {
 // PyTorch lets a 0-dim CPU tensor (a wrapped scalar) meet tensors on any device.
 bool exempt(const at::Tensor& t) { return !t.defined() || (t.dim() == 0 && t.is_cpu()); }
 
-std::string describe(const at::Tensor& t) {
-  return fmt::format("{:<6} {:<9} {}", t.device().str(), detail::dtype_name(t.scalar_type()),
-                     detail::shape_str(t.sizes()));
+// `device_width`: the longest device name in the table ("privateuseone:0"
+// is longer than "cuda:0"), so the dtype and shape columns stay aligned.
+std::string describe(const at::Tensor& t, size_t device_width) {
+  return fmt::format("{:<{}} {:<9} {}", t.device().str(), device_width,
+                     detail::dtype_name(t.scalar_type()), detail::shape_str(t.sizes()));
 }
 
 std::string title(std::string_view what) {
@@ -30,6 +32,14 @@ std::string title(std::string_view what) {
 size_t name_width(const NamedTensor* begin, const NamedTensor* end) {
   size_t width = 4;
   for (const auto* it = begin; it != end; ++it) width = std::max(width, it->name.size());
+  return width;
+}
+
+size_t device_width(const NamedTensor* begin, const NamedTensor* end) {
+  size_t width = 6;
+  for (const auto* it = begin; it != end; ++it) {
+    if (it->tensor->defined()) width = std::max(width, it->tensor->device().str().size());
+  }
   return width;
 }
 
@@ -64,6 +74,7 @@ size_t name_width(const NamedTensor* begin, const NamedTensor* end) {
         title(what), fmt::join(found_text, " and "));
   }
   const size_t width = name_width(begin, end);
+  const size_t devices_width = device_width(begin, end);
   std::vector<std::string_view> strays;
   for (const auto* it = begin; it != end; ++it) {
     const at::Tensor& t = *it->tensor;
@@ -72,7 +83,7 @@ size_t name_width(const NamedTensor* begin, const NamedTensor* end) {
       continue;
     }
     const bool stray = !exempt(t) && !detail::device_matches(expected, t.device());
-    message += fmt::format("\n  {:<{}}  {}", it->name, width, describe(t));
+    message += fmt::format("\n  {:<{}}  {}", it->name, width, describe(t, devices_width));
     if (stray) {
       message += fmt::format("   <- not on {}", expected.str());
       strays.push_back(it->name);
