@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 #include <unordered_set>
 
 #include "devcheck/error.h"
@@ -16,6 +18,7 @@ namespace {
 struct Entry {
   std::uint32_t node;
   Site site;
+  std::uint64_t origin = kNoOffset;  // the rewritable op whose value this is
 };
 
 class Scanner {
@@ -65,6 +68,7 @@ class Scanner {
     e.site.valid = rewritable;
     e.site.begin = op_begin_;
     e.site.end = pos_;
+    if (rewritable) e.origin = op_begin_;
     stack_.push_back(e);
   }
   Entry pop() {
@@ -87,17 +91,17 @@ class Scanner {
     return items;
   }
   void memo_put(std::uint64_t index) {
-    Entry& e = top();
-    out_memo_[index] = e.node;
-    if (e.site.valid && e.site.memo_end == 0 && e.site.end == last_op_end_) {
-      e.site.memo_begin = op_begin_;
-      e.site.memo_end = pos_;
-    }
+    const Entry& e = top();
+    out_memo_[index] = {e.node, e.origin};
   }
   void memo_get(std::uint64_t index) {
     const auto it = out_memo_.find(index);
     if (it == out_memo_.end()) fail(fmt::format("memo index {} was never stored", index));
-    push(it->second, /*rewritable=*/true);
+    const auto [node, origin] = it->second;
+    if (out_.nodes[node].kind == NodeKind::kString) {
+      out_.memo_gets.push_back({op_begin_, pos_, node, origin});
+    }
+    push(node, /*rewritable=*/true);
   }
   void push_string(NodeKind kind, std::string_view text) {
     Node n;
@@ -206,12 +210,12 @@ class Scanner {
   const std::string& where_;
   std::uint64_t pos_;
   std::uint64_t op_begin_ = 0;
-  std::uint64_t last_op_end_ = 0;  // end of the previous op other than FRAME
   unsigned op_ = 0;
   Pickle out_;
   std::vector<Entry> stack_;
   std::vector<std::pair<std::size_t, std::uint64_t>> marks_;  // stack height, MARK offset
-  std::unordered_map<std::uint64_t, std::uint32_t> out_memo_;
+  // memo index -> (node, origin of the value stored)
+  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint64_t>> out_memo_;
   std::unordered_map<std::uint32_t, PersistentId> pid_sites_;
   std::unordered_set<std::string> seen_globals_;
 };
@@ -220,6 +224,7 @@ Pickle Scanner::run() {
   for (;;) {
     op_begin_ = pos_;
     op_ = static_cast<unsigned char>(*take(1));
+    out_.opcodes.set(op_);
     switch (op_) {
       case 0x80: {  // PROTO
         out_.protocol = static_cast<int>(take_uint(1));
@@ -229,7 +234,7 @@ Pickle Scanner::run() {
       case 0x95: {  // FRAME: optional framing; ignored, and dropped on rewrite
         take_uint(8);
         out_.frames.emplace_back(op_begin_, pos_);
-        continue;  // not a "real" op for memo attachment
+        break;
       }
       case '.': {  // STOP
         if (stack_.empty()) fail("STOP with an empty stack");
@@ -251,9 +256,10 @@ Pickle Scanner::run() {
       case '1':  // POP_MARK
         pop_mark();
         break;
-      case '2': {  // DUP
+      case '2': {  // DUP: the copy is not rewritable, nor is its source any more
         const Entry e = top();
-        stack_.push_back({e.node, {}});
+        if (e.origin != kNoOffset) out_.dup_sources.push_back(e.origin);
+        stack_.push_back({e.node, {}, e.origin});
         break;
       }
       case 'N':
@@ -553,7 +559,6 @@ Pickle Scanner::run() {
       default:
         fail("unknown opcode");
     }
-    last_op_end_ = pos_;
   }
 }
 
@@ -572,21 +577,86 @@ std::string pickle_unicode(std::string_view value) {
   return op;
 }
 
-std::vector<Edit> edits_to_replace(std::string_view bytes, const Site& site,
-                                   std::string_view value) {
-  TORCH_INTERNAL_ASSERT(site.valid, "edits_to_replace: site is not rewritable");
-  std::vector<Edit> edits;
-  if (site.memo_end == 0) {
-    edits.push_back({site.begin, site.end, pickle_unicode(value)});
-    return edits;
+bool weights_only_opcode(unsigned char op) {
+  // torch/_weights_only_unpickler.py of PyTorch 1.13.1; 2.6's accepts these and BINFLOAT.
+  switch (op) {
+    case 0x80:  // PROTO
+    case '.':   // STOP
+    case 'c':   // GLOBAL (the allowlist is the unpickler's business)
+    case 0x81:  // NEWOBJ
+    case 'R':   // REDUCE
+    case 'b':   // BUILD
+    case 'a':   // APPEND
+    case 'e':   // APPENDS
+    case 's':   // SETITEM
+    case 'u':   // SETITEMS
+    case '(':   // MARK
+    case 't':   // TUPLE
+    case 0x85:  // TUPLE1
+    case 0x86:  // TUPLE2
+    case 0x87:  // TUPLE3
+    case 'N':   // NONE
+    case 0x89:  // NEWFALSE
+    case 0x88:  // NEWTRUE
+    case ')':   // EMPTY_TUPLE
+    case ']':   // EMPTY_LIST
+    case '}':   // EMPTY_DICT
+    case 0x8f:  // EMPTY_SET
+    case 'J':   // BININT
+    case 'K':   // BININT1
+    case 'M':   // BININT2
+    case 'X':   // BINUNICODE
+    case 'U':   // SHORT_BINSTRING
+    case 'Q':   // BINPERSID
+    case 'h':   // BINGET
+    case 'j':   // LONG_BINGET
+    case 'q':   // BINPUT
+    case 'r':   // LONG_BINPUT
+    case 0x8a:  // LONG1
+      return true;
+    default:
+      return false;
   }
-  // Keep the memo slot holding the original: push original, memoize, POP, push new.
-  std::string replacement(bytes.substr(site.begin, site.end - site.begin));
-  replacement.append(bytes.substr(site.memo_begin, site.memo_end - site.memo_begin));
-  replacement.push_back('0');
-  replacement += pickle_unicode(value);
-  edits.push_back({site.begin, site.end, std::move(replacement)});
-  edits.push_back({site.memo_begin, site.memo_end, ""});
+}
+
+std::vector<Edit> string_edits(const Pickle& p, const std::vector<StringChange>& changes,
+                               const std::string& where) {
+  std::map<std::uint64_t, const StringChange*> by_offset;
+  for (const auto& c : changes) {
+    TORCH_INTERNAL_ASSERT(c.site.valid, "string_edits: site is not rewritable");
+    by_offset.emplace(c.site.begin, &c);
+  }
+  for (const std::uint64_t source : p.dup_sources) {
+    if (by_offset.count(source) != 0) {
+      throw FormatError(fmt::format(
+          "[devcheck] cannot rewrite {}: the str pushed at byte {} is copied by DUP, so the copy "
+          "would change too. Fix: load and re-save it with torch.load + torch.save in a trusted "
+          "environment",
+          where, source));
+    }
+  }
+  // What the op at `offset` pushes after the edits: its new value if changed.
+  const auto pushed = [&](std::uint64_t offset, const std::string& old) -> const std::string& {
+    const auto it = offset == kNoOffset ? by_offset.end() : by_offset.find(offset);
+    return it == by_offset.end() ? old : it->second->value;
+  };
+  std::vector<Edit> edits;
+  std::set<std::uint64_t> gets;
+  for (const MemoGet& g : p.memo_gets) {
+    gets.insert(g.begin);
+    const std::string& old = p.at(g.node).text;
+    const std::string& held = pushed(g.source, old);  // what its memo slot holds after the edits
+    const std::string& wanted = pushed(g.begin, old);
+    if (held != wanted) edits.push_back({g.begin, g.end, pickle_unicode(wanted)});
+  }
+  for (const auto& [offset, change] : by_offset) {
+    if (gets.count(offset) != 0) continue;  // a memo get: settled above
+    edits.push_back({offset, change->site.end, pickle_unicode(change->value)});
+  }
+  // Frame lengths would no longer match; frames are optional, so drop them.
+  if (!edits.empty()) {
+    for (const auto& [begin, end] : p.frames) edits.push_back({begin, end, ""});
+  }
   return edits;
 }
 

@@ -3,9 +3,11 @@
 // and builds a graph of plain values. It never imports or calls anything: a
 // GLOBAL is recorded as a name, a REDUCE as a "call" node holding the callable
 // and its arguments. It also remembers where in the byte stream storage
-// locations and dict keys were pushed, so that remap can rewrite exactly those
-// bytes (see Site). Not thread-safe per object; pure functions otherwise.
+// locations and dict keys were pushed, and where the memo handed them out
+// again, so that remap can rewrite exactly those bytes (see Site and
+// string_edits). Not thread-safe per object; pure functions otherwise.
 
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,6 +18,7 @@
 namespace devcheck::detail {
 
 constexpr std::uint32_t kNoNode = 0xFFFFFFFFu;
+constexpr std::uint64_t kNoOffset = ~std::uint64_t{0};
 
 enum class NodeKind : std::uint8_t {
   kNone,
@@ -54,14 +57,21 @@ struct Node {
   }
 };
 
-// Where a value was pushed: the op that pushed it ([begin, end)) and, when the
-// next op memoized it, that memo op ([memo_begin, memo_end)). Only string ops
+// Where a value was pushed: the op that pushed it ([begin, end)). Only str ops
 // and memo gets are rewritable (valid) sites; begin == end for values that no
 // single op pushed (DUP).
 struct Site {
   bool valid = false;
   std::uint64_t begin = 0, end = 0;
-  std::uint64_t memo_begin = 0, memo_end = 0;
+};
+
+// A memo get (GET, BINGET, LONG_BINGET) of a str: where it is, the str node,
+// and `source`, the offset of the rewritable op whose value the memo slot held
+// (kNoOffset when the slot was filled from anything else).
+struct MemoGet {
+  std::uint64_t begin = 0, end = 0;
+  std::uint32_t node = kNoNode;
+  std::uint64_t source = kNoOffset;
 };
 
 struct PersistentId {
@@ -89,7 +99,10 @@ struct Pickle {
   std::vector<GlobalRef> globals;  // every global named, in order (duplicates kept once)
   std::vector<KeySite> key_sites;  // string dict keys pushed at a rewritable site
   std::vector<std::pair<std::uint64_t, std::uint64_t>> frames;  // FRAME op ranges
-  std::uint64_t end = 0;                                        // offset just past STOP
+  std::bitset<256> opcodes;                                     // every opcode used
+  std::vector<MemoGet> memo_gets;          // every memo get of a str, in stream order
+  std::vector<std::uint64_t> dup_sources;  // rewritable ops whose value a DUP copied
+  std::uint64_t end = 0;                   // offset just past STOP
 
   const Node& at(std::uint32_t index) const { return nodes.at(index); }
 };
@@ -109,16 +122,36 @@ Pickle scan_pickle(std::string_view bytes, const std::string& where, std::uint64
 // The pickle op that pushes `value` as a str (BINUNICODE).
 std::string pickle_unicode(std::string_view value);
 
+// The opcodes torch.load(weights_only=True) accepts in every PyTorch version
+// devcheck supports: those of 1.13's torch/_weights_only_unpickler.py, which
+// 2.6's accepts too (2.6 adds only BINFLOAT). Everything devcheck writes uses
+// no others: no POP, DUP, MEMOIZE, FRAME or SHORT_BINUNICODE.
+bool weights_only_opcode(unsigned char op);
+
 struct Edit {
   std::uint64_t begin = 0, end = 0;
   std::string replacement;
 };
 
-// Edits that make `site` push `value` instead, leaving any memo slot the
-// original filled holding the original value (so that memo gets elsewhere,
-// e.g. a user's config["device"], still see it).
-std::vector<Edit> edits_to_replace(std::string_view bytes, const Site& site,
-                                   std::string_view value);
+// A str op to change: the valid Site of a scanned pickle and its new value.
+struct StringChange {
+  Site site;
+  std::string value;
+};
+
+// Edits after which the op at each changed site (the first change wins for a
+// site named twice) pushes its new str value, and every other op of `p` pushes the
+// value it pushed before. A changed op becomes one BINUNICODE; a memo slot it
+// filled then holds the new value, so a memo get that must still see the old
+// one (e.g. a user's config["device"] sharing a storage's location string)
+// becomes a BINUNICODE of the old value, and a get that must see a new value
+// its slot does not hold becomes a BINUNICODE of that. The edits add no other
+// kind of op (no POP, no memo slot) and drop every FRAME, so a pickle that
+// torch.load(weights_only=True) reads still reads after them. Throws
+// FormatError naming `where` when a changed op's value was copied by DUP
+// (rewriting it would change the copy too).
+std::vector<Edit> string_edits(const Pickle& p, const std::vector<StringChange>& changes,
+                               const std::string& where);
 
 // Applies non-overlapping edits (any order) to `bytes`.
 std::string apply_edits(std::string_view bytes, std::vector<Edit> edits);

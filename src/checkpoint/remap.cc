@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <bitset>
 #include <map>
 #include <set>
 
@@ -30,25 +31,30 @@ using detail::PickleSource;
 }
 
 // Rewrites one pickle: locations through `map`, keys losing `prefix`, and
-// (legacy) six-item persistent ids cut to five.
+// (legacy) six-item persistent ids cut to five. The result uses no op the
+// input did not use except BINUNICODE (see string_edits), so what
+// torch.load(weights_only=True) read still reads.
 std::string rewrite_pickle(const ParsedCheckpoint& cp, std::size_t index, const RemapOptions& o,
                            std::size_t* keys_renamed) {
   const PickleSource& src = cp.pickles[index];
   const detail::Pickle& p = src.pickle;
+  const std::string where = fmt::format(
+      "'{}' {}", cp.path, src.record.empty() ? "main pickle" : "record '" + src.record + "'");
+  std::vector<detail::StringChange> changes;
   std::vector<Edit> edits;
-  std::set<std::uint64_t> done;  // one edit per op, even when a value is reused
-  auto add = [&](const detail::Site& site, std::string_view value) {
-    if (!done.insert(site.begin).second) return;
-    auto more = detail::edits_to_replace(src.bytes, site, value);
-    edits.insert(edits.end(), more.begin(), more.end());
+  std::set<std::uint64_t> done;  // one change per op, even when a value is reused
+  auto add = [&](const detail::Site& site, std::string value) {
+    if (done.insert(site.begin).second) changes.push_back({site, std::move(value)});
   };
   const auto& pid_storage = cp.pid_storage[index];
+  std::vector<std::string> expected(p.persistent_ids.size());  // locations after the rewrite
   for (std::size_t i = 0; i < p.persistent_ids.size(); ++i) {
     const int s = pid_storage[i];
     if (s < 0) continue;
     const detail::PersistentId& pid = p.persistent_ids[i];
     const std::string& from = cp.storages[static_cast<std::size_t>(s)].location;
     const std::string to = o.map_location().apply(from);
+    expected[i] = to;
     if (to != from) {
       if (!pid.location.valid) cannot_rewrite(cp, src, "the location of storage '" + from + "'");
       add(pid.location, to);
@@ -69,18 +75,30 @@ std::string rewrite_pickle(const ParsedCheckpoint& cp, std::size_t index, const 
       const std::string& key = p.at(ks.key).text;
       if (key.size() >= prefix.size() && key.compare(0, prefix.size(), prefix) == 0) {
         if (done.count(ks.site.begin) == 0) ++*keys_renamed;
-        add(ks.site, std::string_view(key).substr(prefix.size()));
+        add(ks.site, key.substr(prefix.size()));
       }
     }
   }
-  if (edits.empty()) return src.bytes;
-  // Frame lengths would no longer match; frames are optional, so drop them.
-  for (const auto& [begin, end] : p.frames) edits.push_back({begin, end, ""});
+  if (changes.empty() && edits.empty()) return src.bytes;
+  auto more = detail::string_edits(p, changes, where);  // drops FRAMEs if it edits
+  if (more.empty()) {
+    for (const auto& [begin, end] : p.frames) edits.push_back({begin, end, ""});
+  }
+  edits.insert(edits.end(), more.begin(), more.end());
   std::string out = detail::apply_edits(src.bytes, std::move(edits));
   // Our own edit must leave a pickle that reads back the same way.
   const detail::Pickle check = detail::scan_pickle(out, "the rewritten pickle");
   TORCH_INTERNAL_ASSERT(check.persistent_ids.size() == p.persistent_ids.size(),
                         "remap: rewritten pickle lost persistent ids");
+  std::bitset<256> added = check.opcodes & ~p.opcodes;
+  added.reset('X');  // BINUNICODE: the changed strs
+  TORCH_INTERNAL_ASSERT(added.none(), "remap: rewritten pickle uses an op its input did not");
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i].empty()) continue;
+    const detail::Node& t = check.at(check.persistent_ids[i].tuple);
+    TORCH_INTERNAL_ASSERT(t.items.size() >= 4 && check.at(t.items[3]).text == expected[i],
+                          "remap: rewritten pickle has the wrong location for a storage");
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <torch/nn/module.h>
 
+#include <bitset>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -48,6 +49,8 @@ const char* storage_type_name(c10::ScalarType type) {
   }
 }
 
+// Emits only ops torch.load(weights_only=True) accepts in 1.13 and 2.6
+// (detail::weights_only_opcode): no floats, no memo, protocol 2.
 class PickleWriter {
  public:
   PickleWriter() { out_ = "\x80\x02"; }
@@ -167,6 +170,12 @@ void save_tensors(const std::string& path,
   }
   p.op('u');
   const std::string pickle = p.take();
+  const std::bitset<256> ops = detail::scan_pickle(pickle, "save_tensors' pickle").opcodes;
+  for (unsigned op = 0; op < ops.size(); ++op) {
+    TORCH_INTERNAL_ASSERT(
+        !ops.test(op) || detail::weights_only_opcode(static_cast<unsigned char>(op)),
+        "save_tensors: wrote an op torch.load(weights_only=True) refuses");
+  }
 
   detail::AtomicOutput file(path, /*overwrite=*/true);
   detail::ZipWriter zip(file.fd(), path);

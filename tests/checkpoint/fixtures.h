@@ -57,4 +57,18 @@ inline ProcessResult torch_check(const std::vector<std::string>& args) {
   return run_process(argv);
 }
 
+// torch_check.py weights-only: `path` uses only what torch.load(weights_only=True)
+// accepts in PyTorch 1.13 and 2.6 (op by op), and this PyTorch loads it so;
+// given the `original` it was remapped from (and the key `prefix` stripped),
+// it adds nothing to it and loads equal to it.
+inline void expect_weights_only_loads(const std::string& path, const std::string& original = "",
+                                      const std::string& prefix = "") {
+  std::vector<std::string> args{"weights-only", path};
+  if (!original.empty()) args.push_back(original);
+  if (!prefix.empty()) args.push_back(prefix);
+  const ProcessResult r = torch_check(args);
+  EXPECT_EQ(r.exit_code, 0) << path << ":\n" << r.output;
+  EXPECT_NE(r.output.find("OK"), std::string::npos) << r.output;
+}
+
 }  // namespace devcheck::testing

@@ -59,6 +59,9 @@ with tagged(CUDA1):
     torch.save({"model": model.state_dict(), "config": {"device": CUDA1, "lr": 0.5}},
                path("cuda1.pt"))
     torch.save(model.state_dict(), path("cuda1_state_dict.pt"))
+    # The same sharing without a float (1.13's weights-only unpickler has no BINFLOAT).
+    torch.save({"model": model.state_dict(), "config": {"device": CUDA1, "steps": 3}},
+               path("cuda1_config.pt"))
 
 # CPU storages, with a user value that is the very "cpu" string the tagger returns.
 torch.save({"w": torch.arange(6.0), "config": {"device": "cpu", "name": "net"}},

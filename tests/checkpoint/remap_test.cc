@@ -13,6 +13,7 @@ using ::testing::HasSubstr;
 namespace devcheck {
 namespace {
 
+using devcheck::testing::expect_weights_only_loads;
 using devcheck::testing::fixture;
 using devcheck::testing::read_file;
 using devcheck::testing::TempDir;
@@ -42,6 +43,91 @@ TEST(Remap, CudaTaggedFileLoadsInTorchWithoutMapLocation) {
     for (const auto& e : cp.entries()) EXPECT_EQ(e.device, "cpu") << e.key;
     EXPECT_GT(report.bytes_written, 0u);
   }
+}
+
+RemapOptions to(const char* device) {
+  return RemapOptions().map_location(MapLocation::to(c10::Device(device)));
+}
+
+// What PyTorch 2.6's torch.load reads by default: every remapped file loads
+// with weights_only=True (the op-by-op check holds 1.13 to 2.6's rules).
+TEST(Remap, EveryOutputLoadsWithTorchLoadWeightsOnlyToCpu) {
+  TempDir dir;
+  for (const char* name : {"cuda1.pt", "cuda1_state_dict.pt", "cuda1_config.pt", "mixed.pt",
+                           "optimizer.pt", "views.pt", "dtypes.pt", "cpu_config.pt",
+                           "large_cuda1.pt", "legacy.pt", "legacy_cuda1.pt"}) {
+    const std::string out = (dir / (std::string("cpu_") + name)).string();
+    remap(fixture(name), out, to_cpu());
+    expect_weights_only_loads(out, fixture(name));
+  }
+}
+
+TEST(Remap, EveryOutputLoadsWithTorchLoadWeightsOnlyCpuToCuda0) {
+  TempDir dir;
+  for (const char* name :
+       {"cpu_state_dict.pt", "cpu_config.pt", "dtypes.pt", "views.pt", "legacy.pt"}) {
+    const std::string out = (dir / (std::string("cuda0_") + name)).string();
+    remap(fixture(name), out, to("cuda:0"));
+    for (const auto& e : Checkpoint::open(out).entries()) EXPECT_EQ(e.device, "cuda:0") << e.key;
+    expect_weights_only_loads(out, fixture(name));
+  }
+}
+
+TEST(Remap, EveryOutputLoadsWithTorchLoadWeightsOnlyCuda1ToCuda0) {
+  TempDir dir;
+  MapLocation map = MapLocation::keep();
+  map.map("cuda:1", "cuda:0");
+  for (const char* name : {"cuda1_config.pt", "cuda1_state_dict.pt", "large_cuda1.pt",
+                           "legacy_cuda1.pt", "mixed.pt"}) {
+    const std::string out = (dir / (std::string("cuda0_") + name)).string();
+    remap(fixture(name), out, RemapOptions().map_location(map));
+    expect_weights_only_loads(out, fixture(name));
+  }
+}
+
+TEST(Remap, StripPrefixOutputLoadsWithTorchLoadWeightsOnly) {
+  TempDir dir;
+  const std::string kept = (dir / "kept.pt").string();
+  remap(fixture("dataparallel.pt"), kept, RemapOptions().strip_prefix("module."));
+  expect_weights_only_loads(kept, fixture("dataparallel.pt"), "module.");
+  const std::string moved = (dir / "moved.pt").string();
+  remap(fixture("dataparallel.pt"), moved, to("cuda:0").strip_prefix("module."));
+  expect_weights_only_loads(moved, fixture("dataparallel.pt"), "module.");
+}
+
+// The memo-shared user value: the location string the storages use is also
+// config["device"]; after the rewrite it is still "cuda:1", read by the
+// weights-only unpickler (no POP: "Unsupported operand 48" in 2.6).
+TEST(Remap, UserValueSharingTheLocationStringKeepsItsValueUnderWeightsOnly) {
+  TempDir dir;
+  const std::string out = (dir / "out.pt").string();
+  remap(fixture("cuda1_config.pt"), out, to_cpu());
+  const auto r = devcheck::testing::run_python(
+      "import sys, torch\nd = torch.load(sys.argv[1], weights_only=True)\n"
+      "assert d['config'] == {'device': 'cuda:1', 'steps': 3}, d['config']\n"
+      "assert d['model']['0.weight'].device.type == 'cpu'\nprint('OK')",
+      {out});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const detail::PickleSource& src = Checkpoint::open(out).parsed().pickles.at(0);
+  EXPECT_FALSE(src.pickle.opcodes.test('0')) << "POP in " << src.record;
+  for (unsigned op = 0; op < 256; ++op) {
+    if (src.pickle.opcodes.test(op)) {
+      EXPECT_TRUE(detail::weights_only_opcode(static_cast<unsigned char>(op))) << op;
+    }
+  }
+}
+
+// torch.jit.load reads TorchScript (2.6's torch.load refuses it with
+// weights_only=True): the rewrite adds no kind of op to its pickles.
+TEST(Remap, TorchScriptToCuda0AddsNoOpAndLoadsOnCpu) {
+  TempDir dir;
+  const std::string out = (dir / "traced.pt").string();
+  const RemapReport report = remap(fixture("traced.pt"), out, to("cuda:0"));
+  ASSERT_FALSE(report.moves.empty());
+  EXPECT_EQ(report.moves[0].to, "cuda:0");
+  for (const auto& e : Checkpoint::open(out).entries()) EXPECT_EQ(e.device, "cuda:0") << e.key;
+  const auto r = torch_check({"jit", fixture("traced.pt"), out, "cpu"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 TEST(Remap, UserValueSharingTheLocationStringKeepsItsValue) {

@@ -8,6 +8,7 @@
 #include <torch/nn/modules/linear.h>
 
 #include "checkpoint/fixtures.h"
+#include "checkpoint/reader.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
 
@@ -16,8 +17,21 @@ using ::testing::HasSubstr;
 namespace devcheck {
 namespace {
 
+using devcheck::testing::expect_weights_only_loads;
 using devcheck::testing::run_python;
 using devcheck::testing::TempDir;
+
+// Every op of the file's data.pkl is one torch.load(weights_only=True)
+// accepts in PyTorch 1.13 and 2.6.
+void expect_weights_only_opcodes(const std::string& path) {
+  const auto& pickle = Checkpoint::open(path).parsed().pickles.at(0).pickle;
+  for (unsigned op = 0; op < 256; ++op) {
+    if (pickle.opcodes.test(op)) {
+      EXPECT_TRUE(detail::weights_only_opcode(static_cast<unsigned char>(op)))
+          << fmt::format("{}: op 0x{:02x}", path, op);
+    }
+  }
+}
 
 TEST(SaveStateDict, PythonLoadsItWithTheSameKeysAndValues) {
   TempDir dir;
@@ -37,6 +51,8 @@ TEST(SaveStateDict, PythonLoadsItWithTheSameKeysAndValues) {
   EXPECT_THAT(r.output, HasSubstr("['0.weight', '0.bias', '1.weight', '1.bias', "
                                   "'1.running_mean', '1.running_var', '1.num_batches_tracked']"));
   EXPECT_THAT(r.output, HasSubstr(fmt::format("{:.6f}", w00)));
+  expect_weights_only_opcodes(path);
+  expect_weights_only_loads(path);
 }
 
 TEST(SaveTensors, KeysOrderDtypesAndSharedStoragesSurviveAPythonRoundTrip) {
@@ -71,6 +87,20 @@ TEST(SaveTensors, KeysOrderDtypesAndSharedStoragesSurviveAPythonRoundTrip) {
   ASSERT_EQ(back.size(), 9u);
   EXPECT_TRUE(back[0].second.is_alias_of(back[1].second));
   EXPECT_TRUE(torch::equal(back[2].second, base.view({3, 4}).t()));
+  expect_weights_only_opcodes(path);
+  expect_weights_only_loads(path);
+}
+
+TEST(SaveTensors, LargeSizesAndOffsetsUseOnlyOpsWeightsOnlyAccepts) {
+  // Offsets and sizes past one byte, two bytes and 32 bits pick BININT2,
+  // BININT and LONG1: each is an op both weights-only unpicklers accept.
+  TempDir dir;
+  const std::string path = (dir / "t.pt").string();
+  const at::Tensor big = at::zeros({70000}, at::kByte);
+  const at::Tensor wide = at::zeros({1}, at::kByte).expand({int64_t{1} << 33});
+  save_tensors(path, {{"big", big}, {"tail", big.slice(0, 69990)}, {"wide", wide}});
+  expect_weights_only_opcodes(path);
+  expect_weights_only_loads(path);
 }
 
 TEST(SaveTensors, DuplicateKeysAndUndefinedTensorsAreInvalidArguments) {

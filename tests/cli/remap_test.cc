@@ -26,6 +26,34 @@ TEST(RemapCommand, ToCpuWritesAFileTorchLoadsWithoutMapLocation) {
   EXPECT_EQ(check.exit_code, 0) << check.output;
 }
 
+// PyTorch 2.6's torch.load defaults to weights_only=True: what remap writes
+// must load that way (and, op by op, use nothing 2.6 refuses).
+TEST(RemapCommand, OutputsLoadWithTorchLoadWeightsOnly) {
+  TempDir dir;
+  struct Case {
+    std::string input;
+    std::vector<std::string> flags;
+    std::string prefix;
+  };
+  const std::vector<Case> cases = {
+      {"cuda1_config.pt", {"--to", "cpu"}, ""},
+      {"cuda1_config.pt", {"--map", "cuda:1=cuda:0"}, ""},
+      {"cpu_config.pt", {"--to", "cuda:0"}, ""},
+      {"dataparallel.pt", {"--to", "cuda:0", "--strip-prefix", "module."}, "module."},
+      {"dataparallel.pt", {"--strip-prefix", "module."}, "module."},
+      {"legacy_cuda1.pt", {"--to", "cpu"}, ""},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    const std::string out = (dir / ("out" + std::to_string(n++) + ".pt")).string();
+    std::vector<std::string> args{"remap", fixture(c.input), "-o", out};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    const CliResult r = run_cli(args);
+    ASSERT_EQ(r.exit_code, 0) << c.input << ": " << r.err;
+    devcheck::testing::expect_weights_only_loads(out, fixture(c.input), c.prefix);
+  }
+}
+
 TEST(RemapCommand, MapAndStripPrefix) {
   TempDir dir;
   const std::string out = (dir / "out.pt").string();

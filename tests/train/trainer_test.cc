@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "checkpoint/fixtures.h"
 #include "devcheck/amp.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
@@ -95,7 +96,7 @@ TEST(TrainClassifier, CheckpointResumesAndPythonTorchLoadReadsIt) {
   ASSERT_TRUE(testing::python_torch_available());
   const auto py = testing::run_python(R"(
 import sys, torch, gzip, numpy as np
-state = torch.load(sys.argv[1])
+state = torch.load(sys.argv[1], weights_only=True)
 assert type(state).__name__ == "OrderedDict", type(state)
 assert int(state["epoch"]) == 2 and int(state["step"]) == 200, (state["epoch"], state["step"])
 assert int(state["optimizer.state.0.step"]) == 200
@@ -115,6 +116,9 @@ assert abs(acc - float(sys.argv[2])) < 2.5e-3, acc
 )",
                                       {second, std::to_string(b.test_accuracy)});
   EXPECT_EQ(py.exit_code, 0) << py.output;
+  // And op by op it is what 2.6's weights-only unpickler accepts too.
+  testing::expect_weights_only_loads(first);
+  testing::expect_weights_only_loads(second);
 }
 
 double saved_lr(const std::string& path) {
