@@ -5,6 +5,10 @@
 #include "checkpoint/fixtures.h"
 #include "cli/run_cli.h"
 #include "devcheck/checkpoint.h"
+#include "devcheck/device.h"
+#include "devcheck/fake_device.h"
+
+#include <filesystem>
 
 using ::testing::HasSubstr;
 
@@ -96,6 +100,28 @@ TEST(RemapCommand, UnsafeInputExits1WithoutOutput) {
   EXPECT_THAT(r.err, HasSubstr("refusing"));
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
   EXPECT_FALSE(std::filesystem::exists(devcheck::testing::pwned_marker()));
+}
+
+// --to and --map read devices as every devcheck flag does (DeviceSpec).
+TEST(RemapCommand, DevicesAreSpelledAsForEveryOtherFlag) {
+  TempDir dir;
+  const std::string a = (dir / "a.pt").string();
+  CliResult r = run_cli({"remap", fixture("cuda1.pt"), "-o", a, "--to", "CUDA:0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cuda:1 -> cuda:0"));
+  const std::string b = (dir / "b.pt").string();
+  r = run_cli({"remap", fixture("cuda1.pt"), "-o", b, "--to", "auto"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cuda:1 -> " + select_device("auto").device.str()));
+  const std::string c = (dir / "c.pt").string();
+  r = run_cli({"remap", fixture("cuda1.pt"), "-o", c, "--map", "cuda:1=Fake:1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cuda:1 -> " + fake_device(1).str()));
+  const std::string d = (dir / "d.pt").string();
+  r = run_cli({"remap", fixture("cuda1.pt"), "-o", d, "--to", "tpu:0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("remap --to: invalid device 'tpu:0': expected one of auto"));
+  EXPECT_FALSE(std::filesystem::exists(d));
 }
 
 TEST(RemapCommand, BadInputAndUsageExit2WithoutOutput) {
