@@ -13,7 +13,7 @@ export CCACHE_NOHASHDIR := 1
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: deps configure build run test test-asan test-tsan bench fuzz format tidy clean
+.PHONY: deps configure build run test test-asan test-tsan test-torch2 bench fuzz format tidy clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -54,6 +54,12 @@ test-tsan: deps
 	  -DDEVCHECK_SANITIZE=thread -DDEVCHECK_BUILD_BENCH=OFF -DDEVCHECK_BUILD_EXAMPLES=OFF
 	cmake --build build-tsan -j $(JOBS) --target devcheck_sanitizer_tests
 	build-tsan/tests/devcheck_sanitizer_tests $(GTEST_ARGS)
+
+# The whole tree against Debian 13's LibTorch 2.6 (CUDA 12.4 build) and the
+# whole suite with Python torch 2.6, in a debootstrap root made once and
+# reused (scripts/test-torch2.sh; needs root, builds into build-torch2/).
+test-torch2:
+	@bash scripts/test-torch2.sh
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 
+#include "detail/cuda_probe.h"
 #include "devcheck/version.h"
 
 namespace devcheck {
@@ -16,9 +17,17 @@ EnvironmentReport environment_report() {
   EnvironmentReport r;
   r.torch_version = TORCH_VERSION;
   r.devcheck_version = DEVCHECK_VERSION;
-  r.cuda_built = at::hasCUDA();
+  // at::hasCUDA() also needs a device; a CUDA build without one is still a CUDA build.
+  r.cuda_version = detail::torch_cuda_version();
+  r.cuda_built = !r.cuda_version.empty();
+  if (r.cuda_built && cuda_device_count() == 0) {
+    const detail::CudaProbe probe = detail::probe_cuda();
+    r.cuda_note =
+        probe.driver_found ? "the CUDA driver reports no usable device" : probe.driver_note;
+  }
+  // cuDNN's version is asked of the library, which needs a device to be worth asking.
   r.cudnn = r.cuda_built && at::Context::hasCuDNN();
-  r.cudnn_version = r.cudnn ? at::Context::versionCuDNN() : 0;
+  r.cudnn_version = r.cudnn && r.cuda_note.empty() ? at::Context::versionCuDNN() : 0;
   r.threads = at::get_num_threads();
   r.interop_threads = at::get_num_interop_threads();
   r.devices = list_devices();
@@ -30,8 +39,16 @@ EnvironmentReport environment_report() {
 std::string EnvironmentReport::to_text() const {
   std::string out;
   out += fmt::format("devcheck {} on LibTorch {}\n", devcheck_version, torch_version);
-  out += fmt::format("CUDA:      {}\n", cuda_built ? "yes" : "no (this LibTorch has no CUDA)");
-  out += fmt::format("cuDNN:     {}\n", cudnn ? fmt::format("yes ({})", cudnn_version) : "no");
+  if (!cuda_built) {
+    out += "CUDA:      no (this LibTorch was built without CUDA)\n";
+  } else if (!cuda_note.empty()) {
+    out += fmt::format("CUDA:      CUDA {} build, no device ({})\n", cuda_version, cuda_note);
+  } else {
+    out += fmt::format("CUDA:      CUDA {} build\n", cuda_version);
+  }
+  std::string cudnn_text = "no";
+  if (cudnn) cudnn_text = cudnn_version > 0 ? fmt::format("yes ({})", cudnn_version) : "built in";
+  out += fmt::format("cuDNN:     {}\n", cudnn_text);
   out += fmt::format("threads:   {} intra-op, {} inter-op\n", threads, interop_threads);
   out += "devices:\n";
   for (const auto& d : devices) {
@@ -52,6 +69,8 @@ std::string EnvironmentReport::to_json() const {
   j["devcheck_version"] = devcheck_version;
   j["torch_version"] = torch_version;
   j["cuda"] = cuda_built;
+  j["cuda_version"] = cuda_version.empty() ? nlohmann::json(nullptr) : nlohmann::json(cuda_version);
+  j["cuda_note"] = cuda_note.empty() ? nlohmann::json(nullptr) : nlohmann::json(cuda_note);
   j["cudnn"] = cudnn;
   j["cudnn_version"] = cudnn_version;
   j["threads"] = threads;

@@ -28,7 +28,9 @@ c10::IValue to_device(const c10::IValue& value, c10::Device device, bool non_blo
     const c10::List<c10::IValue> in = value.toList();
     c10::impl::GenericList out(in.elementType());
     out.reserve(in.size());
-    for (const c10::IValue& v : in) out.push_back(to_device(v, device, non_blocking));
+    // By index: a List's iterator yields proxies, not references to elements.
+    for (size_t i = 0; i < in.size(); ++i)
+      out.push_back(to_device(in.get(i), device, non_blocking));
     return out;
   }
   if (value.isGenericDict()) {

@@ -16,10 +16,17 @@ bool wants_guard(c10::Device device) {
          c10::impl::hasDeviceGuardImpl(device.type());
 }
 
+// Engaged from the start rather than reset later: GCC 14 reads the later
+// reset's disengaged branch as a use of uninitialized memory.
+c10::OptionalDeviceGuard guard_for(c10::Device device) {
+  if (wants_guard(device)) return c10::OptionalDeviceGuard(device);
+  return c10::OptionalDeviceGuard();
+}
+
 }  // namespace
 
-DeviceScope::DeviceScope(c10::Device device) : device_(device), previous_(innermost) {
-  if (wants_guard(device_)) guard_.reset_device(device_);
+DeviceScope::DeviceScope(c10::Device device)
+    : device_(device), previous_(innermost), guard_(guard_for(device)) {
   innermost = this;
 }
 

@@ -33,5 +33,30 @@ TEST(EnvironmentReport, JsonHasTheSameFacts) {
   EXPECT_EQ(j["auto"]["device"], r.auto_choice.device.str());
 }
 
+TEST(EnvironmentReport, SaysWhetherLibTorchWasBuiltWithCuda) {
+  const EnvironmentReport r = environment_report();
+  const std::string text = r.to_text();
+  if (!r.cuda_built) {
+    EXPECT_TRUE(r.cuda_version.empty());
+    EXPECT_THAT(text, HasSubstr("CUDA:      no (this LibTorch was built without CUDA)"));
+    return;
+  }
+  EXPECT_THAT(text, HasSubstr("CUDA:      CUDA " + r.cuda_version + " build"));
+}
+
+TEST(EnvironmentReport, CudaBuildWithoutDeviceSaysSoAndWhy_CUDA) {
+  const EnvironmentReport r = environment_report();
+  if (!r.cuda_built) GTEST_SKIP() << "this LibTorch has no CUDA";
+  if (cuda_device_count() > 0) GTEST_SKIP() << "this machine has a CUDA device";
+  ASSERT_FALSE(r.cuda_note.empty());
+  EXPECT_THAT(r.to_text(), HasSubstr("CUDA:      CUDA " + r.cuda_version + " build, no device (" +
+                                     r.cuda_note + ")"));
+  EXPECT_THAT(r.auto_choice.reason, HasSubstr("cpu: no CUDA device"));
+  EXPECT_THAT(r.auto_choice.reason, HasSubstr(r.cuda_note));
+  const auto j = nlohmann::json::parse(r.to_json());
+  EXPECT_EQ(j["cuda_version"], r.cuda_version);
+  EXPECT_EQ(j["cuda_note"], r.cuda_note);
+}
+
 }  // namespace
 }  // namespace devcheck

@@ -13,6 +13,8 @@ struct EnvironmentReport {
   std::string torch_version;        ///< LibTorch's version, "1.13.0".
   std::string devcheck_version;     ///< devcheck's version.
   bool cuda_built = false;          ///< LibTorch in this process has CUDA (libtorch_cuda loaded).
+  std::string cuda_version;         ///< CUDA it was built with, "12.4"; empty without.
+  std::string cuda_note;            ///< Why no CUDA device is usable, else empty.
   bool cudnn = false;               ///< cuDNN available.
   long cudnn_version = 0;           ///< NOLINT(google-runtime-int): LibTorch's type; 0 when absent.
   int threads = 0;                  ///< Intra-op threads (at::get_num_threads()).

@@ -1,5 +1,7 @@
 #include "detail/cuda_probe.h"
 
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <dlfcn.h>
 
 #include <array>
@@ -58,6 +60,20 @@ std::optional<std::uint64_t> context_free_bytes(void* cuda, CuDevice device) {
   return result;
 }
 
+// "cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected".
+std::string driver_error(void* cuda, CuResult result) {
+  auto error_name = symbol<CuResult (*)(CuResult, const char**)>(cuda, "cuGetErrorName");
+  auto error_text = symbol<CuResult (*)(CuResult, const char**)>(cuda, "cuGetErrorString");
+  const char* name = nullptr;
+  const char* text = nullptr;
+  std::string out = "CUDA driver error " + std::to_string(result);
+  if (error_name != nullptr && error_name(result, &name) == 0 && name != nullptr) out = name;
+  if (error_text != nullptr && error_text(result, &text) == 0 && text != nullptr) {
+    out += std::string(": ") + text;
+  }
+  return out;
+}
+
 }  // namespace
 
 CudaProbe probe_cuda() {
@@ -74,8 +90,15 @@ CudaProbe probe_cuda() {
   auto total_mem = symbol<CuResult (*)(size_t*, CuDevice)>(cuda, "cuDeviceTotalMem_v2");
   auto bus_id = symbol<CuResult (*)(char*, int, CuDevice)>(cuda, "cuDeviceGetPCIBusId");
   int n = 0;
-  if (!init || !count || !get || init(0) != 0 || count(&n) != 0) {
-    probe.driver_note = "CUDA driver present but cuInit failed (no usable GPU)";
+  if (!init || !count || !get) {
+    probe.driver_note = "libcuda.so.1 lacks the CUDA driver API";
+    dlclose(cuda);
+    return probe;
+  }
+  CuResult result = init(0);
+  if (result == 0) result = count(&n);
+  if (result != 0) {
+    probe.driver_note = "the CUDA driver found no usable GPU (" + driver_error(cuda, result) + ")";
     dlclose(cuda);
     return probe;
   }
@@ -107,6 +130,13 @@ CudaProbe probe_cuda() {
   if (nvml != nullptr) dlclose(nvml);
   // libcuda stays loaded: LibTorch (or a later probe) uses the same handle.
   return probe;
+}
+
+std::string torch_cuda_version() {
+  if (!c10::impl::hasDeviceGuardImpl(c10::kCUDA)) return "";
+  // CUDART_VERSION as LibTorch was compiled: 12040 for 12.4.
+  const auto version = at::detail::getCUDAHooks().versionCUDART();
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
 }  // namespace devcheck::detail

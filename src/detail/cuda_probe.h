@@ -26,4 +26,8 @@ struct CudaProbe {
 // Queries the driver now (free memory changes; nothing is cached).
 CudaProbe probe_cuda();
 
+// The CUDA version the LibTorch in this process was built with, "12.4"; empty
+// when it has no CUDA (libtorch_cuda not loaded). Needs no GPU and no driver.
+std::string torch_cuda_version();
+
 }  // namespace devcheck::detail

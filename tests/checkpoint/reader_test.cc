@@ -17,11 +17,13 @@ namespace {
 
 using devcheck::testing::fixture;
 
-const TensorEntry& entry(const ParsedCheckpoint& cp, const std::string& key) {
+// `key` is a C string: GCC 14 takes a returned reference beside a temporary
+// std::string argument for a dangling one.
+const TensorEntry& entry(const ParsedCheckpoint& cp, const char* key) {
   for (const auto& t : cp.entries) {
     if (t.key == key) return t;
   }
-  throw std::runtime_error("no tensor " + key);
+  throw std::runtime_error(std::string("no tensor ") + key);
 }
 
 const Finding* find(const ParsedCheckpoint& cp, const std::string& code) {

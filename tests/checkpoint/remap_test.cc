@@ -68,7 +68,8 @@ TEST(Remap, EveryOutputLoadsWithTorchLoadWeightsOnlyCpuToCuda0) {
        {"cpu_state_dict.pt", "cpu_config.pt", "dtypes.pt", "views.pt", "legacy.pt"}) {
     const std::string out = (dir / (std::string("cuda0_") + name)).string();
     remap(fixture(name), out, to("cuda:0"));
-    for (const auto& e : Checkpoint::open(out).entries()) EXPECT_EQ(e.device, "cuda:0") << e.key;
+    const Checkpoint written = Checkpoint::open(out);  // entries() refers into it
+    for (const auto& e : written.entries()) EXPECT_EQ(e.device, "cuda:0") << e.key;
     expect_weights_only_loads(out, fixture(name));
   }
 }
@@ -125,7 +126,8 @@ TEST(Remap, TorchScriptToCuda0AddsNoOpAndLoadsOnCpu) {
   const RemapReport report = remap(fixture("traced.pt"), out, to("cuda:0"));
   ASSERT_FALSE(report.moves.empty());
   EXPECT_EQ(report.moves[0].to, "cuda:0");
-  for (const auto& e : Checkpoint::open(out).entries()) EXPECT_EQ(e.device, "cuda:0") << e.key;
+  const Checkpoint written = Checkpoint::open(out);  // entries() refers into it
+  for (const auto& e : written.entries()) EXPECT_EQ(e.device, "cuda:0") << e.key;
   const auto r = torch_check({"jit", fixture("traced.pt"), out, "cpu"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# `make test-torch2`: the whole tree built against Debian 13's LibTorch 2.6
+# (CUDA 12.4 build) and the whole suite run with Python torch 2.6 as the real
+# client, in a Debian 13 root made by debootstrap.
+#
+#   DEVCHECK_TORCH2_ROOT    the root; made once, reused, rebuilt when
+#                           scripts/torch2/packages.txt or setup-root.sh change
+#                           (default /var/cache/devcheck/torch2-root)
+#   DEVCHECK_TORCH2_CCACHE  ccache folder shared by runs
+#                           (default /var/cache/devcheck/torch2-ccache)
+#   DEVCHECK_TORCH2_MIRROR  Debian mirror (default: the host's, from apt's sources)
+#   JOBS, CTEST_ARGS        as for `make test`
+#
+# Builds into build-torch2/ in the checkout. Everything it mounts lives in a
+# private mount namespace, so it is gone when the script ends, however it ends;
+# the trap also unmounts explicitly. Idempotent and non-interactive.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/.." && pwd)
+root=${DEVCHECK_TORCH2_ROOT:-/var/cache/devcheck/torch2-root}
+ccache_dir=${DEVCHECK_TORCH2_CCACHE:-/var/cache/devcheck/torch2-ccache}
+jobs=${JOBS:-$(nproc)}
+suite=trixie
+components=main,contrib,non-free,non-free-firmware
+
+log() { echo "test-torch2: $*"; }
+
+if [ "$(id -u)" -ne 0 ]; then
+  exec sudo --preserve-env=DEVCHECK_TORCH2_ROOT,DEVCHECK_TORCH2_CCACHE,DEVCHECK_TORCH2_MIRROR,JOBS,CTEST_ARGS "$0" "$@"
+fi
+
+# Mounts made from here on are private to this process and its children.
+if [ "${DEVCHECK_TORCH2_NS:-}" != 1 ]; then
+  export DEVCHECK_TORCH2_NS=1
+  exec unshare --mount --propagation private -- "$0" "$@"
+fi
+
+# The host's Debian mirror: the first archive URI (not -security) in its apt sources.
+host_mirror() {
+  local f
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -e "$f" ] || continue
+    awk 'BEGIN { RS = ""; FS = "\n" }
+      {
+        uris = ""; suites = ""
+        for (i = 1; i <= NF; i++) {
+          if ($i ~ /^URIs:/) { uris = $i; sub(/^URIs:[ \t]*/, "", uris) }
+          if ($i ~ /^Suites:/) { suites = $i }
+        }
+        if (uris != "" && suites !~ /-security/) { split(uris, u, /[ \t]+/); print u[1]; exit }
+      }' "$f"
+  done
+  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+    awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' || true
+}
+
+mounted=()
+cleanup() {
+  local i
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+    umount -l "${mounted[i]}" 2>/dev/null || true
+  done
+  mounted=()
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
+
+# mount_once SOURCE TARGET [mount options...]: idempotent.
+mount_once() {
+  local source=$1 target=$2
+  shift 2
+  mkdir -p "$target"
+  if ! mountpoint -q "$target"; then
+    mount "$@" "$source" "$target"
+    mounted+=("$target")
+  fi
+}
+
+stamp_of() {
+  cat "$here/torch2/packages.txt" "$here/torch2/setup-root.sh" | sha256sum | cut -d' ' -f1
+}
+
+packages() { sed -e 's/#.*//' "$here/torch2/packages.txt" | tr -s ' \t\n' ' '; }
+
+make_log=$root.log
+fail_making() {
+  tail -n 30 "$make_log" >&2
+  echo "test-torch2: making the root failed; the whole log is $make_log" >&2
+  exit 1
+}
+
+make_root() {
+  local new=$root.new mirror
+  mirror=${DEVCHECK_TORCH2_MIRROR:-$(host_mirror | head -n 1 || true)}
+  if [ -z "$mirror" ]; then
+    echo "test-torch2: no Debian mirror found in the host's apt sources; set DEVCHECK_TORCH2_MIRROR" >&2
+    exit 2
+  fi
+  if ! command -v debootstrap >/dev/null; then
+    log "installing debootstrap"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap; }
+  fi
+  rm -rf --one-file-system "$new"
+  mkdir -p "$(dirname "$root")"
+  log "debootstrap $suite into $new"
+  : >"$make_log"
+  debootstrap --variant=minbase --components="$components" --include=ca-certificates \
+    "$suite" "$new" "$mirror" >>"$make_log" 2>&1 || fail_making
+
+  cat >"$new/etc/apt/sources.list.d/debian.sources" <<SOURCES
+Types: deb
+URIs: $mirror
+Suites: $suite $suite-updates
+Components: ${components//,/ }
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
+  rm -f "$new/etc/apt/sources.list"
+  # A mirror that is a frozen snapshot has Release files past their date.
+  printf 'Acquire::Check-Valid-Until "false";\nAcquire::Check-Date "false";\n' \
+    >"$new/etc/apt/apt.conf.d/99devcheck"
+  cp -L /etc/resolv.conf "$new/etc/resolv.conf" 2>/dev/null || true
+  install -m 0755 "$here/torch2/setup-root.sh" "$new/tmp/setup-root.sh"
+  mount_once /proc "$new/proc" -t proc
+  mount_once /dev "$new/dev" --bind
+  mount_once /dev/pts "$new/dev/pts" --bind
+  log "installing packages in the root (log: $make_log)"
+  # shellcheck disable=SC2046
+  chroot "$new" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    /tmp/setup-root.sh $(packages) >>"$make_log" 2>&1 || fail_making
+  rm -f "$new/tmp/setup-root.sh"
+  cleanup
+  stamp_of >"$new/.devcheck-torch2-stamp"
+  rm -rf --one-file-system "$root"
+  mv "$new" "$root"
+}
+
+start=$SECONDS
+mkdir -p "$(dirname "$root")"
+exec 9>"$root.lock"
+flock -x 9
+if [ "$(cat "$root/.devcheck-torch2-stamp" 2>/dev/null)" != "$(stamp_of)" ]; then
+  make_root
+  log "root made in $((SECONDS - start)) s: $root"
+else
+  log "reusing $root"
+fi
+# Others may use the root now; only a rebuild needs it alone.
+flock -s 9
+
+mount_once /proc "$root/proc" -t proc
+mount_once /dev "$root/dev" --bind
+mount_once /dev/pts "$root/dev/pts" --bind
+mkdir -p "$ccache_dir"
+mount_once "$src" "$root/src" --bind
+mount_once "$ccache_dir" "$root/ccache" --bind
+
+in_root() {
+  chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    LANG=C.UTF-8 CCACHE_DIR=/ccache CCACHE_BASEDIR=/src CCACHE_NOHASHDIR=1 \
+    CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime \
+    "$@"
+}
+
+# Torch 2.6 imports and runs without cuDNN's real library (no GPU here).
+in_root bash /src/scripts/torch2/stub-cudnn.sh
+
+torch_dir=$(in_root bash -c 'dirname "$(ls /usr/lib/*/cmake/Torch/TorchConfig.cmake /usr/share/cmake/Torch/TorchConfig.cmake /usr/lib/cmake/Torch/TorchConfig.cmake 2>/dev/null | head -n 1)"')
+log "Torch_DIR=$torch_dir"
+
+root_s=$((SECONDS - start))
+t=$SECONDS
+in_root cmake -S /src -B /src/build-torch2 -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTorch_DIR="$torch_dir" -DDEVCHECK_PYTHON=/usr/bin/python3 ${CMAKE_ARGS:-}
+in_root cmake --build /src/build-torch2 -j "$jobs"
+build_s=$((SECONDS - t))
+
+t=$SECONDS
+status=0
+# shellcheck disable=SC2086
+in_root bash -c "cd /src/build-torch2 && ctest --output-on-failure -j $jobs ${CTEST_ARGS:-}" \
+  2>&1 | tee "$src/build-torch2/ctest.log" || status=$?
+log "root ${root_s} s, build ${build_s} s, tests $((SECONDS - t)) s"
+# The last line is ctest's summary, as for `make test`.
+grep -E '^[0-9]+% tests passed' "$src/build-torch2/ctest.log" | tail -n 1 || true
+exit $status
