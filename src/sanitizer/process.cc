@@ -1,9 +1,15 @@
 #include "sanitizer/process.h"
 
+#include <dlfcn.h>
+#include <gnu/lib-names.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,15 +36,272 @@ ProcessSanitizer& process() {
 }
 
 std::atomic<bool> g_finished{false};
+std::atomic<bool> g_hooks_installed{false};
 std::terminate_handler g_previous_terminate = nullptr;
+
+// ---- Fatal signals -------------------------------------------------------
+//
+// devcheck's handler goes in whatever was there before, and keeps what it
+// replaced: after the report it hands the signal on to it, as the kernel
+// would have (a handler is called with the same arguments, under its own
+// flags' mask; SIG_DFL ends the process by the signal; SIG_IGN ignores it
+// unless a fault raised it). Under `devcheck run`, a handler asked for later
+// through the preload library's sigaction()/signal() goes in front of that
+// chain and ours stays first; one installed past any interposer (UCX does,
+// with dlsym(RTLD_NEXT)) is taken back at the preload's next dlopen and
+// handed the signal first. In a linked program nothing interposes: a later
+// handler owns the signal, and the report is written if it hands the signal
+// on to the one it replaced (ours), as UCX and Python's faulthandler do.
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
 
-void on_fatal_signal(int sig) {
-  const char* name = sigabbrev_np(sig);
-  finish_process_report(std::string("signal SIG") + (name != nullptr ? name : "?"));
-  signal(sig, SIG_DFL);
+bool is_fatal(int sig) {
+  for (int s : kFatalSignals) {
+    if (s == sig) return true;
+  }
+  return false;
+}
+
+using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
+
+// libc's own sigaction: past the preload library's (which asks us) and past
+// any other library's (UCX defines one that refuses to replace its handlers).
+SigactionFn libc_sigaction() {
+  static const SigactionFn fn = [] {
+    void* libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
+    void* sym = libc != nullptr ? dlsym(libc, "sigaction") : nullptr;
+    return sym != nullptr ? reinterpret_cast<SigactionFn>(sym) : &::sigaction;
+  }();
+  return fn;
+}
+
+constexpr int kChainDepth = 4;
+
+// The actions devcheck hands a signal on to, first one first. More than one
+// when a library took the signal behind our back and we took it back: the
+// library may hand it on to us (its previous), and then the one before it runs.
+struct Chain {
+  std::atomic_flag lock = ATOMIC_FLAG_INIT;
+  bool owned = false;  // devcheck's handler is installed
+  int depth = 0;
+  struct sigaction actions[kChainDepth] = {};
+  std::atomic<long> chaining_thread{0};  // the thread handing the signal on now
+};
+
+Chain g_chains[NSIG];
+std::atomic<bool> g_signal_reported{false};
+
+// Guards a Chain; blocks every signal meanwhile, so a handler on this thread
+// never waits for a lock its own thread holds.
+class ChainLock {
+ public:
+  explicit ChainLock(Chain& chain) : chain_(chain) {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved_);
+    while (chain_.lock.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  ~ChainLock() {
+    chain_.lock.clear(std::memory_order_release);
+    pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+  }
+  ChainLock(const ChainLock&) = delete;
+  ChainLock& operator=(const ChainLock&) = delete;
+
+ private:
+  Chain& chain_;
+  sigset_t saved_;
+};
+
+struct sigaction default_action() {
+  struct sigaction a {};
+  a.sa_handler = SIG_DFL;
+  sigemptyset(&a.sa_mask);
+  return a;
+}
+
+// The first action of the chain (SIG_DFL when it is empty).
+struct sigaction front(const Chain& c) {
+  return c.depth > 0 ? c.actions[0] : default_action();
+}
+
+void set_front(Chain& c, const struct sigaction& a) {
+  if (c.depth == 0) c.depth = 1;
+  c.actions[0] = a;
+}
+
+void pop_front(Chain& c) {
+  if (c.depth == 0) return;
+  for (int i = 1; i < c.depth; ++i) c.actions[i - 1] = c.actions[i];
+  --c.depth;
+}
+
+void push_front(Chain& c, const struct sigaction& a) {
+  const int n = c.depth < kChainDepth ? c.depth : kChainDepth - 1;  // the oldest falls off
+  for (int i = n; i > 0; --i) c.actions[i] = c.actions[i - 1];
+  c.actions[0] = a;
+  c.depth = n + 1;
+}
+
+bool is_handler(const struct sigaction& a) {
+  return a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN;  // sa_sigaction shares the slot
+}
+
+bool same_action(const struct sigaction& a, const struct sigaction& b) {
+  return a.sa_handler == b.sa_handler && (a.sa_flags & SA_SIGINFO) == (b.sa_flags & SA_SIGINFO);
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void* context);
+
+bool is_ours(const struct sigaction& a) {
+  return (a.sa_flags & SA_SIGINFO) != 0 && a.sa_sigaction == on_fatal_signal;
+}
+
+// Ours, running where the action we hand on to expects to run (its
+// alternate stack) and restarting calls as it would.
+struct sigaction our_action(const struct sigaction& next) {
+  struct sigaction a {};
+  a.sa_sigaction = on_fatal_signal;
+  sigemptyset(&a.sa_mask);
+  a.sa_flags = SA_SIGINFO | (next.sa_flags & (SA_ONSTACK | SA_RESTART));
+  return a;
+}
+
+// Installs ours in front of what is installed now, unless ours is there.
+void take_signal(int sig) {
+  struct sigaction current {};
+  if (libc_sigaction()(sig, nullptr, &current) != 0 || is_ours(current)) return;
+  Chain& c = g_chains[sig];
+  const ChainLock lock(c);
+  push_front(c, current);
+  c.owned = true;
+  const struct sigaction ours = our_action(current);
+  libc_sigaction()(sig, &ours, nullptr);
+}
+
+long this_thread() { return static_cast<long>(syscall(SYS_gettid)); }
+
+bool is_pending(int sig) {
+  sigset_t pending;
+  sigemptyset(&pending);
+  return sigpending(&pending) == 0 && sigismember(&pending, sig) == 1;
+}
+
+// A fault the kernel raised (not kill/raise): ignoring it is impossible.
+bool raised_by_fault(int sig, const siginfo_t* info) {
+  return (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL) && info != nullptr &&
+         info->si_code > 0;
+}
+
+// SIG_DFL, and the signal again: the process ends by it, as without devcheck.
+void end_by_default(int sig) {
+  const struct sigaction dfl = default_action();
+  {
+    Chain& c = g_chains[sig];
+    const ChainLock lock(c);
+    c.owned = false;
+    c.depth = 0;
+    libc_sigaction()(sig, &dfl, nullptr);
+  }
   raise(sig);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+}
+
+// Calls a handler as the kernel would have: its mask (and the signal itself
+// unless SA_NODEFER) blocked while it runs.
+void call_handler(int sig, siginfo_t* info, void* context, const struct sigaction& next) {
+  sigset_t block = next.sa_mask;
+  if ((next.sa_flags & SA_NODEFER) == 0) sigaddset(&block, sig);
+  sigset_t saved;
+  pthread_sigmask(SIG_BLOCK, &block, &saved);
+  if ((next.sa_flags & SA_NODEFER) != 0) {
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+  }
+  if ((next.sa_flags & SA_SIGINFO) != 0) {
+    next.sa_sigaction(sig, info, context);
+  } else {
+    next.sa_handler(sig);
+  }
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+}
+
+// `handed_back`: a handler we called handed the signal on to us, its previous.
+void hand_on(int sig, siginfo_t* info, void* context, bool handed_back) {
+  Chain& c = g_chains[sig];
+  for (int hop = 0; hop < 2 * kChainDepth; ++hop) {
+    struct sigaction next {};
+    {
+      const ChainLock lock(c);
+      if (handed_back) pop_front(c);
+      handed_back = false;
+      next = front(c);
+      // One-shot: the kernel would have reset it to SIG_DFL on delivery.
+      if (is_handler(next) && (next.sa_flags & SA_RESETHAND) != 0) set_front(c, default_action());
+    }
+    if (next.sa_handler == SIG_IGN) {
+      if (!raised_by_fault(sig, info)) return;  // ignored, as asked
+      next.sa_handler = SIG_DFL;
+    }
+    if (next.sa_handler == SIG_DFL) {
+      end_by_default(sig);
+      return;
+    }
+    long none = 0;
+    const bool mark = c.chaining_thread.compare_exchange_strong(none, this_thread());
+    call_handler(sig, info, context, next);
+    if (mark) c.chaining_thread.store(0);
+    struct sigaction now {};
+    libc_sigaction()(sig, nullptr, &now);
+    // It installed something else past us: a pending signal goes there.
+    if (!is_ours(now)) return;
+    if (!is_pending(sig)) {
+      // The program carries on: the report is written again, complete, at exit.
+      g_finished.store(false);
+      return;
+    }
+    // It raised the signal again for the action after it: through our
+    // sigaction it changed the front; past it, it restored ours (we are its
+    // previous) and the one after it in our chain runs.
+    const ChainLock lock(c);
+    handed_back = same_action(front(c), next);
+  }
+  end_by_default(sig);
+}
+
+// An alternate signal stack smaller than this has no room for the report
+// (it formats, allocates and runs addr2line); the signal is handed on without it.
+constexpr std::size_t kReportStackBytes = std::size_t{256} * 1024;
+
+bool room_for_report() {
+  stack_t ss{};
+  if (sigaltstack(nullptr, &ss) != 0) return true;
+  return (ss.ss_flags & SS_ONSTACK) == 0 || ss.ss_size >= kReportStackBytes;
+}
+
+// An ignored signal (kill -TERM to a program that ignores SIGTERM) ends nothing.
+bool ignored(int sig, const siginfo_t* info) {
+  Chain& c = g_chains[sig];
+  const ChainLock lock(c);
+  return front(c).sa_handler == SIG_IGN && !raised_by_fault(sig, info);
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  const bool handed_back = g_chains[sig].chaining_thread.load() == this_thread();
+  if (!handed_back && !ignored(sig, info) && room_for_report() &&
+      !g_signal_reported.exchange(true)) {
+    const char* name = sigabbrev_np(sig);
+    finish_process_report(std::string("signal SIG") + (name != nullptr ? name : "?"));
+  }
+  hand_on(sig, info, context, handed_back);
+  errno = saved_errno;
 }
 
 void on_terminate() {
@@ -72,18 +335,8 @@ void on_exit() {
 void install_hooks() {
   std::atexit(on_exit);
   g_previous_terminate = std::set_terminate(on_terminate);
-  for (int sig : kFatalSignals) {
-    struct sigaction old {};
-    if (sigaction(sig, nullptr, &old) != 0) continue;
-    // Only where nobody else handles the signal (Python, the program itself).
-    if ((old.sa_flags & SA_SIGINFO) == 0 && old.sa_handler == SIG_DFL) {
-      struct sigaction sa {};
-      sa.sa_handler = on_fatal_signal;
-      sigemptyset(&sa.sa_mask);
-      sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-      sigaction(sig, &sa, nullptr);
-    }
-  }
+  for (int sig : kFatalSignals) take_signal(sig);
+  g_hooks_installed.store(true);
 }
 
 }  // namespace
@@ -157,6 +410,35 @@ void finish_process_report(const std::string& reason) {
 
 extern "C" int devcheck_sanitizer_autostart() {
   return devcheck::sanitizer::autostart_from_env() ? 1 : 0;
+}
+
+extern "C" int devcheck_sanitizer_sigaction(int sig, const struct sigaction* act,
+                                            struct sigaction* old) {
+  using namespace devcheck::sanitizer;  // NOLINT(google-build-using-namespace)
+  if (sig <= 0 || sig >= NSIG || !is_fatal(sig)) return 0;
+  Chain& c = g_chains[sig];
+  const ChainLock lock(c);
+  if (!c.owned) return 0;
+  if (old != nullptr) *old = front(c);
+  if (act != nullptr) {
+    set_front(c, *act);
+    const struct sigaction ours = our_action(*act);  // its SA_ONSTACK and SA_RESTART
+    libc_sigaction()(sig, &ours, nullptr);
+  }
+  return 1;
+}
+
+extern "C" void devcheck_sanitizer_reassert_signals() {
+  using namespace devcheck::sanitizer;  // NOLINT(google-build-using-namespace)
+  if (!g_hooks_installed.load()) return;
+  for (int sig : kFatalSignals) {
+    bool owned = false;
+    {
+      const ChainLock lock(g_chains[sig]);
+      owned = g_chains[sig].owned;
+    }
+    if (owned) take_signal(sig);  // not after the process began to end by it
+  }
 }
 
 namespace {

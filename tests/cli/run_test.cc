@@ -64,6 +64,31 @@ TEST(RunCommand, ReportOnFatalSignalAndTheSignalIsTheExitStatus) {
   EXPECT_THAT(r.err, HasSubstr("ended by signal 11"));
 }
 
+TEST(RunCommand, AProgramsOwnHandlerRunsAfterTheReportAndItsExitCodeIsTheExitStatus) {
+  devcheck::testing::TempDir dir;
+  const auto marker = (dir / "marker").string();
+  const CliResult r =
+      run_cli({"run", "--", "/usr/bin/env", "PLANTED_HANDLER=exit", "PLANTED_HANDLER_AT=start",
+               "PLANTED_MARKER=" + marker, sanitizer_program("handled"), "start"});
+  EXPECT_EQ(r.exit_code, 42);  // the handler's _exit(42)
+  EXPECT_THAT(r.err, HasSubstr("written at signal SIGSEGV"));
+  EXPECT_THAT(r.err, HasSubstr("device mismatch in aten::add at " +
+                               marked_site("programs/handled.cc", "handled_op")));
+  EXPECT_EQ(devcheck::testing::read_file(marker), "planted handler: signal 11\n");
+}
+
+TEST(RunCommand, ALibraryLoadedLaterWithItsOwnHandlerStillGetsTheReportAndTheSignalEndsIt) {
+  devcheck::testing::TempDir dir;
+  const auto marker = (dir / "marker").string();
+  const CliResult r =
+      run_cli({"run", "--", "/usr/bin/env", "PLANTED_HANDLER=reraise", "PLANTED_HANDLER_AT=dlopen",
+               "PLANTED_MARKER=" + marker, sanitizer_program("handled"), "lazy"});
+  EXPECT_EQ(r.exit_code, 128 + 11);
+  EXPECT_THAT(r.err, HasSubstr("written at signal SIGSEGV"));
+  EXPECT_THAT(r.err, HasSubstr("ended by signal 11"));
+  EXPECT_EQ(devcheck::testing::read_file(marker), "planted handler: signal 11\n");
+}
+
 TEST(RunCommand, SaysSoWhenTheCommandNeverLoadsLibTorch) {
   const CliResult r = run_cli({"run", "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 0);

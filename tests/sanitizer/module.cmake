@@ -4,11 +4,27 @@ add_executable(devcheck_san_planted ${CMAKE_CURRENT_LIST_DIR}/programs/planted.c
 target_link_libraries(devcheck_san_planted PRIVATE torch devcheck_warnings)
 devcheck_use_pch(devcheck_san_planted)
 
+# A library with its own SIGSEGV handler (programs/handler.cc): linked into
+# the programs below, and a second copy they dlopen.
+add_library(devcheck_san_handler SHARED ${CMAKE_CURRENT_LIST_DIR}/programs/handler.cc)
+target_link_libraries(devcheck_san_handler PRIVATE devcheck_warnings ${CMAKE_DL_LIBS})
+add_library(devcheck_san_lazy_handler MODULE ${CMAKE_CURRENT_LIST_DIR}/programs/handler.cc)
+target_compile_definitions(devcheck_san_lazy_handler PRIVATE PLANTED_AT="dlopen")
+target_link_libraries(devcheck_san_lazy_handler PRIVATE devcheck_warnings ${CMAKE_DL_LIBS})
+
+add_executable(devcheck_san_handled ${CMAKE_CURRENT_LIST_DIR}/programs/handled.cc)
+target_link_libraries(devcheck_san_handled PRIVATE torch devcheck_san_handler devcheck_warnings
+  ${CMAKE_DL_LIBS})
+target_compile_definitions(devcheck_san_handled PRIVATE
+  PLANTED_LAZY_LIBRARY="$<TARGET_FILE:devcheck_san_lazy_handler>")
+add_dependencies(devcheck_san_handled devcheck_san_lazy_handler)
+devcheck_use_pch(devcheck_san_handled)
+
 add_executable(devcheck_san_linked ${CMAKE_CURRENT_LIST_DIR}/programs/linked.cc)
-target_link_libraries(devcheck_san_linked PRIVATE devcheck devcheck_warnings)
+target_link_libraries(devcheck_san_linked PRIVATE devcheck devcheck_san_handler devcheck_warnings)
 devcheck_use_pch(devcheck_san_linked)
 
-set(devcheck_san_programs devcheck_san_planted devcheck_san_linked)
+set(devcheck_san_programs devcheck_san_planted devcheck_san_handled devcheck_san_linked)
 add_dependencies(devcheck_sanitizer_tests ${devcheck_san_programs})
 target_compile_definitions(devcheck_sanitizer_tests PRIVATE
   DEVCHECK_SAN_PROGRAMS_DIR="${CMAKE_CURRENT_BINARY_DIR}")
@@ -16,7 +32,8 @@ target_compile_definitions(devcheck_sanitizer_tests PRIVATE
 # The CLI tests run them too; their target is made after this file is read.
 function(devcheck_sanitizer_cli_deps)
   if(TARGET devcheck_cli_tests)
-    add_dependencies(devcheck_cli_tests devcheck_san_planted devcheck_san_linked)
+    add_dependencies(devcheck_cli_tests devcheck_san_planted devcheck_san_handled
+      devcheck_san_linked)
   endif()
 endfunction()
 if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)

@@ -1,5 +1,7 @@
 // run_sanitized(): the preload library in C++ programs that only link
 // LibTorch, and in Debian's /usr/bin/python3 with python3-torch.
+#include <signal.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 #include "sanitizer/helpers.h"
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace devcheck {
 namespace {
@@ -97,6 +100,110 @@ TEST(RunSanitized, ReportIsWrittenOnAFatalSignal) {
   ASSERT_EQ(r.processes.size(), 1U);
   EXPECT_THAT(r.processes[0].text, HasSubstr("written at signal SIGSEGV"));
   EXPECT_EQ(r.processes[0].mismatches, 1U);
+}
+
+// `handled <mode>` (programs/handled.cc) with a SIGSEGV handler that does `style`
+// (programs/handler.cc), writing its marker line into `marker`.
+std::vector<std::string> handled(const std::string& mode, const std::string& style,
+                                 const std::string& marker) {
+  // Installed when a copy of the library loads, or by main() ("own").
+  const std::string at = mode == "lazy" ? "dlopen" : mode == "start" ? "start" : "main";
+  return {"/usr/bin/env",
+          "PLANTED_HANDLER=" + style,
+          "PLANTED_HANDLER_AT=" + at,
+          "PLANTED_MARKER=" + marker,
+          sanitizer_program("handled"),
+          mode};
+}
+
+// The report of the one process, written at SIGSEGV, with the planted mismatch.
+void expect_report_at_sigsegv(const SanitizedRun& r) {
+  ASSERT_EQ(r.processes.size(), 1U);
+  const auto& p = r.processes[0];
+  EXPECT_THAT(p.text, HasSubstr("written at signal SIGSEGV"));
+  EXPECT_EQ(p.mismatches, 1U) << p.text;
+  EXPECT_THAT(p.text, HasSubstr("device mismatch in aten::add at " +
+                                marked_site("programs/handled.cc", "handled_op")));
+}
+
+const std::string kHandlerRanOnce = "planted handler: signal 11\n";
+
+TEST(RunSanitized, ARealFaultWithoutAHandlerIsReportedAndTheSignalIsTheExitStatus) {
+  const auto r = run({sanitizer_program("handled"), "plain"});
+  EXPECT_EQ(r.term_signal, SIGSEGV);
+  expect_report_at_sigsegv(r);
+}
+
+TEST(RunSanitized, ALibraryHandlerInstalledBeforeTheSanitizerRunsAfterTheReportAndSetsTheStatus) {
+  testing::TempDir dir;
+  const auto marker = (dir / "marker").string();
+  const auto r = run(handled("start", "exit", marker));
+  EXPECT_EQ(r.exit_status, 42);  // the handler's _exit(42)
+  EXPECT_EQ(r.term_signal, 0);
+  expect_report_at_sigsegv(r);
+  EXPECT_EQ(testing::read_file(marker), kHandlerRanOnce);
+}
+
+TEST(RunSanitized, ALibraryHandlerInstalledBeforeThatRaisesAgainEndsTheProcessByTheSignal) {
+  testing::TempDir dir;
+  const auto marker = (dir / "marker").string();
+  const auto r = run(handled("start", "reraise", marker));
+  EXPECT_EQ(r.term_signal, SIGSEGV);
+  expect_report_at_sigsegv(r);
+  EXPECT_EQ(testing::read_file(marker), kHandlerRanOnce);
+}
+
+TEST(RunSanitized, TheProgramsOwnHandlerInstalledLaterRunsAfterTheReportAndSetsTheStatus) {
+  testing::TempDir dir;
+  const auto marker = (dir / "marker").string();
+  const auto r = run(handled("own", "exit", marker));
+  EXPECT_EQ(r.exit_status, 42);
+  expect_report_at_sigsegv(r);
+  EXPECT_EQ(testing::read_file(marker), kHandlerRanOnce);
+}
+
+TEST(RunSanitized, TheProgramsOwnHandlerThatChainsToWhatItReplacedEndsTheProcessByTheSignal) {
+  testing::TempDir dir;
+  const auto marker = (dir / "marker").string();
+  const auto r = run(handled("own", "chain", marker));
+  EXPECT_EQ(r.term_signal, SIGSEGV);
+  expect_report_at_sigsegv(r);
+  EXPECT_EQ(testing::read_file(marker), kHandlerRanOnce);
+}
+
+TEST(RunSanitized, ALibraryLoadedLaterThatInstallsItsHandlerPastSigactionStillGetsTheReport) {
+  testing::TempDir dir;
+  const auto marker = (dir / "marker").string();
+  const auto r = run(handled("lazy", "exit", marker));  // it never hands the signal on
+  EXPECT_EQ(r.exit_status, 42);
+  expect_report_at_sigsegv(r);
+  EXPECT_EQ(testing::read_file(marker), kHandlerRanOnce);
+}
+
+TEST(RunSanitized, ALibraryLoadedLaterThatRestoresUsAndRaisesRunsOnceAndTheSignalEndsIt) {
+  testing::TempDir dir;
+  const auto marker = (dir / "marker").string();
+  const auto r = run(handled("lazy", "reraise", marker));  // UCX's way
+  EXPECT_EQ(r.term_signal, SIGSEGV);
+  expect_report_at_sigsegv(r);
+  EXPECT_EQ(testing::read_file(marker), kHandlerRanOnce);
+}
+
+TEST(RunSanitized, AnIgnoredSignalEndsNothingAndTheReportIsWrittenAtExit) {
+  const auto r = run({sanitizer_program("handled"), "ignore-term"});
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_THAT(r.processes[0].text, Not(HasSubstr("written at signal")));
+  EXPECT_EQ(r.processes[0].mismatches, 1U) << r.processes[0].text;
+}
+
+TEST(RunSanitized, WhenTheProgramsHandlerLetsItCarryOnTheReportIsWrittenAgainAtExit) {
+  const auto r = run({sanitizer_program("handled"), "survive-term"});
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  // The mismatch comes after the SIGTERM its handler caught: the report at exit has it.
+  EXPECT_THAT(r.processes[0].text, Not(HasSubstr("written at signal")));
+  EXPECT_EQ(r.processes[0].mismatches, 1U) << r.processes[0].text;
 }
 
 TEST(RunSanitized, PythonReportNamesTheFileAndLineOfTheOpAndOfTheStrayTensor) {

@@ -5,10 +5,12 @@
 // process -- at start for a C++ program, or when Python imports torch -- it
 // loads libdevcheck next to itself, whose start-up installs the sanitizer
 // from DEVCHECK_SANITIZE* and hooks the report at exit, std::terminate and
-// fatal signals.
+// fatal signals. Its sigaction() and signal() keep the sanitizer's handler
+// first for those signals (see src/sanitizer/process.cc).
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 
 #include <atomic>
 #include <cerrno>
@@ -37,6 +39,17 @@ std::atomic<int> g_state{0};  // 0: LibTorch not seen yet; 1: libdevcheck loaded
 // thread created afterwards calls it first (see pthread_create below).
 using JoinFn = void (*)();
 std::atomic<JoinFn> g_join_thread{nullptr};
+
+// libdevcheck's devcheck_sanitizer_sigaction and _reassert_signals, once it
+// is loaded (see sigaction below).
+using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
+using ReassertFn = void (*)();
+std::atomic<SigactionFn> g_sigaction_hook{nullptr};
+std::atomic<ReassertFn> g_reassert_signals{nullptr};
+
+void reassert_signals() {
+  if (const ReassertFn reassert = g_reassert_signals.load()) reassert();
+}
 
 int find_torch(struct dl_phdr_info* info, size_t, void* found) {
   if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "libtorch_cpu.so") != nullptr) {
@@ -71,6 +84,10 @@ void load_devcheck() {
     return;
   }
   g_join_thread.store(reinterpret_cast<JoinFn>(dlsym(handle, "devcheck_sanitizer_join_thread")));
+  g_sigaction_hook.store(
+      reinterpret_cast<SigactionFn>(dlsym(handle, "devcheck_sanitizer_sigaction")));
+  g_reassert_signals.store(
+      reinterpret_cast<ReassertFn>(dlsym(handle, "devcheck_sanitizer_reassert_signals")));
   // Loading libdevcheck already started the sanitizer (its start-up reads
   // DEVCHECK_SANITIZE); calling the entry point again is harmless.
   using StartFn = int (*)();
@@ -105,6 +122,8 @@ __attribute__((constructor)) void preload_init() {
 // not yet initialized: nested calls (depth > 0) never load. A name without
 // '/' is searched with the caller's RUNPATH, which glibc finds from the
 // return address, so that call must be a tail call (its check runs before).
+// A library's initializer may install a signal handler past our sigaction
+// (UCX does): each outermost dlopen lets the sanitizer take its signals back.
 namespace {
 thread_local int t_depth = 0;
 }  // namespace
@@ -112,14 +131,59 @@ thread_local int t_depth = 0;
 extern "C" __attribute__((visibility("default"))) void* dlopen(const char* file, int mode) {
   DlopenFn open = real_dlopen();
   if (file == nullptr || std::strchr(file, '/') == nullptr) {
-    if (t_depth == 0) maybe_load();
+    if (t_depth == 0) {
+      maybe_load();
+      reassert_signals();
+    }
     return open(file, mode);
   }
   ++t_depth;
   void* handle = open(file, mode);
   --t_depth;
-  if (t_depth == 0) maybe_load();
+  if (t_depth == 0) {
+    maybe_load();
+    reassert_signals();
+  }
   return handle;
+}
+
+// A handler the program or a library installs for a fatal signal after the
+// sanitizer's becomes the one the sanitizer hands that signal on to, after
+// its report; they read back what they set. Other signals, and every signal
+// before libdevcheck is loaded, go straight to libc.
+extern "C" __attribute__((visibility("default"))) int sigaction(int sig,
+                                                                const struct sigaction* act,
+                                                                struct sigaction* old) noexcept {
+  static const auto next = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
+  if (const SigactionFn hook = g_sigaction_hook.load()) {
+    if (hook(sig, act, old) != 0) return 0;
+  }
+  if (next == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  return next(sig, act, old);
+}
+
+// glibc's signal() calls its internal sigaction, not ours: the same here.
+extern "C" __attribute__((visibility("default"))) sighandler_t signal(
+    int sig, sighandler_t handler) noexcept {
+  using SignalFn = sighandler_t (*)(int, sighandler_t);
+  static const auto next = reinterpret_cast<SignalFn>(dlsym(RTLD_NEXT, "signal"));
+  if (const SigactionFn hook = g_sigaction_hook.load()) {
+    struct sigaction act {};
+    act.sa_handler = handler;  // BSD semantics, as glibc's signal()
+    sigemptyset(&act.sa_mask);
+    sigaddset(&act.sa_mask, sig);
+    act.sa_flags = SA_RESTART;
+    struct sigaction old {};
+    if (handler != SIG_ERR && hook(sig, &act, &old) != 0) return old.sa_handler;
+  }
+  if (next == nullptr) {
+    errno = ENOSYS;
+    return SIG_ERR;
+  }
+  return next(sig, handler);
 }
 
 // Threads the program creates after libdevcheck is in join the sanitizer's

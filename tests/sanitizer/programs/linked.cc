@@ -1,12 +1,22 @@
 // A program that links devcheck: DEVCHECK_SANITIZE=1 turns the sanitizer on
 // without code changes, and `linked raii-fail` shows a kFail Sanitizer
 // turning a mismatch into exit status 1.
+//
+// `linked segv-own` installs a SIGSEGV handler of its own after the
+// sanitizer started (programs/handler.cc; PLANTED_HANDLER says what it does),
+// `linked segv-before` installs it first and then starts the sanitizer with
+// devcheck_sanitizer_autostart(); both then crash with a real SIGSEGV.
 #include <ATen/ATen.h>
+#include <sys/mman.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "devcheck/sanitizer.h"
+
+extern "C" void planted_install_handler();  // programs/handler.cc
+extern "C" int devcheck_sanitizer_autostart();
 
 namespace {
 
@@ -19,9 +29,28 @@ void planted_bug() {
   std::printf("linked: ran on %s %s\n", z.device().str().c_str(), bad.device().str().c_str());
 }
 
+void crash() {
+  std::fflush(nullptr);
+  // A real fault (not raise()): a write to a page nobody may touch.
+  void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  *static_cast<volatile int*>(page) = 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "segv-own") == 0) {
+    planted_install_handler();
+    planted_bug();
+    crash();
+  }
+  if (argc > 1 && std::strcmp(argv[1], "segv-before") == 0) {
+    planted_install_handler();
+    setenv("DEVCHECK_SANITIZE", "1", 1);
+    std::printf("linked: autostart %d\n", devcheck_sanitizer_autostart());
+    planted_bug();
+    crash();
+  }
   if (argc > 1 && std::strcmp(argv[1], "raii-fail") == 0) {
     devcheck::Sanitizer sanitizer(
         devcheck::SanitizerOptions().mode(devcheck::SanitizerMode::kFail));
