@@ -2,11 +2,17 @@
 // LibTorch, and in Debian's /usr/bin/python3 with python3-torch.
 #include <signal.h>
 
+#include <cstdlib>
+#include <optional>
+#include <utility>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "devcheck/error.h"
+#include "devcheck/fake_device.h"
 #include "devcheck/sanitizer.h"
 #include "sanitizer/helpers.h"
 
@@ -240,6 +246,78 @@ TEST(RunSanitized, ACleanPythonProgramHasNoFinding) {
   EXPECT_EQ(r.exit_status, 0);
   ASSERT_EQ(r.processes.size(), 1U);
   EXPECT_EQ(r.processes[0].findings, 0U) << r.processes[0].text;
+}
+
+// Sets environment variables for the children a test starts; restores them.
+class ChildEnv {
+ public:
+  ChildEnv(std::initializer_list<std::pair<const char*, std::string>> vars) {
+    for (const auto& [name, value] : vars) {
+      const char* old = std::getenv(name);
+      saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+      setenv(name, value.c_str(), 1);
+    }
+  }
+  ~ChildEnv() {
+    for (const auto& [name, old] : saved_) {
+      if (old) {
+        setenv(name, old->c_str(), 1);
+      } else {
+        unsetenv(name);
+      }
+    }
+  }
+  ChildEnv(const ChildEnv&) = delete;
+  ChildEnv& operator=(const ChildEnv&) = delete;
+
+ private:
+  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
+};
+
+// A plain LibTorch program that loads devcheck's fake device itself: the
+// planted cpu/fake mismatch is found at its lines, the fake device's own
+// error follows, and per-sample copies to it land in the ledger.
+TEST(RunSanitized, ACppProgramOnTheFakeDeviceHasItsMismatchAndCopiesReported) {
+  const std::string fake = fake_device(0).str();
+  const ChildEnv env({{"PLANTED_DEVICE", "privateuseone:0"},
+                      {"PLANTED_FAKE_LIBRARY", DEVCHECK_FAKE_DEVICE_LIBRARY}});
+  const auto r = run({sanitizer_program("planted"), "mismatch"});
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  const std::string& text = r.processes[0].text;
+  EXPECT_EQ(r.processes[0].mismatches, 1U) << text;
+  EXPECT_THAT(text, HasSubstr("device mismatch in aten::add at " +
+                              marked_site("programs/planted.cc", "op")));
+  EXPECT_THAT(text, HasSubstr("found " + fake + " and cpu"));
+  EXPECT_THAT(text,
+              HasSubstr("made by aten::ones at " + marked_site("programs/planted.cc", "stray")));
+  const auto copies = run({sanitizer_program("planted"), "copies"});
+  ASSERT_EQ(copies.processes.size(), 1U);
+  EXPECT_THAT(copies.processes[0].text,
+              HasSubstr("200 cpu -> " + fake + " copies of 12 B each (2.3 KiB total) from " +
+                        marked_site("programs/planted.cc", "copy")));
+}
+
+TEST(RunSanitized, APythonProgramOnTheFakeDeviceHasItsMismatchAndCopiesReported) {
+  DEVCHECK_SKIP_PYTHON_UNDER_TSAN();
+  const std::string fake = fake_device(0).str();
+  std::vector<std::string> command = python("planted_fake.py");
+  command.push_back(DEVCHECK_FAKE_DEVICE_LIBRARY);
+  command.push_back(testing::source_dir() + "/python");
+  const auto r = run(command);
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  const std::string& text = r.processes[0].text;
+  const std::string file = sanitizer_source("python/planted_fake.py");
+  auto at = [&](const char* mark) {
+    return file + ":" + std::to_string(testing::marked_line("python/planted_fake.py", mark));
+  };
+  EXPECT_EQ(r.processes[0].mismatches, 1U) << text;
+  EXPECT_THAT(text, HasSubstr("device mismatch in aten::add at " + at("py_fake_op")));
+  EXPECT_THAT(text, HasSubstr("found " + fake + " and cpu"));
+  EXPECT_THAT(text, HasSubstr("at " + at("py_fake_stray")));
+  EXPECT_THAT(text, HasSubstr("100 cpu -> " + fake + " copies of 12 B each (1.2 KiB total) from " +
+                              at("py_fake_copy")));
 }
 
 TEST(RunSanitized, ProcessesThatNeverLoadLibTorchAreNotWatched) {

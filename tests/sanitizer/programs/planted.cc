@@ -10,8 +10,13 @@
 //   planted terminate   the mismatch, then std::terminate()
 //   planted segv        the mismatch, then SIGSEGV
 //
-// The second device is meta, or $PLANTED_DEVICE (scripts/gpu/sanitizer.sh: cuda).
+// The second device is meta, or $PLANTED_DEVICE (scripts/gpu/sanitizer.sh: cuda;
+// the tests: privateuseone:0, devcheck's fake device, loaded from
+// $PLANTED_FAKE_LIBRARY the way any LibTorch program can: dlopen, then its
+// registration op through the dispatcher).
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <dlfcn.h>
 
 #include <csignal>
 #include <cstdio>
@@ -66,7 +71,21 @@ void clean() {
 
 }  // namespace
 
+void load_fake_device() {
+  const char* library = std::getenv("PLANTED_FAKE_LIBRARY");
+  if (library == nullptr || *library == '\0') return;
+  if (dlopen(library, RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+    std::fprintf(stderr, "planted: cannot load %s: %s\n", library, dlerror());
+    std::exit(3);
+  }
+  c10::Dispatcher::singleton()
+      .findSchemaOrThrow("devcheck::register_fake_device", "")
+      .typed<int64_t()>()
+      .call();
+}
+
 int main(int argc, char** argv) {
+  load_fake_device();
   const char* what = argc > 1 ? argv[1] : "mismatch";
   if (std::strcmp(what, "matmul") == 0) {
     matmul();
