@@ -32,15 +32,21 @@ bool is_fake(const at::Tensor& t) { return t.defined() && t.device().type() == k
 
 void delete_storage_ctx(void* ctx) { delete static_cast<c10::Storage*>(ctx); }
 
-// A fake tensor over `storage` (a fake storage) with `like`'s geometry.
-at::Tensor fake_tensor_over(c10::Storage storage, const at::Tensor& like) {
-  auto impl = c10::make_intrusive<c10::TensorImpl>(
-      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), like.dtype());
+// A tensor of backend `key` over `storage` with `like`'s dtype, geometry and
+// conjugate/negative bits.
+at::Tensor tensor_over(c10::Storage storage, c10::DispatchKey key, const at::Tensor& like) {
+  auto impl = c10::make_intrusive<c10::TensorImpl>(std::move(storage), c10::DispatchKeySet(key),
+                                                   like.dtype());
   impl->set_sizes_and_strides(like.sizes(), like.strides());
   impl->set_storage_offset(like.storage_offset());
   impl->_set_conj(like.is_conj());
   impl->_set_neg(like.is_neg());
   return at::Tensor(std::move(impl));
+}
+
+// A fake tensor over `storage` (a fake storage) with `like`'s geometry.
+at::Tensor fake_tensor_over(c10::Storage storage, const at::Tensor& like) {
+  return tensor_over(std::move(storage), c10::DispatchKey::PrivateUse1, like);
 }
 
 // A fake storage that owns `cpu` (a CPU storage a kernel made) and shows its bytes on fake `index`.
@@ -64,14 +70,7 @@ class Aliases {
     for (const Pair& p : tensors_) {
       if (p.fake.unsafeGetTensorImpl() == t.unsafeGetTensorImpl()) return p.cpu;
     }
-    c10::Storage cpu_storage = storage_alias(t.storage());
-    auto impl = c10::make_intrusive<c10::TensorImpl>(
-        std::move(cpu_storage), c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
-    impl->set_sizes_and_strides(t.sizes(), t.strides());
-    impl->set_storage_offset(t.storage_offset());
-    impl->_set_conj(t.is_conj());
-    impl->_set_neg(t.is_neg());
-    at::Tensor cpu(std::move(impl));
+    at::Tensor cpu = tensor_over(storage_alias(t.storage()), c10::DispatchKey::CPU, t);
     tensors_.push_back({t, cpu});
     return cpu;
   }
