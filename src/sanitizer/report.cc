@@ -47,7 +47,11 @@ SanitizerFinding mismatch_finding(const MismatchRecord& r, SiteNames& names) {
   std::vector<std::string> strays;
   std::string stray_origin;
   std::size_t width = 4;
-  for (const auto& a : r.args) width = std::max(width, a.name.size());
+  std::size_t device_width = 6;  // "privateuseone:0" is longer than "cuda:0"
+  for (const auto& a : r.args) {
+    width = std::max(width, a.name.size());
+    device_width = std::max(device_width, a.device.str().size());
+  }
   std::string lines;
   for (const auto& a : r.args) {
     SanitizerArgument arg;
@@ -66,8 +70,8 @@ SanitizerFinding mismatch_finding(const MismatchRecord& r, SiteNames& names) {
     if (!arg.origin_op.empty()) {
       origin = "made by " + arg.origin_op + (arg.origin.empty() ? "" : " at " + arg.origin);
     }
-    lines += fmt::format("\n  {:<{}}  {:<6} {:<9} {:<12} {}{}", a.name, width, device, arg.dtype,
-                         detail::shape_str(a.shape), origin,
+    lines += fmt::format("\n  {:<{}}  {:<{}} {:<9} {:<12} {}{}", a.name, width, device,
+                         device_width, arg.dtype, detail::shape_str(a.shape), origin,
                          a.stray ? "   <- not on " + r.expected.str() : "");
     if (a.stray) {
       strays.push_back(a.name);

@@ -2,17 +2,21 @@
 
 #include <gtest/gtest.h>
 
+#include "devcheck/fake_device.h"
+
 namespace devcheck::sanitizer {
 namespace {
 
 const c10::Device kCpu("cpu");
-const c10::Device kMeta("meta");
+// The accelerator side of each copy and sync.
+c10::Device fake() { return fake_device(0); }
 
 TEST(Ledger, CountsCopiesPerSiteAndDirection) {
   Ledger ledger;
-  const TransferKey key{5, "aten::copy_", kCpu, kMeta, false};
+  const TransferKey key{5, "aten::copy_", kCpu, fake(), false};
   for (int i = 0; i < 10; ++i) ledger.add_transfer(key, 100, false, 1, i * 1000, 64, 32, 64);
-  ledger.add_transfer(TransferKey{5, "aten::copy_", kMeta, kCpu, false}, 4, true, 1, 1, 64, 32, 64);
+  ledger.add_transfer(TransferKey{5, "aten::copy_", fake(), kCpu, false}, 4, true, 1, 1, 64, 32,
+                      64);
   const auto rows = ledger.transfers();
   ASSERT_EQ(rows.size(), 2U);
   for (const auto& [k, e] : rows) {
@@ -28,7 +32,7 @@ TEST(Ledger, CountsCopiesPerSiteAndDirection) {
 
 TEST(Ledger, SmallCopiesBackToBackBecomeAFindingExactlyOnce) {
   Ledger ledger;
-  const TransferKey key{7, "aten::copy_", kCpu, kMeta, false};
+  const TransferKey key{7, "aten::copy_", kCpu, fake(), false};
   int flagged = 0;
   for (int i = 0; i < 100; ++i) {
     flagged += ledger.add_transfer(key, 12, false, 1, 5 * i, 1024, 32, 64) ? 1 : 0;
@@ -39,7 +43,7 @@ TEST(Ledger, SmallCopiesBackToBackBecomeAFindingExactlyOnce) {
 
 TEST(Ledger, SmallCopiesFarApartOrOnOtherThreadsAreNot) {
   Ledger ledger;
-  const TransferKey key{7, "aten::copy_", kCpu, kMeta, false};
+  const TransferKey key{7, "aten::copy_", kCpu, fake(), false};
   for (int i = 0; i < 100; ++i) ledger.add_transfer(key, 12, false, 1, 500 * i, 1024, 32, 64);
   EXPECT_FALSE(is_small_copy_finding(ledger.transfers()[0].second, 64));
   Ledger threads;
@@ -50,7 +54,7 @@ TEST(Ledger, SmallCopiesFarApartOrOnOtherThreadsAreNot) {
 TEST(Ledger, KeepsAtMostMaxEventsAndCountsTheRest) {
   Ledger ledger;
   for (int i = 0; i < 10; ++i) {
-    ledger.add_event(TraceEvent{"aten::copy_", "copy", 1.0 * i, 1.0, 1, 4, kCpu, kMeta, 2}, 6);
+    ledger.add_event(TraceEvent{"aten::copy_", "copy", 1.0 * i, 1.0, 1, 4, kCpu, fake(), 2}, 6);
   }
   std::uint64_t dropped = 0;
   EXPECT_EQ(ledger.events(&dropped).size(), 6U);
@@ -62,9 +66,9 @@ TEST(Ledger, KeepsAtMostMaxEventsAndCountsTheRest) {
 
 TEST(Ledger, CountsSyncsPerSite) {
   Ledger ledger;
-  ledger.add_sync(SyncKey{3, "aten::_local_scalar_dense", kMeta});
-  ledger.add_sync(SyncKey{3, "aten::_local_scalar_dense", kMeta});
-  ledger.add_sync(SyncKey{4, "aten::_local_scalar_dense", kMeta});
+  ledger.add_sync(SyncKey{3, "aten::_local_scalar_dense", fake()});
+  ledger.add_sync(SyncKey{3, "aten::_local_scalar_dense", fake()});
+  ledger.add_sync(SyncKey{4, "aten::_local_scalar_dense", fake()});
   EXPECT_EQ(ledger.syncs().size(), 2U);
 }
 

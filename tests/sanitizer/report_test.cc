@@ -1,8 +1,11 @@
 #include "sanitizer/report.h"
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "devcheck/fake_device.h"
 
 using ::testing::HasSubstr;
 
@@ -19,10 +22,11 @@ TEST(Report, MismatchFindingNamesEveryArgumentAndMarksTheStray) {
   MismatchRecord r;
   r.op = "aten::add";
   r.count = 2;
-  r.expected = c10::Device("meta");
+  const c10::Device fake = fake_device();
+  r.expected = fake;
   ArgRecord self;
   self.name = "self";
-  self.device = c10::Device("meta");
+  self.device = fake;
   self.dtype = c10::ScalarType::Float;
   self.shape = {3};
   ArgRecord other = self;
@@ -35,9 +39,17 @@ TEST(Report, MismatchFindingNamesEveryArgumentAndMarksTheStray) {
   const SanitizerFinding f = make_mismatch_finding(r);
   EXPECT_EQ(f.kind, FindingKind::kDeviceMismatch);
   EXPECT_THAT(f.message, HasSubstr("device mismatch in aten::add at (unknown site) (2 times)"));
-  EXPECT_THAT(f.message, HasSubstr("expected every tensor on meta, found meta and cpu"));
-  EXPECT_THAT(f.message, HasSubstr("other  cpu    float32   [3]          made by aten::ones"));
-  EXPECT_THAT(f.message, HasSubstr("<- not on meta"));
+  EXPECT_THAT(f.message, HasSubstr("expected every tensor on " + fake.str() + ", found " +
+                                   fake.str() + " and cpu"));
+  // the device column is as wide as the longest device name
+  const size_t width = std::max<size_t>(6, fake.str().size());
+  EXPECT_THAT(f.message,
+              HasSubstr(fmt::format("self   {:<{}} float32   [3]          origin unknown",
+                                    fake.str(), width)));
+  EXPECT_THAT(f.message,
+              HasSubstr(fmt::format("other  {:<{}} float32   [3]          made by aten::ones",
+                                    "cpu", width)));
+  EXPECT_THAT(f.message, HasSubstr("<- not on " + fake.str()));
   EXPECT_THAT(f.message, HasSubstr("origin unknown"));  // self was not seen being made
   EXPECT_EQ(f.arguments.size(), 2U);
   EXPECT_EQ(f.arguments[1].origin_op, "aten::ones");
@@ -47,12 +59,12 @@ TEST(Report, BuildsFromTheEngineWithLedgerRowsMergedBySite) {
   Engine& e = Engine::get();
   e.start(SanitizerOptions());
   at::Tensor data = at::rand({10, 2});
-  for (int64_t i = 0; i < 10; ++i) data[i].to(c10::Device("meta"));
+  for (int64_t i = 0; i < 10; ++i) data[i].to(fake_device(1));
   e.stop();
   const SanitizerReport r = build_report(e);
   ASSERT_EQ(r.transfers.size(), 1U);
   EXPECT_EQ(r.transfers[0].count, 10U);
-  EXPECT_EQ(r.transfers[0].direction, "cpu -> meta");
+  EXPECT_EQ(r.transfers[0].direction, "cpu -> " + fake_device(1).str());
   EXPECT_THAT(r.transfers[0].site, HasSubstr("report_test.cc:"));
   EXPECT_TRUE(r.ok());  // 10 copies is below small_copy_count
   EXPECT_TRUE(r.trace_json.empty());

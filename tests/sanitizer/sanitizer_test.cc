@@ -1,4 +1,4 @@
-// The public sanitizer API, in-process, with meta as the second device.
+// The public sanitizer API, in-process, with the fake accelerator as the second device.
 #include "devcheck/sanitizer.h"
 
 #include <ATen/ATen.h>
@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <thread>
 
 #include "devcheck/error.h"
+#include "devcheck/fake_device.h"
 #include "sanitizer/helpers.h"
 
 using ::testing::HasSubstr;
@@ -17,8 +19,29 @@ using ::testing::Not;
 namespace devcheck {
 namespace {
 
-const c10::Device kMeta("meta");
 const c10::Device kCpu("cpu");
+
+// The second device: it computes, and raises on mixed devices as CUDA does.
+c10::Device fake(int index = 0) { return fake_device(index); }
+at::TensorOptions on_fake() { return at::TensorOptions().device(fake()); }
+
+// A CPU matrix times a vector on the fake device: LibTorch raises inside mm.
+void mismatched_matmul() {
+  try {
+    at::matmul(at::ones({1, 3}), at::ones({3}, on_fake()));
+  } catch (const c10::Error&) {
+  }
+}
+
+const char* const kSameDevice = "Expected all tensors to be on the same device";
+
+// Calls `f` `times` times from one call site. A site is the whole call stack,
+// and the compiler may unroll a loop with a small constant count into several
+// call sites; it cannot unroll one whose count it does not know.
+void from_one_site(int times, const std::function<void()>& f) {
+  volatile int n = times;
+  for (int i = 0; i < n; ++i) f();
+}
 
 std::string here(int line) { return "sanitizer_test.cc:" + std::to_string(line); }
 
@@ -33,40 +56,65 @@ const SanitizerArgument* arg(const SanitizerFinding& f, const std::string& name)
 
 TEST(Sanitizer, ReportsPlantedMismatchWithBothArgumentsTheirDevicesAndStrayOrigin) {
   Sanitizer sanitizer(quiet());
-  at::Tensor x = at::ones({3}, at::TensorOptions().device(kMeta));
+  at::Tensor x = at::ones({3}, on_fake());
   const int stray_line = __LINE__ + 1;
   at::Tensor y = at::ones({3});
   const int op_line = __LINE__ + 2;
   try {
     at::add(x, y);
-  } catch (const c10::Error&) {
+    FAIL() << "LibTorch raises for a fake + cpu add";
+  } catch (const c10::Error& e) {
+    EXPECT_THAT(e.what_without_backtrace(), HasSubstr(kSameDevice));
   }
   const SanitizerReport r = sanitizer.report();
   ASSERT_EQ(r.mismatch_count(), 1U) << r.to_text();
   const SanitizerFinding& f = r.findings[0];
   EXPECT_EQ(f.op, "aten::add");
   EXPECT_EQ(f.site, here(op_line));
-  EXPECT_EQ(f.expected, kMeta);
+  EXPECT_EQ(f.expected, fake());
   const auto* self = arg(f, "self");
   const auto* other = arg(f, "other");
   ASSERT_NE(self, nullptr);
   ASSERT_NE(other, nullptr);
-  EXPECT_EQ(self->device, kMeta);
+  EXPECT_EQ(self->device, fake());
   EXPECT_FALSE(self->stray);
   EXPECT_EQ(other->device, kCpu);
   EXPECT_TRUE(other->stray);
   EXPECT_EQ(other->origin_op, "aten::ones");
   EXPECT_EQ(other->origin, here(stray_line));
   EXPECT_THAT(f.message, HasSubstr("[devcheck] device mismatch in aten::add at " + here(op_line)));
-  EXPECT_THAT(f.message, HasSubstr("meta"));
-  EXPECT_THAT(f.message, HasSubstr("<- not on meta"));
+  EXPECT_THAT(f.message, HasSubstr("expected every tensor on " + fake().str() + ", found " +
+                                   fake().str() + " and cpu"));
+  EXPECT_THAT(f.message, HasSubstr("<- not on " + fake().str()));
   EXPECT_THAT(f.message, HasSubstr("made by aten::ones at " + here(stray_line)));
-  EXPECT_THAT(f.fix, HasSubstr("create other on meta"));
+  EXPECT_THAT(f.fix, HasSubstr("create other on " + fake().str()));
 }
 
+TEST(Sanitizer, ReportsACpuTimesDeviceMatmulOnceThoughItFailsInsideMm) {
+  Sanitizer sanitizer(quiet());
+  at::Tensor w = at::ones({4, 3}, on_fake());
+  const int stray_line = __LINE__ + 1;
+  at::Tensor x = at::rand({2, 4});
+  const int op_line = __LINE__ + 1;
+  EXPECT_THROW(at::matmul(x, w), c10::Error);
+  const SanitizerReport r = sanitizer.report();
+  ASSERT_EQ(r.mismatch_count(), 1U) << r.to_text();  // not again for the inner mm
+  const SanitizerFinding& f = r.findings[0];
+  EXPECT_EQ(f.op, "aten::matmul");
+  EXPECT_EQ(f.site, here(op_line));
+  EXPECT_EQ(f.expected, fake());
+  const auto* self = arg(f, "self");
+  ASSERT_NE(self, nullptr);
+  EXPECT_TRUE(self->stray);
+  EXPECT_EQ(self->origin_op, "aten::rand");
+  EXPECT_EQ(self->origin, here(stray_line));
+}
+
+// meta is the point here: LibTorch 1.13 lets a cpu x meta matmul pass, and
+// only the sanitizer sees it.
 TEST(Sanitizer, ReportsTheSilentCpuTimesMetaMatmulOnce) {
   Sanitizer sanitizer(quiet());
-  at::Tensor w = at::ones({4, 3}, at::TensorOptions().device(kMeta));
+  at::Tensor w = at::ones({4, 3}, at::TensorOptions().device(c10::kMeta));
   const int stray_line = __LINE__ + 1;
   at::Tensor x = at::rand({2, 4});
   const int op_line = __LINE__ + 1;
@@ -84,13 +132,13 @@ TEST(Sanitizer, ReportsTheSilentCpuTimesMetaMatmulOnce) {
   EXPECT_EQ(self->origin, here(stray_line));
 }
 
-TEST(Sanitizer, PerSampleCopiesToMetaAreABatchingFindingAtTheirSite) {
+TEST(Sanitizer, PerSampleCopiesToTheDeviceAreABatchingFindingAtTheirSite) {
   Sanitizer sanitizer(quiet());
   at::Tensor data = at::rand({200, 3});
   std::vector<at::Tensor> samples;
   const int copy_line = __LINE__ + 2;
   for (int64_t i = 0; i < data.size(0); ++i) {
-    samples.push_back(data[i].to(kMeta));
+    samples.push_back(data[i].to(fake()));
   }
   const SanitizerReport r = sanitizer.report();
   ASSERT_EQ(r.findings.size(), 1U) << r.to_text();
@@ -99,12 +147,13 @@ TEST(Sanitizer, PerSampleCopiesToMetaAreABatchingFindingAtTheirSite) {
   EXPECT_EQ(f.site, here(copy_line));
   EXPECT_EQ(f.count, 200U);
   EXPECT_EQ(f.bytes, 200U * 3 * 4);
-  EXPECT_EQ(f.direction, "cpu -> meta");
-  EXPECT_THAT(f.message, HasSubstr("200 cpu -> meta copies of 12 B each"));
+  EXPECT_EQ(f.direction, "cpu -> " + fake().str());
+  EXPECT_THAT(f.message, HasSubstr("200 cpu -> " + fake().str() + " copies of 12 B each"));
   EXPECT_THAT(f.fix, HasSubstr("stack them and copy once"));
   ASSERT_FALSE(r.transfers.empty());
   EXPECT_EQ(r.transfers[0].site, here(copy_line));
   EXPECT_EQ(r.transfers[0].count, 200U);
+  EXPECT_TRUE(at::equal(samples[199].cpu(), data[199]));
 }
 
 TEST(Sanitizer, OncePerBatchCopiesBetweenRealWorkAreNotAFinding) {
@@ -112,7 +161,7 @@ TEST(Sanitizer, OncePerBatchCopiesBetweenRealWorkAreNotAFinding) {
   at::Tensor labels = at::zeros({32}, at::kLong);
   at::Tensor work = at::ones({4});
   for (int step = 0; step < 100; ++step) {
-    at::Tensor on_device = labels.to(kMeta);  // one small copy per step
+    at::Tensor on_device = labels.to(fake());  // one small copy per step
     for (int i = 0; i < 40; ++i) work = work * 1.0;
   }
   const SanitizerReport r = sanitizer.report();
@@ -123,8 +172,8 @@ TEST(Sanitizer, OncePerBatchCopiesBetweenRealWorkAreNotAFinding) {
 
 TEST(Sanitizer, BugFreeProgramHasNoFinding) {
   Sanitizer sanitizer(quiet());
-  at::Tensor w = at::ones({4, 3}, at::TensorOptions().device(kMeta));
-  at::Tensor batch = at::rand({16, 4}).to(kMeta);
+  at::Tensor w = at::ones({4, 3}, on_fake());
+  at::Tensor batch = at::rand({16, 4}).to(fake());
   at::Tensor y = at::matmul(batch, w) * 2.0;
   y = y + at::scalar_tensor(2.0);  // a 0-dim CPU tensor may meet any device
   y = y * 3.0;
@@ -134,16 +183,17 @@ TEST(Sanitizer, BugFreeProgramHasNoFinding) {
   const SanitizerReport r = sanitizer.report();
   EXPECT_TRUE(r.ok()) << r.to_text();
   EXPECT_GT(r.ops_checked, 5U);
+  // and it computed: the CPU's result, on the fake device
+  EXPECT_EQ(c.device(), fake());
+  const at::Tensor want = (at::matmul(batch.cpu(), w.cpu()) * 2.0 + 2.0) * 3.0;
+  EXPECT_TRUE(at::equal(c.cpu(), at::cat({want, want})));
 }
 
 TEST(Sanitizer, NamesEachTensorOfAListArgument) {
   Sanitizer sanitizer(quiet());
   at::Tensor a = at::ones({2});
-  at::Tensor b = at::ones({2}, at::TensorOptions().device(kMeta));
-  try {
-    at::cat({a, b});
-  } catch (const c10::Error&) {
-  }
+  at::Tensor b = at::ones({2}, on_fake());
+  EXPECT_THROW(at::cat({a, b}), c10::Error);
   const SanitizerReport r = sanitizer.report();
   ASSERT_EQ(r.mismatch_count(), 1U) << r.to_text();
   EXPECT_NE(arg(r.findings[0], "tensors[0]"), nullptr);
@@ -154,11 +204,8 @@ TEST(Sanitizer, TensorsItDidNotSeeBeingMadeHaveUnknownOrigin) {
   Sanitizer sanitizer(quiet());
   float buffer[3] = {1, 2, 3};
   at::Tensor y = at::from_blob(buffer, {3});
-  at::Tensor x = at::ones({3}, at::TensorOptions().device(kMeta));
-  try {
-    at::add(x, y);
-  } catch (const c10::Error&) {
-  }
+  at::Tensor x = at::ones({3}, on_fake());
+  EXPECT_THROW(at::add(x, y), c10::Error);
   const SanitizerReport r = sanitizer.report();
   ASSERT_EQ(r.mismatch_count(), 1U);
   const auto* other = arg(r.findings[0], "other");
@@ -169,9 +216,9 @@ TEST(Sanitizer, TensorsItDidNotSeeBeingMadeHaveUnknownOrigin) {
 
 TEST(Sanitizer, WithoutProvenanceStillFindsTheMismatch) {
   Sanitizer sanitizer(quiet().provenance(false));
-  at::Tensor x = at::ones({3}, at::TensorOptions().device(kMeta));
+  at::Tensor x = at::ones({3}, on_fake());
   at::Tensor y = at::ones({3});
-  at::matmul(y.unsqueeze(0), x.unsqueeze(1));
+  EXPECT_THROW(at::matmul(y.unsqueeze(0), x.unsqueeze(1)), c10::Error);
   const SanitizerReport r = sanitizer.report();
   ASSERT_EQ(r.mismatch_count(), 1U);
   EXPECT_EQ(r.tensors_tracked, 0U);
@@ -180,15 +227,16 @@ TEST(Sanitizer, WithoutProvenanceStillFindsTheMismatch) {
 
 TEST(Sanitizer, ExplainGivesTheAccountOfTheLastMismatchOnThisThread) {
   Sanitizer sanitizer(quiet());
-  at::Tensor x = at::ones({3}, at::TensorOptions().device(kMeta));
+  at::Tensor x = at::ones({3}, on_fake());
   const int stray_line = __LINE__ + 1;
   at::Tensor y = at::ones({3});
   try {
     at::add(x, y);
-    FAIL() << "LibTorch 1.13 raises for meta + cpu add";
+    FAIL() << "LibTorch raises for a fake + cpu add";
   } catch (const c10::Error& e) {
     const std::string text = explain(e);
-    EXPECT_THAT(text, HasSubstr("Expected all tensors to be on the same device"));
+    EXPECT_THAT(text, HasSubstr(std::string(kSameDevice) + ", but found at least two devices, " +
+                                fake().str() + " and cpu!"));
     EXPECT_THAT(text, HasSubstr("[devcheck] device mismatch in aten::add"));
     EXPECT_THAT(text, HasSubstr("made by aten::ones at " + here(stray_line)));
   }
@@ -205,9 +253,7 @@ TEST(Sanitizer, WarnModePrintsEachFindingOnceWhenItHappens) {
   ::testing::internal::CaptureStderr();
   {
     Sanitizer sanitizer(quiet().mode(SanitizerMode::kWarn));
-    at::Tensor x = at::ones({3}, at::TensorOptions().device(kMeta));
-    at::Tensor y = at::ones({1, 3});
-    for (int i = 0; i < 3; ++i) at::matmul(y, x);
+    from_one_site(3, mismatched_matmul);
     EXPECT_EQ(sanitizer.report().findings[0].count, 3U);
   }
   const std::string err = ::testing::internal::GetCapturedStderr();
@@ -225,7 +271,7 @@ TEST(Sanitizer, ReportModeIsQuietUntilTheEndAndPrintsOnlyWhenSomethingWasFound) 
   ::testing::internal::CaptureStderr();
   {
     Sanitizer sanitizer;
-    at::matmul(at::ones({1, 3}), at::ones({3}, at::TensorOptions().device(kMeta)));
+    mismatched_matmul();
   }
   EXPECT_THAT(::testing::internal::GetCapturedStderr(), HasSubstr("1 finding"));
 }
@@ -244,10 +290,10 @@ TEST(Sanitizer, OnlyOneAtATime) {
 TEST(Sanitizer, EndsCleanlyAndAFreshOneStartsEmpty) {
   {
     Sanitizer first(quiet());
-    at::matmul(at::ones({1, 3}), at::ones({3}, at::TensorOptions().device(kMeta)));
+    mismatched_matmul();
   }
   EXPECT_FALSE(Sanitizer::active());
-  at::matmul(at::ones({1, 3}), at::ones({3}, at::TensorOptions().device(kMeta)));  // unwatched
+  mismatched_matmul();  // unwatched
   Sanitizer second(quiet());
   EXPECT_TRUE(second.report().ok());
 }
@@ -259,8 +305,8 @@ TEST(Sanitizer, WritesJsonAndTraceWhenItEnds) {
   {
     Sanitizer sanitizer(quiet().json_path(json_path).trace_path(trace_path));
     at::Tensor data = at::rand({100, 2});
-    for (int64_t i = 0; i < 100; ++i) data[i].to(kMeta);
-    at::matmul(at::ones({1, 3}), at::ones({3}, at::TensorOptions().device(kMeta)));
+    for (int64_t i = 0; i < 100; ++i) data[i].to(fake());
+    mismatched_matmul();
   }
   const auto j = nlohmann::json::parse(testing::read_file(json_path));
   EXPECT_EQ(j["summary"]["mismatches"], 1);
@@ -273,7 +319,7 @@ TEST(Sanitizer, WritesJsonAndTraceWhenItEnds) {
   for (const auto& ev : t["traceEvents"]) {
     if (ev["ph"] == "X" && ev["name"] == "aten::to") {  // the op the loop calls
       ++copies;
-      EXPECT_EQ(ev["args"]["direction"], "cpu -> meta");
+      EXPECT_EQ(ev["args"]["direction"], "cpu -> " + fake().str());
       EXPECT_EQ(ev["args"]["bytes"], 8);
     }
   }
@@ -282,18 +328,15 @@ TEST(Sanitizer, WritesJsonAndTraceWhenItEnds) {
 
 TEST(Sanitizer, CountsSynchronizingOpsPerSite) {
   Sanitizer sanitizer(quiet());
-  at::Tensor x = at::ones({1}, at::TensorOptions().device(kMeta));
-  for (int i = 0; i < 5; ++i) {
-    try {
-      x.item();  // meta cannot be read; the attempt is still a host sync
-    } catch (const c10::Error&) {
-    }
-  }
+  at::Tensor x = at::ones({1}, on_fake());
+  double total = 0;
+  for (int i = 0; i < 5; ++i) total += x.item<double>();  // the host waits for the device
+  EXPECT_EQ(total, 5.0);
   at::ones({1}).item();  // a CPU item() waits for nothing
   const SanitizerReport r = sanitizer.report();
   ASSERT_EQ(r.syncs.size(), 1U) << r.to_text();
   EXPECT_EQ(r.syncs[0].op, "aten::item");  // the op the program called
-  EXPECT_EQ(r.syncs[0].device, "meta");
+  EXPECT_EQ(r.syncs[0].device, fake().str());
   EXPECT_EQ(r.syncs[0].count, 5U);
   EXPECT_THAT(r.syncs[0].site, HasSubstr("sanitizer_test.cc:"));
 }
@@ -303,11 +346,14 @@ TEST(Sanitizer, ThreadsReportConcurrently) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([] {
-      at::Tensor w = at::ones({3}, at::TensorOptions().device(kMeta));
+      at::Tensor w = at::ones({3}, on_fake());
       for (int i = 0; i < 50; ++i) {
         at::Tensor x = at::ones({1, 3});
-        at::matmul(x, w);
-        x.to(kMeta);
+        try {
+          at::matmul(x, w);
+        } catch (const c10::Error&) {
+        }
+        x.to(fake());
       }
     });
   }
