@@ -10,6 +10,7 @@
 #include "devcheck/amp.h"
 #include "devcheck/device.h"
 #include "devcheck/error.h"
+#include "devcheck/fake_device.h"
 #include "support/support.h"
 
 using ::testing::HasSubstr;
@@ -66,6 +67,24 @@ TEST(AmpAutocastScope, RejectsFloat16OnCpuNamingBoth) {
   } catch (const InvalidArgumentError& e) {
     EXPECT_THAT(e.message(), HasSubstr("cpu with float16"));
     EXPECT_THAT(e.message(), HasSubstr("expected cpu with bfloat16"));
+  }
+  EXPECT_FALSE(autocast_enabled(c10::kCPU));
+}
+
+// LibTorch 1.13's autocast knows only the CPU and CUDA: on the fake device a
+// disabled scope is a no-op (what `autocast(device, enabled=amp)` code needs)
+// and an enabled one is refused by name.
+TEST(AmpAutocastScope, OtherDevicesMayOnlyBeDisabledAndAreNamedWhenEnabled) {
+  const c10::DeviceType fake = fake_device().type();
+  { const AutocastScope off(fake, /*enabled=*/false); }
+  EXPECT_FALSE(autocast_enabled(c10::kCPU));
+  try {
+    const AutocastScope on(fake);
+    FAIL() << "expected InvalidArgumentError";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_THAT(e.message(),
+                HasSubstr("received " + c10::DeviceTypeName(fake, /*lower_case=*/true) + " with"));
+    EXPECT_THAT(e.message(), HasSubstr("expected cpu with bfloat16, or cuda with float16"));
   }
   EXPECT_FALSE(autocast_enabled(c10::kCPU));
 }
@@ -265,6 +284,67 @@ TEST(GradScaler, RejectsBadOptions) {
   GradScalerState bad;
   bad.scale = -1;
   EXPECT_THROW(scaler.load_state_dict(bad), InvalidArgumentError);
+}
+
+// The tensor-op path on the fake device: the CPU's results step for step.
+TEST(GradScaler, OnTheFakeDeviceStepsAndSkipsAsOnTheCpu) {
+  Toy cpu;
+  Toy on_device(fake_device(1));
+  GradScaler on_cpu(GradScalerOptions().growth_interval(2));
+  GradScaler on_fake(GradScalerOptions().growth_interval(2));
+  for (int i = 0; i < 4; ++i) {
+    const double second = i == 1 ? std::numeric_limits<double>::infinity() : 2.0;
+    const at::Tensor g = at::tensor({1.0, second, 3.0});
+    cpu.optimizer.zero_grad();
+    on_device.optimizer.zero_grad();
+    on_cpu.scale(cpu.loss(g)).backward();
+    const at::Tensor scaled = on_fake.scale(on_device.loss(g));
+    EXPECT_EQ(scaled.device(), fake_device(1));
+    scaled.backward();
+    ASSERT_EQ(on_device.w.grad().device(), fake_device(1));
+    const bool stepped = on_cpu.step(cpu.optimizer);
+    EXPECT_EQ(stepped, i != 1);
+    EXPECT_EQ(on_fake.step(on_device.optimizer), stepped) << "step " << i;
+    on_cpu.update();
+    on_fake.update();
+    EXPECT_EQ(on_fake.state_dict(), on_cpu.state_dict()) << "step " << i;
+    EXPECT_TRUE(at::equal(on_device.w.detach().cpu(), cpu.w.detach())) << "step " << i;
+  }
+  // clean, inf (halved), clean, clean (grown back after growth_interval 2)
+  EXPECT_EQ(on_fake.get_scale(), 65536.0);
+  EXPECT_EQ(on_fake.growth_tracker(), 0);
+}
+
+// A model split over fake:0 and fake:1: each device's gradients are unscaled
+// where they are, and an inf on either device skips the whole step.
+TEST(GradScaler, GradientsOnTwoDevicesAreUnscaledWhereTheyAreAndCheckedTogether) {
+  const c10::Device first = fake_device(0);
+  const c10::Device second = fake_device(1);
+  const at::Tensor a = at::ones({2}, at::TensorOptions().device(first)).requires_grad_();
+  const at::Tensor b = at::ones({2}, at::TensorOptions().device(second)).requires_grad_();
+  torch::optim::SGD optimizer(std::vector<at::Tensor>{a, b}, torch::optim::SGDOptions(0.5));
+  GradScaler scaler;
+  // d loss / d a = 2, d loss / d b = gb
+  const auto loss = [&](double gb) { return (a * 2).sum() + (b * gb).sum().to(first); };
+
+  scaler.scale(loss(4.0)).backward();
+  ASSERT_EQ(a.grad().device(), first);
+  ASSERT_EQ(b.grad().device(), second);
+  EXPECT_TRUE(scaler.step(optimizer));
+  EXPECT_TRUE(at::equal(a.grad().cpu(), at::full({2}, 2.0F)));  // unscaled on fake:0
+  EXPECT_TRUE(at::equal(b.grad().cpu(), at::full({2}, 4.0F)));  // and on fake:1
+  EXPECT_TRUE(at::equal(a.detach().cpu(), at::zeros({2})));
+  EXPECT_TRUE(at::equal(b.detach().cpu(), at::full({2}, -1.0F)));
+  scaler.update();
+  EXPECT_EQ(scaler.get_scale(), 65536.0);
+
+  optimizer.zero_grad();
+  scaler.scale(loss(std::numeric_limits<double>::infinity())).backward();
+  EXPECT_FALSE(scaler.step(optimizer));                      // the inf is on fake:1 only
+  EXPECT_TRUE(at::equal(a.detach().cpu(), at::zeros({2})));  // fake:0 did not step either
+  scaler.update();
+  EXPECT_EQ(scaler.get_scale(), 32768.0);
+  EXPECT_EQ(scaler.growth_tracker(), 0);
 }
 
 TEST(GradScaler, FusedKernelsMatchTheTensorOpPath_CUDA) {

@@ -1,6 +1,8 @@
-// DevicePrefetcher on the CPU (and meta): same batches as the plain loader,
-// errors with their message, clean early destruction, deterministic order.
+// DevicePrefetcher on the CPU and on the fake device: same batches as the
+// plain loader, errors with their message, clean early destruction,
+// deterministic order.
 #include <ATen/ATen.h>
+#include <c10/core/DeviceGuard.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/data/dataloader.h>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "devcheck/device.h"
+#include "devcheck/fake_device.h"
 #include "devcheck/prefetch.h"
 #include "support/support.h"
 
@@ -72,12 +75,17 @@ std::vector<torch::data::Example<>> plain_batches(uint64_t seed, size_t n, size_
 }
 
 std::vector<torch::data::Example<>> prefetched_batches(uint64_t seed, size_t n, size_t batch,
-                                                       size_t in_flight) {
+                                                       size_t in_flight,
+                                                       c10::Device device = c10::kCPU) {
   torch::manual_seed(seed);
   auto loader = random_loader(Numbers(n), batch);
-  DevicePrefetcher prefetcher(*loader, PrefetchOptions(c10::kCPU).in_flight(in_flight));
+  DevicePrefetcher prefetcher(*loader, PrefetchOptions(device).in_flight(in_flight));
   std::vector<torch::data::Example<>> out;
-  for (auto& b : prefetcher) out.push_back(b);
+  for (auto& b : prefetcher) {
+    EXPECT_EQ(b.data.device(), prefetcher.device());
+    EXPECT_EQ(b.target.device(), prefetcher.device());
+    out.push_back({b.data.cpu(), b.target.cpu()});
+  }
   return out;
 }
 
@@ -203,14 +211,56 @@ TEST(DevicePrefetcher, OwnsASourceGivenByUniquePtr) {
   EXPECT_EQ(n, 30);
 }
 
-TEST(DevicePrefetcher, DeliversToASecondDeviceMeta) {
+TEST(DevicePrefetcher, FakeDeviceOrderAndContentEqualThePlainLoader) {
+  const auto plain = plain_batches(5, 103, 8);
+  // on a side stream behind events, and synchronously
+  expect_same(prefetched_batches(5, 103, 8, 3, fake_device(0)), plain);
+  expect_same(prefetched_batches(5, 103, 8, 0, fake_device(1)), plain);
+}
+
+TEST(DevicePrefetcher, FakeDeviceCopiesOnASideStreamOfTheTargetDevice) {
+  const detail::Stager stager(PrefetchOptions(fake_device(1)));
+  EXPECT_EQ(stager.device(), fake_device(1));
+  EXPECT_TRUE(stager.asynchronous());
+  ASSERT_TRUE(stager.side_stream().has_value());
+  EXPECT_EQ(stager.side_stream()->device(), fake_device(1));
+  EXPECT_FALSE(stager.pins());  // pinned memory is for CUDA only
+  const detail::Stager on_cpu(PrefetchOptions(c10::kCPU));
+  EXPECT_FALSE(on_cpu.asynchronous());
+}
+
+TEST(DevicePrefetcher, AnIndexlessDeviceIsTheCurrentOneWhenMade) {
+  std::vector<torch::data::Example<>> batches{{at::ones({2, 3}), at::zeros({2})}};
+  const c10::DeviceGuard current(fake_device(1));
+  DevicePrefetcher prefetcher(batches, PrefetchOptions(c10::Device(fake_device().type())));
+  EXPECT_EQ(prefetcher.device(), fake_device(1));
+  for (auto& b : prefetcher) {
+    EXPECT_EQ(b.data.device(), fake_device(1));
+    EXPECT_TRUE(at::equal(b.data.cpu(), batches[0].data));
+  }
+}
+
+TEST(DevicePrefetcher, BatchesOnTheDeviceMeetAModelThereAndFailAModelElsewhere) {
   std::vector<std::vector<torch::data::Example<>>> batches(2);
   for (auto& b : batches) b.push_back({at::ones({3}), at::scalar_tensor(1)});
-  DevicePrefetcher prefetcher(batches, PrefetchOptions(c10::Device("meta")));
+  DevicePrefetcher prefetcher(batches, PrefetchOptions(fake_device()));
+  const at::Tensor on_device = at::full({3, 2}, 2.0, at::TensorOptions().device(fake_device()));
+  const at::Tensor on_cpu = at::full({3, 2}, 2.0);
+  int n = 0;
   for (auto& b : prefetcher) {
-    EXPECT_TRUE(b.data.is_meta());
-    EXPECT_EQ(b.data.sizes(), (std::vector<int64_t>{1, 3}));
+    EXPECT_EQ(b.data.device(), fake_device());
+    EXPECT_EQ(b.data.sizes(), (std::vector<int64_t>{1, 3}));  // collated
+    EXPECT_TRUE(at::equal(at::mm(b.data, on_device).cpu(), at::full({1, 2}, 6.0)));
+    try {
+      at::mm(b.data, on_cpu);
+      ADD_FAILURE() << "a CPU weight met a batch on " << fake_device().str();
+    } catch (const c10::Error& e) {
+      EXPECT_THAT(e.what_without_backtrace(),
+                  HasSubstr("found at least two devices, " + fake_device().str() + " and cpu!"));
+    }
+    ++n;
   }
+  EXPECT_EQ(n, 2);
 }
 
 TEST(DevicePrefetcher, PinnedSideStreamCopyMatchesCpu_CUDA) {
