@@ -11,6 +11,9 @@
 #   DEVCHECK_TORCH2_MIRROR  Debian mirror (default: the host's, from apt's sources)
 #   JOBS, CTEST_ARGS        as for `make test`
 #
+# `test-torch2.sh --root-only` makes (or checks) the root and stops: CI runs
+# it in the background while `make test` builds (downloads overlap the build).
+#
 # Builds into build-torch2/ in the checkout. Everything it mounts lives in a
 # private mount namespace, so it is gone when the script ends, however it ends;
 # the trap also unmounts explicitly. Idempotent and non-interactive.
@@ -147,6 +150,7 @@ if [ "$(cat "$root/.devcheck-torch2-stamp" 2>/dev/null)" != "$(stamp_of)" ]; the
 else
   log "reusing $root"
 fi
+if [ "${1:-}" = --root-only ]; then exit 0; fi
 # Others may use the root now; only a rebuild needs it alone.
 flock -s 9
 

@@ -47,7 +47,9 @@ std::string EnvironmentReport::to_text() const {
     out += fmt::format("CUDA:      CUDA {} build\n", cuda_version);
   }
   std::string cudnn_text = "no";
-  if (cudnn) cudnn_text = cudnn_version > 0 ? fmt::format("yes ({})", cudnn_version) : "built in";
+  if (cudnn)
+    cudnn_text = cudnn_version > 0 ? fmt::format("yes ({})", cudnn_version)
+                                   : "built in (its library is not asked without a device)";
   out += fmt::format("cuDNN:     {}\n", cudnn_text);
   out += fmt::format("threads:   {} intra-op, {} inter-op\n", threads, interop_threads);
   out += "devices:\n";

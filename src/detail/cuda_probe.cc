@@ -60,7 +60,7 @@ std::optional<std::uint64_t> context_free_bytes(void* cuda, CuDevice device) {
   return result;
 }
 
-// "cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected".
+// "CUDA_ERROR_NO_DEVICE, no CUDA-capable device is detected".
 std::string driver_error(void* cuda, CuResult result) {
   auto error_name = symbol<CuResult (*)(CuResult, const char**)>(cuda, "cuGetErrorName");
   auto error_text = symbol<CuResult (*)(CuResult, const char**)>(cuda, "cuGetErrorString");
@@ -69,7 +69,7 @@ std::string driver_error(void* cuda, CuResult result) {
   std::string out = "CUDA driver error " + std::to_string(result);
   if (error_name != nullptr && error_name(result, &name) == 0 && name != nullptr) out = name;
   if (error_text != nullptr && error_text(result, &text) == 0 && text != nullptr) {
-    out += std::string(": ") + text;
+    out += std::string(", ") + text;
   }
   return out;
 }
@@ -98,7 +98,7 @@ CudaProbe probe_cuda() {
   CuResult result = init(0);
   if (result == 0) result = count(&n);
   if (result != 0) {
-    probe.driver_note = "the CUDA driver found no usable GPU (" + driver_error(cuda, result) + ")";
+    probe.driver_note = "the CUDA driver found no usable GPU: " + driver_error(cuda, result);
     dlclose(cuda);
     return probe;
   }
