@@ -59,8 +59,14 @@ host_mirror() {
 }
 
 mounted=()
+child=
 cleanup() {
   local i
+  if [ -n "$child" ]; then
+    kill -TERM -- "-$child" 2>/dev/null || true
+    wait "$child" 2>/dev/null || true
+    child=
+  fi
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
     umount -l "${mounted[i]}" 2>/dev/null || true
   done
@@ -69,6 +75,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
+
+# Runs a command in a process group of its own and waits for it: a signal to
+# this script then reaches the trap at once, and the trap stops the whole group.
+run() {
+  local status=0
+  setsid "$@" &
+  child=$!
+  wait "$child" || status=$?
+  child=
+  return "$status"
+}
 
 # mount_once SOURCE TARGET [mount options...]: idempotent.
 mount_once() {
@@ -110,7 +127,7 @@ make_root() {
   mkdir -p "$(dirname "$root")"
   log "debootstrap $suite into $new"
   : >"$make_log"
-  debootstrap --variant=minbase --components="$components" --include=ca-certificates \
+  run debootstrap --variant=minbase --components="$components" --include=ca-certificates \
     "$suite" "$new" "$mirror" >>"$make_log" 2>&1 || fail_making
 
   cat >"$new/etc/apt/sources.list.d/debian.sources" <<SOURCES
@@ -131,7 +148,7 @@ SOURCES
   mount_once /dev/pts "$new/dev/pts" --bind
   log "installing packages in the root (log: $make_log)"
   # shellcheck disable=SC2046
-  chroot "$new" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+  run chroot "$new" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     /tmp/setup-root.sh $(packages) >>"$make_log" 2>&1 || fail_making
   rm -f "$new/tmp/setup-root.sh"
   cleanup
@@ -161,31 +178,29 @@ mkdir -p "$ccache_dir"
 mount_once "$src" "$root/src" --bind
 mount_once "$ccache_dir" "$root/ccache" --bind
 
-in_root() {
-  chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-    LANG=C.UTF-8 CCACHE_DIR=/ccache CCACHE_BASEDIR=/src CCACHE_NOHASHDIR=1 \
-    CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime \
-    "$@"
-}
+in_root=(chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+  HOME=/root LANG=C.UTF-8 CCACHE_DIR=/ccache CCACHE_BASEDIR=/src CCACHE_NOHASHDIR=1
+  CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime)
 
 # Torch 2.6 imports and runs without cuDNN's real library (no GPU here).
-in_root bash /src/scripts/torch2/stub-cudnn.sh
+run "${in_root[@]}" bash /src/scripts/torch2/stub-cudnn.sh
 
-torch_dir=$(in_root bash -c 'dirname "$(ls /usr/lib/*/cmake/Torch/TorchConfig.cmake /usr/share/cmake/Torch/TorchConfig.cmake /usr/lib/cmake/Torch/TorchConfig.cmake 2>/dev/null | head -n 1)"')
+torch_dir=$("${in_root[@]}" bash -c 'dirname "$(ls /usr/lib/*/cmake/Torch/TorchConfig.cmake /usr/share/cmake/Torch/TorchConfig.cmake /usr/lib/cmake/Torch/TorchConfig.cmake 2>/dev/null | head -n 1)"')
 log "Torch_DIR=$torch_dir"
 
 root_s=$((SECONDS - start))
 t=$SECONDS
-in_root cmake -S /src -B /src/build-torch2 -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+run "${in_root[@]}" cmake -S /src -B /src/build-torch2 -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTorch_DIR="$torch_dir" -DDEVCHECK_PYTHON=/usr/bin/python3 ${CMAKE_ARGS:-}
-in_root cmake --build /src/build-torch2 -j "$jobs"
+run "${in_root[@]}" cmake --build /src/build-torch2 -j "$jobs"
 build_s=$((SECONDS - t))
 
 t=$SECONDS
 status=0
 # shellcheck disable=SC2086
-in_root bash -c "cd /src/build-torch2 && ctest --output-on-failure -j $jobs ${CTEST_ARGS:-}" \
-  2>&1 | tee "$src/build-torch2/ctest.log" || status=$?
+run "${in_root[@]}" bash -o pipefail -c \
+  "cd /src/build-torch2 && ctest --output-on-failure -j $jobs ${CTEST_ARGS:-} 2>&1 | tee ctest.log" ||
+  status=$?
 log "root ${root_s} s, build ${build_s} s, tests $((SECONDS - t)) s"
 # The last line is ctest's summary, as for `make test`.
 grep -E '^[0-9]+% tests passed' "$src/build-torch2/ctest.log" | tail -n 1 || true
