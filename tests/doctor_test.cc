@@ -44,7 +44,7 @@ TEST(EnvironmentReport, SaysWhetherLibTorchWasBuiltWithCuda) {
   EXPECT_THAT(text, HasSubstr("CUDA:      CUDA " + r.cuda_version + " build"));
 }
 
-TEST(EnvironmentReport, CudaBuildWithoutDeviceSaysSoAndWhy_CUDA) {
+TEST(EnvironmentReport, CudaBuildWithoutADeviceSaysSoAndWhy) {
   const EnvironmentReport r = environment_report();
   if (!r.cuda_built) GTEST_SKIP() << "this LibTorch has no CUDA";
   if (cuda_device_count() > 0) GTEST_SKIP() << "this machine has a CUDA device";
