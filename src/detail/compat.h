@@ -143,6 +143,7 @@ typename StateMap::key_type optimizer_state_key(const void* tensor_impl) {
 #if DEVCHECK_TORCH_AT_LEAST(2, 6)
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
+#include <c10/core/CPUAllocator.h>
 #include <c10/core/StorageImpl.h>
 
 #include <algorithm>
@@ -164,6 +165,8 @@ struct FakeAcceleratorHooks final : at::PrivateUse1HooksInterface {
     return {c10::DeviceType::PrivateUse1, 0};
   }
   bool hasPrimaryContext(c10::DeviceIndex /*device_index*/) const override { return true; }
+  // Host memory is all the fake device has: "pinned" buffers are plain ones.
+  at::Allocator* getPinnedMemoryAllocator() const override { return c10::GetCPUAllocator(); }
   void init() const override {}
   void resizePrivateUse1Bytes(const c10::Storage& storage, size_t newsize) const override {
     c10::StorageImpl* impl = storage.unsafeGetStorageImpl();

@@ -158,13 +158,16 @@ bool is_ours(const struct sigaction& a) {
   return (a.sa_flags & SA_SIGINFO) != 0 && a.sa_sigaction == on_fatal_signal;
 }
 
-// Ours, running where the action we hand on to expects to run (its
-// alternate stack) and restarting calls as it would.
+// Ours, restarting calls as the action we hand on to would. It runs on the
+// thread's own stack, never on an alternate stack: libraries set up small
+// ones for their own handlers (UCX, loaded by LibTorch 2.6's CUDA build,
+// does), with no room for the report. The handler we hand on to then runs
+// on that stack too.
 struct sigaction our_action(const struct sigaction& next) {
   struct sigaction a {};
   a.sa_sigaction = on_fatal_signal;
   sigemptyset(&a.sa_mask);
-  a.sa_flags = SA_SIGINFO | (next.sa_flags & (SA_ONSTACK | SA_RESTART));
+  a.sa_flags = SA_SIGINFO | (next.sa_flags & SA_RESTART);
   return a;
 }
 
