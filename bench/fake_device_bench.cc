@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "devcheck/fake_device.h"
-#include "devcheck/train.h"
+#include "classifier/classifier.h"
 #include "ratio.h"
 
 namespace {

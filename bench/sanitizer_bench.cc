@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "devcheck/sanitizer.h"
-#include "devcheck/train.h"
+#include "classifier/classifier.h"
 #include "ratio.h"
 
 namespace {

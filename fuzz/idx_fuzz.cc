@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "devcheck/data.h"
+#include "classifier/fashion_mnist.h"
 #include "devcheck/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

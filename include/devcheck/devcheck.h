@@ -4,7 +4,6 @@
 #include "devcheck/amp.h"
 #include "devcheck/check.h"
 #include "devcheck/checkpoint.h"
-#include "devcheck/data.h"
 #include "devcheck/device.h"
 #include "devcheck/doctor.h"
 #include "devcheck/error.h"
@@ -12,5 +11,4 @@
 #include "devcheck/prefetch.h"
 #include "devcheck/sanitizer.h"
 #include "devcheck/scope.h"
-#include "devcheck/train.h"
 #include "devcheck/version.h"

@@ -10,7 +10,7 @@
 
 #include "command.h"
 #include "devcheck/sanitizer.h"
-#include "devcheck/train.h"
+#include "classifier/classifier.h"
 
 namespace devcheck::cli {
 namespace {

@@ -11,9 +11,9 @@
 #include "devcheck/amp.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
-#include "devcheck/train.h"
+#include "classifier/classifier.h"
 #include "support/support.h"
-#include "train/state.h"
+#include "classifier/state.h"
 
 using ::testing::HasSubstr;
 

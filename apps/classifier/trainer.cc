@@ -18,8 +18,8 @@
 #include "devcheck/device.h"
 #include "devcheck/error.h"
 #include "devcheck/prefetch.h"
-#include "devcheck/train.h"
-#include "train/state.h"
+#include "classifier/classifier.h"
+#include "classifier/state.h"
 
 namespace devcheck {
 namespace {

@@ -1,4 +1,4 @@
-#include "train/state.h"
+#include "classifier/state.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>

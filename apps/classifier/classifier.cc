@@ -17,7 +17,7 @@
 #include "devcheck/amp.h"
 #include "devcheck/move.h"
 #include "devcheck/prefetch.h"
-#include "devcheck/train.h"
+#include "classifier/classifier.h"
 
 namespace devcheck {
 

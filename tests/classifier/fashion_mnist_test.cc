@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "devcheck/data.h"
+#include "classifier/fashion_mnist.h"
 #include "devcheck/error.h"
 #include "support/support.h"
 

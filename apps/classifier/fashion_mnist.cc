@@ -10,7 +10,7 @@
 #include <limits>
 #include <sstream>
 
-#include "devcheck/data.h"
+#include "classifier/fashion_mnist.h"
 #include "devcheck/error.h"
 
 namespace devcheck {

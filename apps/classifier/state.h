@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "devcheck/amp.h"
-#include "devcheck/train.h"
+#include "classifier/classifier.h"
 
 namespace devcheck::detail {
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "devcheck/data.h"
+#include "classifier/fashion_mnist.h"
 
 namespace devcheck {
 
