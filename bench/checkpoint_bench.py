@@ -1,7 +1,7 @@
 """Python side of checkpoint_bench: makes the ~1 GB checkpoint and times torch itself.
 
-usage: checkpoint_bench.py make OUT | load FILE | loadsave FILE OUT
-Prints the measured seconds (load and loadsave) on the last line.
+usage: checkpoint_bench.py make OUT | load FILE | load-weights-only FILE | loadsave FILE OUT
+Prints the measured seconds (the load commands and loadsave) on the last line.
 """
 import sys
 import time
@@ -21,6 +21,10 @@ if cmd == "make":
 elif cmd == "load":
     start = time.perf_counter()
     torch.load(sys.argv[2], map_location="cpu")
+    print(time.perf_counter() - start)
+elif cmd == "load-weights-only":
+    start = time.perf_counter()
+    torch.load(sys.argv[2], map_location="cpu", weights_only=True)
     print(time.perf_counter() - start)
 elif cmd == "loadsave":
     start = time.perf_counter()

@@ -12,8 +12,6 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adam.h>
 
-#include <stdlib.h>  // NOLINT(modernize-deprecated-headers): getloadavg is not in <cstdlib>
-
 #include <algorithm>
 #include <chrono>
 #include <string>
@@ -156,13 +154,9 @@ int interleaved_checks() {
 }
 
 void print_conditions() {
-  double load[3] = {-1, -1, -1};
-  const int got = getloadavg(load, 3);
   at::set_num_threads(1);
-  fmt::print("conditions: {} intra-op thread(s), {} hardware threads, load average {}\n",
-             at::get_num_threads(), std::thread::hardware_concurrency(),
-             got == 3 ? fmt::format("{:.2f} {:.2f} {:.2f}", load[0], load[1], load[2])
-                      : std::string("unknown"));
+  fmt::print("conditions: {} intra-op thread(s), {} hardware threads, {}\n", at::get_num_threads(),
+             std::thread::hardware_concurrency(), devcheck::bench::load_average_text());
 }
 
 }  // namespace

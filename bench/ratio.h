@@ -3,6 +3,8 @@
 // anchor measured in the same run (this machine is shared and noisy, so only
 // ratios within one run mean anything).
 
+#include <stdlib.h>  // NOLINT(modernize-deprecated-headers): getloadavg is not in <cstdlib>
+
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -45,12 +47,21 @@ inline std::string human_time(double ns) {
   return fmt::format("{:.3g} ns", ns);
 }
 
-// One line per (name, anchor, target): "name / anchor = 0.12 (target <= 1.0): PASS".
+// One line per check. A time ratio: "name / anchor = 0.12 (target <= 1.00): PASS";
+// a speedup (`speedup` set): "anchor / name = 3.10 (target >= 2.00): PASS".
 struct RatioCheck {
   std::string name;
   std::string anchor;
-  double target;  // the ratio must be <= target
+  double target;         // name / anchor must be <= target; with `speedup`, anchor / name >= target
+  bool speedup = false;  // state the check as how many times faster than the anchor `name` is
 };
+
+// "load average 1.02 0.80 0.55" (or "unknown"), for the conditions a benchmark prints.
+inline std::string load_average_text() {
+  double load[3] = {-1, -1, -1};
+  if (getloadavg(load, 3) != 3) return "load average unknown";
+  return fmt::format("load average {:.2f} {:.2f} {:.2f}", load[0], load[1], load[2]);
+}
 
 inline int run_and_print_ratios(int argc, char** argv, const std::vector<RatioCheck>& checks) {
   benchmark::Initialize(&argc, argv);
@@ -64,6 +75,14 @@ inline int run_and_print_ratios(int argc, char** argv, const std::vector<RatioCh
     if (a < 0 || b <= 0) {
       fmt::print("  {} / {}: not measured\n", check.name, check.anchor);
       all_pass = false;
+      continue;
+    }
+    if (check.speedup) {
+      const double speedup = b / a;
+      const bool pass = speedup >= check.target;
+      all_pass = all_pass && pass;
+      fmt::print("  {} / {} = {:.2f} ({} / {}; target >= {:.2f}): {}\n", check.anchor, check.name,
+                 speedup, human_time(b), human_time(a), check.target, pass ? "PASS" : "FAIL");
       continue;
     }
     const double ratio = a / b;

@@ -198,11 +198,18 @@ RemapReport remap(const std::string& input, const std::string& output,
                   const RemapOptions& options = {});
 
 /// Every tensor of `path` as (flattened key, tensor), in pickle order, created
-/// directly on the device `map_location` gives (cpu: read straight into the
-/// tensor's memory). Tensors that share a storage in the file share it in
-/// memory. Throws DeviceUnavailableError naming the key and both devices when
-/// a tensor would land on a device this machine lacks; UnsafeContentError for
-/// kError findings; FormatError / IoError as Checkpoint::open.
+/// directly on the device `map_location` gives. Tensors that share a storage in
+/// the file share it in memory. On the CPU, a storage of 1 MiB or more stored
+/// uncompressed (as torch.save writes) is the file's own pages, mapped
+/// copy-on-write and read in before the call returns: writes to it never reach
+/// the file, and it stays valid when the file is deleted or renamed over, but
+/// changing the file in place while the tensor lives (truncating or writing
+/// into it, as torch.save to the same path does) changes its unwritten pages,
+/// or makes reading them raise SIGBUS after a truncation. Other storages are
+/// read into fresh memory. Throws DeviceUnavailableError naming the key and
+/// both devices when a tensor would land on a device this machine lacks;
+/// UnsafeContentError for kError findings; FormatError / IoError as
+/// Checkpoint::open.
 std::vector<std::pair<std::string, at::Tensor>> load_tensors(
     const std::string& path, const MapLocation& map_location = MapLocation::keep());
 

@@ -1,9 +1,8 @@
-// load_tensors and load_state_dict: storages read straight into tensor memory.
-#include <sys/mman.h>
-
+// load_tensors and load_state_dict: a large uncompressed record becomes its
+// file's own pages (mapped copy-on-write); any other storage is read straight
+// into tensor memory.
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
-#include <c10/core/CPUAllocator.h>
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
 #include <torch/nn/module.h>
@@ -12,7 +11,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <utility>
 
+#include "checkpoint/mapped_file.h"
 #include "checkpoint/reader.h"
 #include "detail/compat.h"
 #include "devcheck/checkpoint.h"
@@ -47,45 +48,30 @@ std::string shape_text(c10::IntArrayRef shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
-// Host memory for a storage of `nbytes`. A large one gets its own mapping,
-// aligned to 2 MiB and marked for transparent huge pages: reading a checkpoint
-// into fresh memory is dominated by page faults, and a huge page takes one
-// fault where 4 KiB pages take 512 (on this project's CI VM, 1 GB read in
-// 0.13 s instead of 3.4 s). Where the kernel has no huge pages the mapping is
-// still correct, only not faster; where mmap fails, LibTorch's allocator.
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
+// Records at least this large are mapped rather than copied. Smaller ones are
+// copied: a mapping takes whole pages and one of the process's limited count
+// of mappings (vm.max_map_count) per storage.
+constexpr std::uint64_t kMapMin = std::uint64_t{1} << 20;
+// torch.save starts every record's data at a multiple of 64 bytes; a mapped
+// storage keeps that alignment, so any dtype's kernels may use it.
+constexpr std::uint64_t kRecordAlignment = 64;
 
-struct HostMapping {
-  void* data;
-  std::size_t length;
-};
-
-void unmap_host(void* ctx) {
-  auto* mapping = static_cast<HostMapping*>(ctx);
-  ::munmap(mapping->data, mapping->length);
-  delete mapping;
+// The file's own pages for storage `s` when its record is stored as it is,
+// 64-byte aligned and large; else an empty DataPtr (the caller copies).
+c10::DataPtr map_record(const detail::ParsedCheckpoint& cp, std::size_t s) {
+  const std::uint64_t nbytes = cp.storages[s].nbytes;
+  const detail::ZipRecord* record = cp.sources[s].record;
+  if (nbytes < kMapMin || cp.format == detail::Format::kLegacy || record == nullptr ||
+      record->method != 0 || record->compressed_size != nbytes || record->size != nbytes) {
+    return c10::DataPtr(nullptr, c10::Device(c10::kCPU));
+  }
+  const std::uint64_t start = cp.zip->data_offset(*record);
+  if (start % kRecordAlignment != 0) return c10::DataPtr(nullptr, c10::Device(c10::kCPU));
+  return detail::map_file_range(cp.file.fd(), start, nbytes);
 }
 
-c10::DataPtr allocate_host(std::size_t nbytes) {
-  if (nbytes < kHugePage) return c10::GetCPUAllocator()->allocate(nbytes);
-  const std::size_t length = (nbytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* raw = ::mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return c10::GetCPUAllocator()->allocate(nbytes);
-  // Keep only the aligned span: unmap the head before it and the tail after it.
-  auto* base = static_cast<char*>(raw);
-  const auto address = reinterpret_cast<std::uintptr_t>(raw);
-  const std::size_t head = (kHugePage - address % kHugePage) % kHugePage;
-  char* data = base + head;
-  if (head > 0) ::munmap(base, head);
-  ::munmap(data + length, kHugePage - head);  // head < kHugePage: a tail is always left
-#ifdef MADV_HUGEPAGE
-  ::madvise(data, length, MADV_HUGEPAGE);  // advice only: no huge pages is not an error
-#endif
-  return c10::DataPtr(data, new HostMapping{data, length}, &unmap_host, c10::Device(c10::kCPU));
-}
-
-// The bytes of one storage, on `device`.
+// The bytes of one storage, on `device`. On another device than the CPU, the
+// host bytes are only staging for the copy there.
 c10::Storage read_storage(const detail::ParsedCheckpoint& cp, std::size_t s, c10::Device device) {
   const StorageEntry& st = cp.storages[s];
   const detail::StorageSource& src = cp.sources[s];
@@ -94,9 +80,12 @@ c10::Storage read_storage(const detail::ParsedCheckpoint& cp, std::size_t s, c10
                      at::TensorOptions().dtype(c10::kByte).device(device))
         .storage();
   }
+  c10::DataPtr data = map_record(cp, s);
+  const bool mapped = data.get() != nullptr;
+  if (!mapped) data = detail::allocate_host(st.nbytes);
   c10::Storage cpu(c10::Storage::use_byte_size_t(), static_cast<std::int64_t>(st.nbytes),
-                   allocate_host(st.nbytes), /*allocator=*/nullptr, /*resizable=*/false);
-  if (st.nbytes > 0) {
+                   std::move(data), /*allocator=*/nullptr, /*resizable=*/false);
+  if (!mapped && st.nbytes > 0) {
     if (cp.format == detail::Format::kLegacy) {
       detail::read_exact(cp.file.fd(), src.legacy_offset, DEVCHECK_STORAGE_MUTABLE_DATA(cpu),
                          st.nbytes, cp.path);

@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 
 #include "checkpoint/fixtures.h"
+#include "checkpoint/mapped_file.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
 #include "devcheck/fake_device.h"
@@ -21,7 +23,13 @@ namespace devcheck {
 namespace {
 
 using devcheck::testing::fixture;
+using devcheck::testing::read_file;
+using devcheck::testing::run_python;
+using devcheck::testing::TempDir;
 using devcheck::testing::torch_check;
+using devcheck::testing::write_file;
+
+constexpr std::int64_t kLargeCount = 786437;  // large.pt's "big": 3 MiB + 20 B of float32
 
 std::string hex_of(const at::Tensor& t) {
   at::Tensor flat = t.reshape({-1}).contiguous();
@@ -36,11 +44,12 @@ std::string hex_of(const at::Tensor& t) {
   return hex;
 }
 
-void expect_same_as_torch(const std::string& name, const MapLocation& map) {
-  const auto r = torch_check({"dump", fixture(name)});
+void expect_same_as_torch_at(const std::string& path, const MapLocation& map) {
+  const auto r = torch_check({"dump", path});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto expected = nlohmann::json::parse(r.output);
-  const auto tensors = load_tensors(fixture(name), map);
+  const auto tensors = load_tensors(path, map);
+  const std::string name = std::filesystem::path(path).filename().string();
   ASSERT_EQ(tensors.size(), expected.size()) << name;
   for (const auto& [key, tensor] : tensors) {
     ASSERT_TRUE(expected.contains(key)) << key;
@@ -49,6 +58,12 @@ void expect_same_as_torch(const std::string& name, const MapLocation& map) {
     EXPECT_TRUE(tensor.device().is_cpu());
   }
 }
+
+void expect_same_as_torch(const std::string& name, const MapLocation& map) {
+  expect_same_as_torch_at(fixture(name), map);
+}
+
+bool is_mapped(const at::Tensor& t) { return detail::is_file_mapping(t.storage().data_ptr()); }
 
 TEST(LoadTensors, BitwiseEqualToTorchLoadForEveryFixture) {
   const MapLocation cpu = MapLocation::to(c10::Device("cpu"));
@@ -88,7 +103,7 @@ TEST(LoadTensors, ViewsShareOneStorageInMemory) {
 }
 
 TEST(LoadTensors, LargeStoragesAreReadWholeWritableAndShared) {
-  constexpr std::int64_t kCount = 786437;  // 3 MiB + 20 B of float32
+  constexpr std::int64_t kCount = kLargeCount;
   for (const char* name : {"large.pt", "large_legacy.pt"}) {
     SCOPED_TRACE(name);
     auto tensors = load_tensors(fixture(name));
@@ -104,6 +119,79 @@ TEST(LoadTensors, LargeStoragesAreReadWholeWritableAndShared) {
     EXPECT_EQ(by_key["tail"].sum().item<double>(), 10.0);
     by_key.clear();  // last references: the mapping is released
   }
+}
+
+TEST(LoadTensors, LargeStoredRecordsAreTheFilesPagesAndOutliveTheFile) {
+  TempDir dir;
+  const auto path = dir / "large.pt";
+  std::filesystem::copy_file(fixture("large.pt"), path);
+  const std::string saved = read_file(path);
+  auto tensors = load_tensors(path.string());
+  std::map<std::string, at::Tensor> by_key(tensors.begin(), tensors.end());
+  tensors.clear();
+  at::Tensor big = by_key["big"];
+  EXPECT_TRUE(is_mapped(big));
+  EXPECT_TRUE(big.is_alias_of(by_key["tail"]));
+  // Replaced by a rename (as devcheck and most tools write), then removed: the
+  // tensors keep the bytes they were loaded with.
+  write_file(dir / "other.pt", std::string(saved.size(), '\0'));
+  std::filesystem::rename(dir / "other.pt", path);
+  std::filesystem::remove(path);
+  EXPECT_TRUE(at::equal(big, at::arange(kLargeCount, at::kFloat)));
+  EXPECT_TRUE(at::equal(by_key["grid"], at::arange(1000, 2000, at::kFloat).view({10, 100})));
+  // Writing into a loaded tensor never writes into its file.
+  std::filesystem::copy_file(fixture("large.pt"), path);
+  auto again = load_tensors(path.string());
+  ASSERT_TRUE(is_mapped(again.front().second));
+  for (auto& [key, t] : again) t.fill_(9);
+  EXPECT_EQ(read_file(path), saved);
+  EXPECT_TRUE(at::equal(big, at::arange(kLargeCount, at::kFloat)));
+}
+
+TEST(LoadTensors, CompressedUnalignedLegacyAndSmallRecordsAreCopiesEqualToTorchLoad) {
+  TempDir dir;
+  // large.pt rewritten by Python's zipfile: every record deflated, and every
+  // record stored with its data 4 bytes past a 64-byte boundary.
+  const auto r = run_python(
+      R"(
+import struct, sys, zipfile
+src, deflated, unaligned = sys.argv[1:4]
+with zipfile.ZipFile(src) as z:
+    records = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+with zipfile.ZipFile(deflated, "w", zipfile.ZIP_DEFLATED) as out:
+    for name, data in records:
+        out.writestr(name, data)
+with zipfile.ZipFile(unaligned, "w", zipfile.ZIP_STORED) as out:
+    for name, data in records:
+        info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+        start = out.fp.tell() + 30 + len(name.encode()) + 4
+        info.extra = struct.pack("<HH", 0x4242, (4 - start) % 64) + b"\0" * ((4 - start) % 64)
+        out.writestr(info, data)
+        assert (out.infolist()[-1].header_offset + 30 + len(name.encode()) + len(info.extra)) % 64 == 4
+)",
+      {fixture("large.pt"), (dir / "deflated.pt").string(), (dir / "unaligned.pt").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const MapLocation cpu = MapLocation::to(c10::Device("cpu"));
+  for (const std::string& path : {(dir / "deflated.pt").string(), (dir / "unaligned.pt").string(),
+                                  fixture("large_legacy.pt"), fixture("cpu_state_dict.pt")}) {
+    SCOPED_TRACE(path);
+    expect_same_as_torch_at(path, cpu);
+    for (const auto& [key, t] : load_tensors(path, cpu)) {
+      EXPECT_FALSE(is_mapped(t)) << key;
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.storage().data_ptr().get()) % 64, 0U) << key;
+    }
+  }
+  expect_same_as_torch("large.pt", cpu);
+}
+
+TEST(LoadTensors, LargeRecordsMappedToAnotherDeviceLandThereAsCopies) {
+  const c10::Device fake1 = fake_device(1);
+  auto tensors = load_tensors(fixture("large.pt"), MapLocation::to(fake1));
+  std::map<std::string, at::Tensor> by_key(tensors.begin(), tensors.end());
+  EXPECT_EQ(by_key["big"].device(), fake1);
+  EXPECT_FALSE(is_mapped(by_key["big"]));
+  EXPECT_TRUE(by_key["big"].is_alias_of(by_key["tail"]));
+  EXPECT_TRUE(at::equal(by_key["big"].cpu(), at::arange(kLargeCount, at::kFloat)));
 }
 
 TEST(LoadTensors, CudaTaggedWithoutMapLocationNamesKeyAndBothDevices) {
@@ -211,6 +299,22 @@ TEST(LoadStateDict, NonStrictLoadsWhatMatchesAndReports) {
   EXPECT_EQ(report.unexpected.size(), 2u);
   EXPECT_EQ(report.loaded, 6u);  // 0.bias and five BatchNorm tensors
   EXPECT_THAT(report.to_json(), HasSubstr("\"mismatched\""));
+}
+
+TEST(LoadStateDict, LargeParametersAreFilledFromTheFilesPages) {
+  struct Holder : torch::nn::Module {
+    Holder() { big = register_parameter("big", at::zeros({kLargeCount})); }
+    at::Tensor big;
+  };
+  Holder holder;
+  const void* before = holder.big.data_ptr();
+  const LoadReport report =
+      load_state_dict(holder, fixture("large.pt"), LoadOptions().strict(false));
+  EXPECT_EQ(report.loaded, 1u);
+  EXPECT_EQ(report.unexpected, (std::vector<std::string>{"tail", "grid"}));
+  EXPECT_EQ(holder.big.data_ptr(), before);  // copied into the parameter's own memory
+  EXPECT_FALSE(is_mapped(holder.big));
+  EXPECT_TRUE(at::equal(holder.big, at::arange(kLargeCount, at::kFloat)));
 }
 
 }  // namespace
