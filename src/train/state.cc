@@ -40,7 +40,7 @@ class Entries {
       throw FormatError(
           fmt::format("[devcheck] checkpoint {}: expected an entry '{}' (the trainer's checkpoint "
                       "layout), found none; resume only from a checkpoint written by "
-                      "devcheck::train (TrainOptions::out)",
+                      "devcheck::train_classifier (TrainOptions::out)",
                       path_, key));
     }
     return it->second;
@@ -151,7 +151,7 @@ TrainingPosition restore_training_state(const NamedTensors& entries, const std::
     throw FormatError(fmt::format(
         "[devcheck] checkpoint {}: its '{}' entries do not match the classifier, so nothing was "
         "resumed (model, optimizer and scaler are unchanged): {}; resume only from a checkpoint "
-        "written by devcheck::train (TrainOptions::out)",
+        "written by devcheck::train_classifier (TrainOptions::out)",
         path, kModelPrefix, err.message()));
   }
 
