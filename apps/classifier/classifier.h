@@ -120,7 +120,7 @@ struct TrainReport {
   std::string device;
   std::string device_reason;
   bool amp = false;
-  std::string resumed_from;  ///< The --resume checkpoint, if any.
+  std::string resumed_from;  ///< TrainOptions::resume, if set.
   int64_t first_epoch = 1;   ///< 1-based epoch this run started at (> 1 when resumed).
   int64_t global_step = 0;   ///< Optimizer steps in total, across resumed runs.
   std::vector<EpochReport> epochs;

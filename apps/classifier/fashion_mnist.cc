@@ -64,7 +64,7 @@ std::string read_whole_file(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path, ec)) {
     throw IoError(fmt::format(
         "[devcheck] Fashion-MNIST file {}: not found; install Debian's {} (apt-get install {}) "
-        "or pass --data DIR with the four IDX files",
+        "or set TrainOptions::data_dir (FashionMnist's dir) to a folder with the four IDX files",
         path.string(), kPackage, kPackage));
   }
   std::ifstream in(path, std::ios::binary);
@@ -94,7 +94,7 @@ IdxArray load_idx(const std::filesystem::path& path, std::size_t expected_dims) 
   } catch (const FormatError& e) {
     throw FormatError(fmt::format(
         "{}; the file is corrupt: reinstall Debian's {} (apt-get install --reinstall {}) or "
-        "pass --data DIR with good copies",
+        "set TrainOptions::data_dir (FashionMnist's dir) to a folder with good copies",
         e.message(), kPackage, kPackage));
   }
 }
@@ -219,10 +219,11 @@ FashionMnist::FashionMnist(Split split, const std::string& dir) {
   IdxArray images = load_idx(image_path, 3);
   IdxArray labels = load_idx(label_path, 1);
   const auto bad = [](const std::filesystem::path& path, const std::string& problem) {
-    return FormatError(
-        fmt::format("[devcheck] Fashion-MNIST file {}: {}; reinstall Debian's {} (apt-get install "
-                    "--reinstall {}) or pass --data DIR with good copies",
-                    path.string(), problem, kPackage, kPackage));
+    return FormatError(fmt::format(
+        "[devcheck] Fashion-MNIST file {}: {}; reinstall Debian's {} (apt-get install "
+        "--reinstall {}) or set TrainOptions::data_dir (FashionMnist's dir) to a folder with good "
+        "copies",
+        path.string(), problem, kPackage, kPackage));
   };
   if (images.shape[1] != static_cast<int64_t>(kImageSide) ||
       images.shape[2] != static_cast<int64_t>(kImageSide)) {

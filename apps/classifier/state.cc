@@ -1,11 +1,13 @@
 #include "classifier/state.h"
 
 #include <ATen/ATen.h>
-#include <c10/core/GradMode.h>
 #include <fmt/format.h>
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "detail/compat.h"
 #include "detail/names.h"
@@ -14,6 +16,8 @@
 
 namespace devcheck::detail {
 namespace {
+
+constexpr const char* kModelPrefix = "model.";
 
 at::Tensor cpu_copy(const at::Tensor& t) { return t.detach().to(at::kCPU).clone(); }
 
@@ -33,10 +37,11 @@ class Entries {
   const at::Tensor& get(const std::string& key) const {
     const auto it = map_.find(key);
     if (it == map_.end()) {
-      throw FormatError(fmt::format(
-          "[devcheck] checkpoint {}: expected an entry '{}' (the trainer's checkpoint "
-          "layout), found none; resume only from a checkpoint written by devcheck train",
-          path_, key));
+      throw FormatError(
+          fmt::format("[devcheck] checkpoint {}: expected an entry '{}' (the trainer's checkpoint "
+                      "layout), found none; resume only from a checkpoint written by "
+                      "devcheck::train_classifier (TrainOptions::out)",
+                      path_, key));
     }
     return it->second;
   }
@@ -65,10 +70,10 @@ NamedTensors flatten_training_state(const Classifier& model, torch::optim::Adam&
                                     const GradScaler& scaler, TrainingPosition position) {
   NamedTensors out;
   for (const auto& item : model->named_parameters()) {
-    out.emplace_back("model." + item.key(), cpu_copy(item.value()));
+    out.emplace_back(kModelPrefix + item.key(), cpu_copy(item.value()));
   }
   for (const auto& item : model->named_buffers()) {
-    out.emplace_back("model." + item.key(), cpu_copy(item.value()));
+    out.emplace_back(kModelPrefix + item.key(), cpu_copy(item.value()));
   }
   const auto& group_options =
       static_cast<const torch::optim::AdamOptions&>(optimizer.param_groups().at(0).options());
@@ -104,22 +109,15 @@ NamedTensors flatten_training_state(const Classifier& model, torch::optim::Adam&
 TrainingPosition restore_training_state(const NamedTensors& entries, const std::string& path,
                                         Classifier& model, torch::optim::Adam& optimizer,
                                         GradScaler& scaler) {
+  // Everything is read and checked before anything changes: the optimizer,
+  // scaler and position are staged here, the model is checked and loaded by
+  // load_state_dict (all or nothing), and only then is the staged state set.
   const Entries e(entries, path);
-  const c10::NoGradGuard no_grad;
-  for (auto& item : model->named_parameters()) {
-    item.value().copy_(e.get_like("model." + item.key(), item.value()));
-  }
-  for (auto& item : model->named_buffers()) {
-    item.value().copy_(e.get_like("model." + item.key(), item.value()));
-  }
-  if (e.has("optimizer.lr")) {
-    for (auto& group : optimizer.param_groups()) {
-      static_cast<torch::optim::AdamOptions&>(group.options()).lr(e.get_double("optimizer.lr"));
-    }
-  }
-  auto& states = optimizer.state();
-  using StateMap = std::decay_t<decltype(states)>;
+  const TrainingPosition position{e.get_int("epoch"), e.get_int("step")};
+  std::optional<double> lr;
+  if (e.has("optimizer.lr")) lr = e.get_double("optimizer.lr");
   const std::vector<at::Tensor> params = model->parameters();
+  std::vector<std::pair<size_t, std::unique_ptr<torch::optim::AdamParamState>>> states;
   for (size_t i = 0; i < params.size(); ++i) {
     const std::string prefix = fmt::format("optimizer.state.{}.", i);
     if (!e.has(prefix + "step")) continue;  // saved before this parameter's first step
@@ -130,8 +128,9 @@ TrainingPosition restore_training_state(const NamedTensors& entries, const std::
     if (e.has(prefix + "max_exp_avg_sq")) {
       s->max_exp_avg_sq(e.get_like(prefix + "max_exp_avg_sq", params[i]));
     }
-    states[optimizer_state_key<StateMap>(params[i].unsafeGetTensorImpl())] = std::move(s);
+    states.emplace_back(i, std::move(s));
   }
+  std::optional<GradScalerState> scaler_state;
   if (scaler.is_enabled() && e.has("scaler.scale")) {
     GradScalerState st;
     st.scale = e.get_double("scaler.scale");
@@ -139,9 +138,35 @@ TrainingPosition restore_training_state(const NamedTensors& entries, const std::
     st.growth_factor = e.get_double("scaler.growth_factor");
     st.backoff_factor = e.get_double("scaler.backoff_factor");
     st.growth_interval = e.get_int("scaler.growth_interval");
-    scaler.load_state_dict(st);
+    scaler_state = st;
   }
-  return {e.get_int("epoch"), e.get_int("step")};
+
+  NamedTensors weights;
+  for (const auto& [name, tensor] : entries) {
+    if (name.rfind(kModelPrefix, 0) == 0) weights.emplace_back(name, tensor);
+  }
+  try {
+    load_state_dict(*model, weights, LoadOptions().strip_prefix(std::string(kModelPrefix)), path);
+  } catch (const InvalidArgumentError& err) {
+    throw FormatError(fmt::format(
+        "[devcheck] checkpoint {}: its '{}' entries do not match the classifier, so nothing was "
+        "resumed (model, optimizer and scaler are unchanged): {}; resume only from a checkpoint "
+        "written by devcheck::train_classifier (TrainOptions::out)",
+        path, kModelPrefix, err.message()));
+  }
+
+  if (lr) {
+    for (auto& group : optimizer.param_groups()) {
+      static_cast<torch::optim::AdamOptions&>(group.options()).lr(*lr);
+    }
+  }
+  auto& optimizer_states = optimizer.state();
+  using StateMap = std::decay_t<decltype(optimizer_states)>;
+  for (auto& [i, s] : states) {
+    optimizer_states[optimizer_state_key<StateMap>(params[i].unsafeGetTensorImpl())] = std::move(s);
+  }
+  if (scaler_state) scaler.load_state_dict(*scaler_state);
+  return position;
 }
 
 void save_training_checkpoint(const std::string& path, const NamedTensors& entries) {

@@ -35,14 +35,17 @@ void validate(const TrainOptions& o) {
     return InvalidArgumentError(
         fmt::format("[devcheck] train: expected {}; received {}", what, found));
   };
-  if (o.epochs() < 1) throw bad("--epochs >= 1", std::to_string(o.epochs()));
-  if (o.batch_size() < 1) throw bad("--batch-size >= 1", std::to_string(o.batch_size()));
-  if (o.max_steps() < 0) throw bad("--max-steps >= 0", std::to_string(o.max_steps()));
-  if (o.test_samples() < 0) throw bad("--test-samples >= 0", std::to_string(o.test_samples()));
-  if (o.threads() < 0) throw bad("--threads >= 0", std::to_string(o.threads()));
-  if (o.report_every() < 1) throw bad("report_every >= 1", std::to_string(o.report_every()));
+  if (o.epochs() < 1) throw bad("TrainOptions::epochs >= 1", std::to_string(o.epochs()));
+  if (o.batch_size() < 1)
+    throw bad("TrainOptions::batch_size >= 1", std::to_string(o.batch_size()));
+  if (o.max_steps() < 0) throw bad("TrainOptions::max_steps >= 0", std::to_string(o.max_steps()));
+  if (o.test_samples() < 0)
+    throw bad("TrainOptions::test_samples >= 0", std::to_string(o.test_samples()));
+  if (o.threads() < 0) throw bad("TrainOptions::threads >= 0", std::to_string(o.threads()));
+  if (o.report_every() < 1)
+    throw bad("TrainOptions::report_every >= 1", std::to_string(o.report_every()));
   if (!(o.learning_rate() > 0))
-    throw bad("a learning rate > 0", fmt::format("{}", o.learning_rate()));
+    throw bad("TrainOptions::learning_rate > 0", fmt::format("{}", o.learning_rate()));
 }
 
 // The learning rate at step `step` (0-based) of epoch `epoch` (1-based). The

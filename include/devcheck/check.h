@@ -32,7 +32,10 @@ struct NamedTensor {
 /// one device. 0-dim CPU tensors are allowed beside any device (as PyTorch
 /// allows them); undefined tensors are skipped. The message names `what`,
 /// every tensor with its device, dtype and shape, marks those that disagree
-/// with the majority, and names the fix. Cost: a few nanoseconds per tensor
+/// with the expected device, and names the fix. The expected device is the
+/// one most tensors are on; a tie between the CPU and another device goes to
+/// the other one, any other tie to the first seen (the sanitizer's findings
+/// follow the same rule). Cost: a few nanoseconds per tensor
 /// when the check passes. Thread-safe.
 ///
 ///   devcheck::check_same_device({{"input", x}, {"weight", w}}, "linear");
@@ -71,7 +74,7 @@ struct DeviceTotals {
 struct PlacementReport {
   std::string module;  ///< The module's name (its class, as LibTorch names it).
   /// The device everything should be on: the one given to audit(), else the
-  /// device holding most tensors (ties: the first seen).
+  /// device holding most tensors (ties as in check_same_device()).
   std::optional<c10::Device> expected;
   bool expected_was_given = false;
   std::vector<DeviceTotals> devices;      ///< One row per device, in first-seen order.

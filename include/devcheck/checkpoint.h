@@ -253,6 +253,17 @@ struct LoadReport {
 LoadReport load_state_dict(torch::nn::Module& module, const std::string& path,
                            const LoadOptions& options = {});
 
+/// As above, from tensors already in memory (load_tensors()'s result, or a
+/// part of it): the same matching of keys and shapes, the same check of
+/// everything before anything changes. `options.map_location()` is not used
+/// (each tensor is copied onto its parameter's device); `source` names the
+/// tensors in the report and in messages (a path). Not thread-safe with other
+/// users of `module`.
+LoadReport load_state_dict(torch::nn::Module& module,
+                           const std::vector<std::pair<std::string, at::Tensor>>& tensors,
+                           const LoadOptions& options = {},
+                           const std::string& source = "the given tensors");
+
 /// Writes `module`'s parameters and buffers as an OrderedDict of CPU tensors
 /// (Python's state_dict key order), in torch.save's zip format: Python's
 /// torch.load (1.13 and 2.x, weights_only too) reads it. Atomic (temporary file

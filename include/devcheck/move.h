@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/ivalue.h>
 #include <c10/core/Device.h>
+#include <c10/util/FunctionRef.h>
 #include <torch/data/example.h>
 
 #include <map>
@@ -22,43 +23,44 @@ class ModuleHolder;
 
 namespace devcheck {
 
-// Declarations first, so that each container overload sees every other one
-// (a map of vectors of optionals of tensors works).
+namespace detail {
+template <typename T, typename Enable = void>
+struct TensorWalk;
+}  // namespace detail
+
+/// `x` with every defined tensor inside it replaced by `f(tensor)`: tensors,
+/// std::vector, std::map, std::unordered_map, std::pair, std::tuple,
+/// std::optional, c10::List, torch::data::Example and c10::IValue (lists,
+/// dicts, tuples), nested in any combination. Undefined tensors and anything
+/// that holds no tensor are returned unchanged. `f` must return an
+/// at::Tensor. This is the one walk to_device() and DevicePrefetcher use.
+template <typename T, typename F>
+T map_tensors(const T& x, F&& f) {
+  return detail::TensorWalk<T>::map(x, f);
+}
+
+/// Calls `f(tensor)` for every defined tensor inside `x` (the types of
+/// map_tensors), in order: vectors and lists by index, maps in their order,
+/// tuples and pairs by position, an Example's data before its target.
+template <typename T, typename F>
+void for_each_tensor(const T& x, F&& f) {
+  detail::TensorWalk<T>::visit(x, f);
+}
 
 /// `t` on `device`; `t` itself when it is already there (no copy), an
 /// undefined tensor unchanged. `non_blocking` as in Tensor::to.
 at::Tensor to_device(const at::Tensor& t, c10::Device device, bool non_blocking = false);
-/// Every tensor inside `value` (nested lists, dicts, tuples, optionals) on
-/// `device`; anything else is returned unchanged.
+/// Every tensor inside `value` (nested lists, dicts, tuples) on `device`;
+/// anything else is returned unchanged.
 c10::IValue to_device(const c10::IValue& value, c10::Device device, bool non_blocking = false);
+/// Every tensor inside `x` on `device`, for every type map_tensors() walks
+/// (a map of vectors of optionals of tensors works); anything that holds no
+/// tensor (ints, strings, ...) is returned unchanged. The input is untouched.
 template <typename T>
-std::vector<T> to_device(const std::vector<T>& xs, c10::Device device, bool non_blocking = false);
-template <typename K, typename V, typename C, typename A>
-std::map<K, V, C, A> to_device(const std::map<K, V, C, A>& xs, c10::Device device,
-                               bool non_blocking = false);
-template <typename K, typename V, typename H, typename E, typename A>
-std::unordered_map<K, V, H, E, A> to_device(const std::unordered_map<K, V, H, E, A>& xs,
-                                            c10::Device device, bool non_blocking = false);
-template <typename A, typename B>
-std::pair<A, B> to_device(const std::pair<A, B>& x, c10::Device device, bool non_blocking = false);
-template <typename... Ts>
-std::tuple<Ts...> to_device(const std::tuple<Ts...>& x, c10::Device device,
-                            bool non_blocking = false);
-template <typename T>
-std::optional<T> to_device(const std::optional<T>& x, c10::Device device,
-                           bool non_blocking = false);
-template <typename T>
-c10::List<T> to_device(const c10::List<T>& xs, c10::Device device, bool non_blocking = false);
-template <typename D, typename T>
-torch::data::Example<D, T> to_device(const torch::data::Example<D, T>& x, c10::Device device,
-                                     bool non_blocking = false);
-template <typename D>
-torch::data::Example<D, torch::data::example::NoTarget> to_device(
-    const torch::data::Example<D, torch::data::example::NoTarget>& x, c10::Device device,
-    bool non_blocking = false);
-/// Anything that holds no tensor (ints, strings, ...) is returned unchanged.
-template <typename T>
-T to_device(const T& x, c10::Device device, bool non_blocking = false);
+T to_device(const T& x, c10::Device device, bool non_blocking = false) {
+  return map_tensors(
+      x, [&](const at::Tensor& t) { return devcheck::to_device(t, device, non_blocking); });
+}
 
 /// `x` moved to the device of `ref` (device only; dtype is kept). Works for
 /// every type to_device accepts.
@@ -78,76 +80,170 @@ c10::Device module_device(const torch::nn::ModuleHolder<M>& module) {
   return module_device(*module);
 }
 
-// ---- definitions -----------------------------------------------------------
+// ---- the walk ----------------------------------------------------------------
+
+namespace detail {
+
+// The IValue walk, type-erased (it recurses through dynamically typed values).
+c10::IValue map_ivalue_tensors(const c10::IValue& value,
+                               c10::function_ref<at::Tensor(const at::Tensor&)> f);
+void visit_ivalue_tensors(const c10::IValue& value, c10::function_ref<void(const at::Tensor&)> f);
+
+// One specialization per container; the primary template is "holds no
+// tensor". Specializations are found when a walk is instantiated, so nested
+// containers see each other in any order.
+template <typename T, typename Enable>
+struct TensorWalk {
+  template <typename F>
+  static T map(const T& x, F& /*f*/) {
+    return x;
+  }
+  template <typename F>
+  static void visit(const T& /*x*/, F& /*f*/) {}
+};
+
+template <>
+struct TensorWalk<at::Tensor> {
+  template <typename F>
+  static at::Tensor map(const at::Tensor& t, F& f) {
+    return t.defined() ? at::Tensor(f(t)) : t;
+  }
+  template <typename F>
+  static void visit(const at::Tensor& t, F& f) {
+    if (t.defined()) f(t);
+  }
+};
+
+template <>
+struct TensorWalk<c10::IValue> {
+  template <typename F>
+  static c10::IValue map(const c10::IValue& v, F& f) {
+    return map_ivalue_tensors(v, [&](const at::Tensor& t) { return at::Tensor(f(t)); });
+  }
+  template <typename F>
+  static void visit(const c10::IValue& v, F& f) {
+    visit_ivalue_tensors(v, [&](const at::Tensor& t) { f(t); });
+  }
+};
+
+template <typename T, typename A>
+struct TensorWalk<std::vector<T, A>> {
+  template <typename F>
+  static std::vector<T, A> map(const std::vector<T, A>& xs, F& f) {
+    std::vector<T, A> out;
+    out.reserve(xs.size());
+    for (const auto& x : xs) out.push_back(TensorWalk<T>::map(x, f));
+    return out;
+  }
+  template <typename F>
+  static void visit(const std::vector<T, A>& xs, F& f) {
+    for (const auto& x : xs) TensorWalk<T>::visit(x, f);
+  }
+};
 
 template <typename T>
-std::vector<T> to_device(const std::vector<T>& xs, c10::Device device, bool non_blocking) {
-  std::vector<T> out;
-  out.reserve(xs.size());
-  for (const auto& x : xs) out.push_back(to_device(x, device, non_blocking));
-  return out;
-}
+struct TensorWalk<c10::List<T>> {
+  template <typename F>
+  static c10::List<T> map(const c10::List<T>& xs, F& f) {
+    c10::List<T> out;
+    out.reserve(xs.size());
+    // By index: a List's iterator yields proxies, not references to elements.
+    for (size_t i = 0; i < xs.size(); ++i) out.push_back(TensorWalk<T>::map(T(xs.get(i)), f));
+    return out;
+  }
+  template <typename F>
+  static void visit(const c10::List<T>& xs, F& f) {
+    for (size_t i = 0; i < xs.size(); ++i) TensorWalk<T>::visit(T(xs.get(i)), f);
+  }
+};
 
-template <typename T>
-c10::List<T> to_device(const c10::List<T>& xs, c10::Device device, bool non_blocking) {
-  c10::List<T> out;
-  out.reserve(xs.size());
-  for (size_t i = 0; i < xs.size(); ++i)
-    out.push_back(to_device(T(xs.get(i)), device, non_blocking));
-  return out;
-}
-
+// std::map and std::unordered_map: keys are kept, values walked.
+template <typename Map>
+struct MapWalk {
+  template <typename F>
+  static Map map(const Map& xs, F& f) {
+    Map out;
+    for (const auto& [k, v] : xs) {
+      out.emplace(k, TensorWalk<typename Map::mapped_type>::map(v, f));
+    }
+    return out;
+  }
+  template <typename F>
+  static void visit(const Map& xs, F& f) {
+    for (const auto& kv : xs) TensorWalk<typename Map::mapped_type>::visit(kv.second, f);
+  }
+};
 template <typename K, typename V, typename C, typename A>
-std::map<K, V, C, A> to_device(const std::map<K, V, C, A>& xs, c10::Device device,
-                               bool non_blocking) {
-  std::map<K, V, C, A> out;
-  for (const auto& [k, v] : xs) out.emplace(k, to_device(v, device, non_blocking));
-  return out;
-}
-
+struct TensorWalk<std::map<K, V, C, A>> : MapWalk<std::map<K, V, C, A>> {};
 template <typename K, typename V, typename H, typename E, typename A>
-std::unordered_map<K, V, H, E, A> to_device(const std::unordered_map<K, V, H, E, A>& xs,
-                                            c10::Device device, bool non_blocking) {
-  std::unordered_map<K, V, H, E, A> out;
-  out.reserve(xs.size());
-  for (const auto& [k, v] : xs) out.emplace(k, to_device(v, device, non_blocking));
-  return out;
-}
+struct TensorWalk<std::unordered_map<K, V, H, E, A>> : MapWalk<std::unordered_map<K, V, H, E, A>> {
+};
 
 template <typename A, typename B>
-std::pair<A, B> to_device(const std::pair<A, B>& x, c10::Device device, bool non_blocking) {
-  return {to_device(x.first, device, non_blocking), to_device(x.second, device, non_blocking)};
-}
+struct TensorWalk<std::pair<A, B>> {
+  template <typename F>
+  static std::pair<A, B> map(const std::pair<A, B>& x, F& f) {
+    return {TensorWalk<A>::map(x.first, f), TensorWalk<B>::map(x.second, f)};
+  }
+  template <typename F>
+  static void visit(const std::pair<A, B>& x, F& f) {
+    TensorWalk<A>::visit(x.first, f);
+    TensorWalk<B>::visit(x.second, f);
+  }
+};
 
 template <typename... Ts>
-std::tuple<Ts...> to_device(const std::tuple<Ts...>& x, c10::Device device, bool non_blocking) {
-  return std::apply(
-      [&](const auto&... xs) { return std::tuple<Ts...>(to_device(xs, device, non_blocking)...); },
-      x);
-}
+struct TensorWalk<std::tuple<Ts...>> {
+  template <typename F>
+  static std::tuple<Ts...> map(const std::tuple<Ts...>& x, F& f) {
+    return std::apply(
+        [&](const auto&... xs) { return std::tuple<Ts...>(TensorWalk<Ts>::map(xs, f)...); }, x);
+  }
+  template <typename F>
+  static void visit(const std::tuple<Ts...>& x, F& f) {
+    std::apply([&](const auto&... xs) { (TensorWalk<Ts>::visit(xs, f), ...); }, x);
+  }
+};
 
 template <typename T>
-std::optional<T> to_device(const std::optional<T>& x, c10::Device device, bool non_blocking) {
-  if (!x) return std::nullopt;
-  return to_device(*x, device, non_blocking);
-}
+struct TensorWalk<std::optional<T>> {
+  template <typename F>
+  static std::optional<T> map(const std::optional<T>& x, F& f) {
+    if (!x) return std::nullopt;
+    return TensorWalk<T>::map(*x, f);
+  }
+  template <typename F>
+  static void visit(const std::optional<T>& x, F& f) {
+    if (x) TensorWalk<T>::visit(*x, f);
+  }
+};
 
 template <typename D, typename T>
-torch::data::Example<D, T> to_device(const torch::data::Example<D, T>& x, c10::Device device,
-                                     bool non_blocking) {
-  return {to_device(x.data, device, non_blocking), to_device(x.target, device, non_blocking)};
-}
+struct TensorWalk<torch::data::Example<D, T>> {
+  template <typename F>
+  static torch::data::Example<D, T> map(const torch::data::Example<D, T>& x, F& f) {
+    return {TensorWalk<D>::map(x.data, f), TensorWalk<T>::map(x.target, f)};
+  }
+  template <typename F>
+  static void visit(const torch::data::Example<D, T>& x, F& f) {
+    TensorWalk<D>::visit(x.data, f);
+    TensorWalk<T>::visit(x.target, f);
+  }
+};
 
 template <typename D>
-torch::data::Example<D, torch::data::example::NoTarget> to_device(
-    const torch::data::Example<D, torch::data::example::NoTarget>& x, c10::Device device,
-    bool non_blocking) {
-  return {to_device(x.data, device, non_blocking)};
-}
+struct TensorWalk<torch::data::Example<D, torch::data::example::NoTarget>> {
+  using Example = torch::data::Example<D, torch::data::example::NoTarget>;
+  template <typename F>
+  static Example map(const Example& x, F& f) {
+    return Example(TensorWalk<D>::map(x.data, f));
+  }
+  template <typename F>
+  static void visit(const Example& x, F& f) {
+    TensorWalk<D>::visit(x.data, f);
+  }
+};
 
-template <typename T>
-T to_device(const T& x, c10::Device /*device*/, bool /*non_blocking*/) {
-  return x;
-}
+}  // namespace detail
 
 }  // namespace devcheck

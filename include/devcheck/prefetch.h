@@ -39,6 +39,8 @@
 #include <utility>
 #include <vector>
 
+#include "devcheck/move.h"
+
 namespace devcheck {
 
 /// How a DevicePrefetcher delivers batches. `device` is required; the rest
@@ -105,90 +107,19 @@ T collate(T batch, const Stager& /*stager*/) {
   return batch;
 }
 
-// stage(): every tensor of a batch pinned and copied to the device.
-// collect(): every tensor of a batch, for hand_over(). Declared first so that
-// nested containers see each other.
-inline at::Tensor stage(const at::Tensor& t, const Stager& s) { return s.copy(s.pin(t)); }
-template <typename D, typename T>
-torch::data::Example<D, T> stage(const torch::data::Example<D, T>& x, const Stager& s);
-template <typename D>
-torch::data::Example<D, torch::data::example::NoTarget> stage(
-    const torch::data::Example<D, torch::data::example::NoTarget>& x, const Stager& s);
-template <typename T>
-std::vector<T> stage(const std::vector<T>& xs, const Stager& s);
-template <typename A, typename B>
-std::pair<A, B> stage(const std::pair<A, B>& x, const Stager& s);
-template <typename... Ts>
-std::tuple<Ts...> stage(const std::tuple<Ts...>& x, const Stager& s);
-template <typename T>
-T stage(const T& x, const Stager& /*s*/);
-
-inline void collect(const at::Tensor& t, std::vector<at::Tensor>& out) { out.push_back(t); }
-template <typename D, typename T>
-void collect(const torch::data::Example<D, T>& x, std::vector<at::Tensor>& out);
-template <typename D>
-void collect(const torch::data::Example<D, torch::data::example::NoTarget>& x,
-             std::vector<at::Tensor>& out);
-template <typename T>
-void collect(const std::vector<T>& xs, std::vector<at::Tensor>& out);
-template <typename A, typename B>
-void collect(const std::pair<A, B>& x, std::vector<at::Tensor>& out);
-template <typename... Ts>
-void collect(const std::tuple<Ts...>& x, std::vector<at::Tensor>& out);
-template <typename T>
-void collect(const T& /*x*/, std::vector<at::Tensor>& /*out*/) {}
-
-template <typename D, typename T>
-torch::data::Example<D, T> stage(const torch::data::Example<D, T>& x, const Stager& s) {
-  return {stage(x.data, s), stage(x.target, s)};
+// Every tensor of a batch pinned and copied to the device, by the one walk
+// over nested containers that to_device uses (devcheck/move.h).
+template <typename Batch>
+Batch stage(const Batch& batch, const Stager& s) {
+  return map_tensors(batch, [&](const at::Tensor& t) { return s.copy(s.pin(t)); });
 }
-template <typename D>
-torch::data::Example<D, torch::data::example::NoTarget> stage(
-    const torch::data::Example<D, torch::data::example::NoTarget>& x, const Stager& s) {
-  return {stage(x.data, s)};
-}
-template <typename T>
-std::vector<T> stage(const std::vector<T>& xs, const Stager& s) {
-  std::vector<T> out;
-  out.reserve(xs.size());
-  for (const auto& x : xs) out.push_back(stage(x, s));
+
+// Every tensor of a batch, for hand_over().
+template <typename Batch>
+std::vector<at::Tensor> collect(const Batch& batch) {
+  std::vector<at::Tensor> out;
+  for_each_tensor(batch, [&](const at::Tensor& t) { out.push_back(t); });
   return out;
-}
-template <typename A, typename B>
-std::pair<A, B> stage(const std::pair<A, B>& x, const Stager& s) {
-  return {stage(x.first, s), stage(x.second, s)};
-}
-template <typename... Ts>
-std::tuple<Ts...> stage(const std::tuple<Ts...>& x, const Stager& s) {
-  return std::apply([&](const auto&... xs) { return std::tuple<Ts...>(stage(xs, s)...); }, x);
-}
-template <typename T>
-T stage(const T& x, const Stager& /*s*/) {
-  return x;
-}
-
-template <typename D, typename T>
-void collect(const torch::data::Example<D, T>& x, std::vector<at::Tensor>& out) {
-  collect(x.data, out);
-  collect(x.target, out);
-}
-template <typename D>
-void collect(const torch::data::Example<D, torch::data::example::NoTarget>& x,
-             std::vector<at::Tensor>& out) {
-  collect(x.data, out);
-}
-template <typename T>
-void collect(const std::vector<T>& xs, std::vector<at::Tensor>& out) {
-  for (const auto& x : xs) collect(x, out);
-}
-template <typename A, typename B>
-void collect(const std::pair<A, B>& x, std::vector<at::Tensor>& out) {
-  collect(x.first, out);
-  collect(x.second, out);
-}
-template <typename... Ts>
-void collect(const std::tuple<Ts...>& x, std::vector<at::Tensor>& out) {
-  std::apply([&](const auto&... xs) { (collect(xs, out), ...); }, x);
 }
 
 }  // namespace detail
@@ -197,8 +128,9 @@ void collect(const std::tuple<Ts...>& x, std::vector<at::Tensor>& out) {
 /// (begin()/end()) of batches: a torch::data data loader (whose batches are
 /// vectors of examples), a std::vector of batches, ... A batch that is a
 /// std::vector<Example> is collated into one Example of stacked tensors; an
-/// already collated batch (an Example, a tensor, vectors, pairs and tuples of
-/// them) is copied as it is.
+/// already collated batch (any nesting of the types map_tensors() walks:
+/// tensors, Examples, vectors, maps, pairs, tuples, optionals, c10::Lists,
+/// IValues) is copied as it is.
 ///
 /// Each call to begin() (or start()) runs one epoch: it calls source.begin()
 /// on the calling thread (so a random sampler is reset there, deterministically
@@ -309,9 +241,7 @@ class DevicePrefetcher {
       return c10::nullopt;
     }
     if (slot.ready) {
-      std::vector<at::Tensor> tensors;
-      detail::collect(*slot.batch, tensors);
-      stager_.hand_over(*slot.ready, tensors);
+      stager_.hand_over(*slot.ready, detail::collect(*slot.batch));
     }
     return std::move(slot.batch);
   }

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <map>
 
+#include "detail/mismatch.h"
 #include "detail/names.h"
 #include "devcheck/device.h"
 #include "devcheck/error.h"
@@ -16,85 +16,48 @@ namespace devcheck {
 namespace {
 
 // PyTorch lets a 0-dim CPU tensor (a wrapped scalar) meet tensors on any device.
-bool exempt(const at::Tensor& t) { return !t.defined() || (t.dim() == 0 && t.is_cpu()); }
-
-// `device_width`: the longest device name in the table ("privateuseone:0"
-// is longer than "cuda:0"), so the dtype and shape columns stay aligned.
-std::string describe(const at::Tensor& t, size_t device_width) {
-  return fmt::format("{:<{}} {:<9} {}", t.device().str(), device_width,
-                     detail::dtype_name(t.scalar_type()), detail::shape_str(t.sizes()));
+bool exempt(const at::Tensor& t) {
+  return !t.defined() || detail::wrapped_scalar(t.device(), static_cast<std::size_t>(t.dim()));
 }
 
 std::string title(std::string_view what) {
   return what.empty() ? std::string("device check") : std::string(what);
 }
 
-size_t name_width(const NamedTensor* begin, const NamedTensor* end) {
-  size_t width = 4;
-  for (const auto* it = begin; it != end; ++it) width = std::max(width, it->name.size());
-  return width;
-}
-
-size_t device_width(const NamedTensor* begin, const NamedTensor* end) {
-  size_t width = 6;
+detail::DeviceTally tally(const NamedTensor* begin, const NamedTensor* end) {
+  detail::DeviceTally counts;
   for (const auto* it = begin; it != end; ++it) {
-    if (it->tensor->defined()) width = std::max(width, it->tensor->device().str().size());
+    if (!exempt(*it->tensor)) counts.add(it->tensor->device());
   }
-  return width;
+  return counts;
 }
 
 [[noreturn]] void throw_mismatch(const NamedTensor* begin, const NamedTensor* end,
                                  c10::Device expected, bool expected_was_given,
-                                 std::string_view what) {
-  std::vector<std::pair<c10::Device, size_t>> counts;
-  for (const auto* it = begin; it != end; ++it) {
-    if (exempt(*it->tensor)) continue;
-    auto found = std::find_if(counts.begin(), counts.end(),
-                              [&](const auto& c) { return c.first == it->tensor->device(); });
-    if (found == counts.end()) {
-      counts.emplace_back(it->tensor->device(), 1);
-    } else {
-      ++found->second;
-    }
-  }
-  std::stable_sort(counts.begin(), counts.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::vector<std::string> found_text;
-  found_text.reserve(counts.size());
-  for (const auto& [device, n] : counts) {
-    found_text.push_back(fmt::format("{} ({} tensor{})", device.str(), n, n == 1 ? "" : "s"));
-  }
-  std::string message;
-  if (expected_was_given) {
-    message = fmt::format("[devcheck] device mismatch in {}: expected every tensor on {}, found {}",
-                          title(what), expected.str(), fmt::join(found_text, " and "));
-  } else {
-    message = fmt::format(
-        "[devcheck] device mismatch in {}: expected all tensors on one device, found {}",
-        title(what), fmt::join(found_text, " and "));
-  }
-  const size_t width = name_width(begin, end);
-  const size_t devices_width = device_width(begin, end);
-  std::vector<std::string_view> strays;
+                                 const detail::DeviceTally& counts, std::string_view what) {
+  std::vector<detail::MismatchRow> rows;
+  rows.reserve(static_cast<std::size_t>(end - begin));
   for (const auto* it = begin; it != end; ++it) {
     const at::Tensor& t = *it->tensor;
-    if (!t.defined()) {
-      message += fmt::format("\n  {:<{}}  (undefined, skipped)", it->name, width);
-      continue;
+    detail::MismatchRow row;
+    row.name = std::string(it->name);
+    row.defined = t.defined();
+    if (t.defined()) {
+      row.device = t.device();
+      row.dtype = t.scalar_type();
+      row.shape = t.sizes().vec();
     }
-    const bool stray = !exempt(t) && !detail::device_matches(expected, t.device());
-    message += fmt::format("\n  {:<{}}  {}", it->name, width, describe(t, devices_width));
-    if (stray) {
-      message += fmt::format("   <- not on {}", expected.str());
-      strays.push_back(it->name);
-    }
+    rows.push_back(std::move(row));
   }
-  message += fmt::format(
-      "\nfix: move {} to {} once, where {} made (devcheck::to_device(x, {}), or create {} inside a "
-      "devcheck::DeviceScope with devcheck::options())",
-      fmt::join(strays, ", "), expected.str(), strays.size() == 1 ? "it is" : "they are",
-      expected.str(), strays.size() == 1 ? "it" : "them");
-  throw DeviceMismatchError(message);
+  const detail::MismatchText text = detail::describe_mismatch(rows, expected);
+  const std::string message =
+      expected_was_given
+          ? fmt::format("[devcheck] device mismatch in {}: expected every tensor on {}, found {}",
+                        title(what), expected.str(), counts.found_text())
+          : fmt::format(
+                "[devcheck] device mismatch in {}: expected all tensors on one device, found {}",
+                title(what), counts.found_text());
+  throw DeviceMismatchError(message + text.table + "\nfix: " + text.fix);
 }
 
 void same_device(const NamedTensor* begin, const NamedTensor* end, std::string_view what) {
@@ -110,29 +73,15 @@ void same_device(const NamedTensor* begin, const NamedTensor* end, std::string_v
     }
   }
   if (!mixed) return;
-  // The majority device is the expected one; ties go to the first seen.
-  std::vector<std::pair<c10::Device, size_t>> counts;
-  for (const auto* it = begin; it != end; ++it) {
-    if (exempt(*it->tensor)) continue;
-    auto found = std::find_if(counts.begin(), counts.end(),
-                              [&](const auto& c) { return c.first == it->tensor->device(); });
-    if (found == counts.end()) {
-      counts.emplace_back(it->tensor->device(), 1);
-    } else {
-      ++found->second;
-    }
-  }
-  auto majority = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
-    return a.second < b.second;
-  });
-  throw_mismatch(begin, end, majority->first, /*expected_was_given=*/false, what);
+  const detail::DeviceTally counts = tally(begin, end);
+  throw_mismatch(begin, end, *counts.expected(), /*expected_was_given=*/false, counts, what);
 }
 
 void on_device(c10::Device expected, const NamedTensor* begin, const NamedTensor* end,
                std::string_view what) {
   for (const auto* it = begin; it != end; ++it) {
     if (!exempt(*it->tensor) && !detail::device_matches(expected, it->tensor->device())) {
-      throw_mismatch(begin, end, expected, /*expected_was_given=*/true, what);
+      throw_mismatch(begin, end, expected, /*expected_was_given=*/true, tally(begin, end), what);
     }
   }
 }
@@ -275,12 +224,10 @@ PlacementReport audit(const torch::nn::Module& module, std::optional<c10::Device
   for (const auto& item : module.named_buffers(true)) {
     add_entry(report, all, item.key(), item.value(), true);
   }
-  if (!expected && !report.devices.empty()) {
-    auto majority = std::max_element(report.devices.begin(), report.devices.end(),
-                                     [](const auto& a, const auto& b) {
-                                       return a.parameters + a.buffers < b.parameters + b.buffers;
-                                     });
-    expected = majority->device;
+  if (!expected) {
+    detail::DeviceTally counts;
+    for (const auto& d : report.devices) counts.add(d.device, d.parameters + d.buffers);
+    expected = counts.expected();
   }
   report.expected = expected;
   if (expected) {

@@ -257,7 +257,7 @@ Selection select_device(const DeviceSpec& spec) {
       if (count == 0) {
         throw DeviceUnavailableError(fmt::format(
             "[devcheck] device '{}' is not available: this machine has 0 CUDA devices ({}); "
-            "use --device auto to fall back to cpu",
+            "use DeviceSpec \"auto\" to fall back to the CPU",
             spec.str(), why_no_cuda()));
       }
       if (index >= count) {

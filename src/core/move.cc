@@ -17,11 +17,21 @@ at::Tensor to_device(const at::Tensor& t, c10::Device device, bool non_blocking)
 }
 
 c10::IValue to_device(const c10::IValue& value, c10::Device device, bool non_blocking) {
-  if (value.isTensor()) return to_device(value.toTensor(), device, non_blocking);
+  return detail::map_ivalue_tensors(
+      value, [&](const at::Tensor& t) { return to_device(t, device, non_blocking); });
+}
+
+namespace detail {
+
+c10::IValue map_ivalue_tensors(const c10::IValue& value,
+                               c10::function_ref<at::Tensor(const at::Tensor&)> f) {
+  if (value.isTensor()) {
+    const at::Tensor& t = value.toTensor();
+    return t.defined() ? f(t) : t;
+  }
   if (value.isTensorList()) {
     c10::List<at::Tensor> out;
-    for (const at::Tensor& t : value.toTensorVector())
-      out.push_back(to_device(t, device, non_blocking));
+    for (const at::Tensor& t : value.toTensorVector()) out.push_back(t.defined() ? f(t) : t);
     return out;
   }
   if (value.isList()) {
@@ -29,28 +39,44 @@ c10::IValue to_device(const c10::IValue& value, c10::Device device, bool non_blo
     c10::impl::GenericList out(in.elementType());
     out.reserve(in.size());
     // By index: a List's iterator yields proxies, not references to elements.
-    for (size_t i = 0; i < in.size(); ++i)
-      out.push_back(to_device(in.get(i), device, non_blocking));
+    for (size_t i = 0; i < in.size(); ++i) out.push_back(map_ivalue_tensors(in.get(i), f));
     return out;
   }
   if (value.isGenericDict()) {
     const c10::Dict<c10::IValue, c10::IValue> in = value.toGenericDict();
     c10::impl::GenericDict out(in.keyType(), in.valueType());
     out.reserve(in.size());
-    for (const auto& entry : in) {
-      out.insert(entry.key(), to_device(entry.value(), device, non_blocking));
-    }
+    for (const auto& entry : in) out.insert(entry.key(), map_ivalue_tensors(entry.value(), f));
     return out;
   }
   if (value.isTuple()) {
     std::vector<c10::IValue> elements;
     for (const c10::IValue& v : value.toTupleRef().elements()) {
-      elements.push_back(to_device(v, device, non_blocking));
+      elements.push_back(map_ivalue_tensors(v, f));
     }
     return c10::ivalue::Tuple::create(std::move(elements));
   }
   return value;
 }
+
+void visit_ivalue_tensors(const c10::IValue& value, c10::function_ref<void(const at::Tensor&)> f) {
+  if (value.isTensor()) {
+    if (value.toTensor().defined()) f(value.toTensor());
+  } else if (value.isTensorList()) {
+    for (const at::Tensor& t : value.toTensorVector()) {
+      if (t.defined()) f(t);
+    }
+  } else if (value.isList()) {
+    const c10::List<c10::IValue> in = value.toList();
+    for (size_t i = 0; i < in.size(); ++i) visit_ivalue_tensors(in.get(i), f);
+  } else if (value.isGenericDict()) {
+    for (const auto& entry : value.toGenericDict()) visit_ivalue_tensors(entry.value(), f);
+  } else if (value.isTuple()) {
+    for (const c10::IValue& v : value.toTupleRef().elements()) visit_ivalue_tensors(v, f);
+  }
+}
+
+}  // namespace detail
 
 c10::Device module_device(const torch::nn::Module& module) {
   std::map<std::string, std::vector<std::string>> names_by_device;

@@ -18,6 +18,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "detail/mismatch.h"
 #include "detail/staging.h"
 #include "devcheck/error.h"
 #include "sanitizer/engine.h"
@@ -124,8 +125,8 @@ double now_us() {
   return duration<double, std::micro>(steady_clock::now().time_since_epoch()).count();
 }
 
-// The one-device rule: every defined tensor on one device, 0-dim CPU tensors
-// (wrapped scalars) allowed anywhere.
+// The one-device rule (detail/mismatch.h): every defined tensor on one
+// device, 0-dim CPU tensors (wrapped scalars) allowed anywhere.
 struct DeviceScan {
   bool have = false;
   bool mismatch = false;
@@ -136,7 +137,7 @@ struct DeviceScan {
     const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
     const c10::Device d = impl->device();
     if (have && d == first) return;
-    if (d.is_cpu() && impl->dim() == 0) return;
+    if (detail::wrapped_scalar(d, static_cast<std::size_t>(impl->dim()))) return;
     if (!have) {
       have = true;
       first = d;
@@ -202,31 +203,14 @@ void record_mismatch(const c10::FunctionSchema& schema, c10::ArrayRef<const c10:
       }
     }
   }
-  // The op's device: the one most tensors are on; ties go to the accelerator
-  // (a stray is usually a CPU tensor made without device=).
-  std::vector<std::pair<c10::Device, int>> counts;
+  // The op's device and its strays: the rule check_same_device() uses.
+  detail::DeviceTally counts;
   for (const auto& a : record.args) {
-    if (a.device.is_cpu() && a.shape.empty()) continue;
-    auto it = std::find_if(counts.begin(), counts.end(),
-                           [&](const auto& c) { return c.first == a.device; });
-    if (it == counts.end()) {
-      counts.emplace_back(a.device, 1);
-    } else {
-      ++it->second;
-    }
+    if (!detail::wrapped_scalar(a.device, a.shape.size())) counts.add(a.device);
   }
-  if (!counts.empty()) {
-    auto best = counts.begin();
-    for (auto it = counts.begin(); it != counts.end(); ++it) {
-      if (it->second > best->second ||
-          (it->second == best->second && best->first.is_cpu() && !it->first.is_cpu())) {
-        best = it;
-      }
-    }
-    record.expected = best->first;
-  }
+  record.expected = counts.expected().value_or(record.expected);
   for (auto& a : record.args) {
-    a.stray = a.device != record.expected && !(a.device.is_cpu() && a.shape.empty());
+    a.stray = detail::is_stray(a.device, a.shape.size(), record.expected);
   }
   record.site = capture_site();
   const auto [index, is_new] = e.add_mismatch(std::move(record));

@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "detail/mismatch.h"
 #include "detail/names.h"
 #include "sanitizer/symbolize.h"
 
@@ -43,16 +44,10 @@ SanitizerFinding mismatch_finding(const MismatchRecord& r, SiteNames& names) {
   f.stack = names.get(r.site).stack;
   f.count = r.count;
   f.expected = r.expected;
-  std::vector<std::string> found;
-  std::vector<std::string> strays;
+  // The table, the strays and the fix: the ones check_same_device() gives.
+  detail::DeviceTally counts;
+  std::vector<detail::MismatchRow> rows;
   std::string stray_origin;
-  std::size_t width = 4;
-  std::size_t device_width = 6;  // "privateuseone:0" is longer than "cuda:0"
-  for (const auto& a : r.args) {
-    width = std::max(width, a.name.size());
-    device_width = std::max(device_width, a.device.str().size());
-  }
-  std::string lines;
   for (const auto& a : r.args) {
     SanitizerArgument arg;
     arg.name = a.name;
@@ -64,32 +59,21 @@ SanitizerFinding mismatch_finding(const MismatchRecord& r, SiteNames& names) {
       arg.origin_op = a.origin.op != nullptr ? a.origin.op : "";
       arg.origin = a.origin.site == kNoSite ? "" : names.location(a.origin.site);
     }
-    const std::string device = a.device.str();
-    if (std::find(found.begin(), found.end(), device) == found.end()) found.push_back(device);
+    if (!detail::wrapped_scalar(a.device, a.shape.size())) counts.add(a.device);
     std::string origin = "origin unknown (not made by a factory or transfer while watched)";
     if (!arg.origin_op.empty()) {
       origin = "made by " + arg.origin_op + (arg.origin.empty() ? "" : " at " + arg.origin);
     }
-    lines += fmt::format("\n  {:<{}}  {:<{}} {:<9} {:<12} {}{}", a.name, width, device,
-                         device_width, arg.dtype, detail::shape_str(a.shape), origin,
-                         a.stray ? "   <- not on " + r.expected.str() : "");
-    if (a.stray) {
-      strays.push_back(a.name);
-      if (stray_origin.empty() && !arg.origin.empty()) stray_origin = arg.origin;
-    }
+    if (a.stray && stray_origin.empty() && !arg.origin.empty()) stray_origin = arg.origin;
+    rows.push_back(detail::MismatchRow{a.name, true, a.device, a.dtype, a.shape, origin});
     f.arguments.push_back(std::move(arg));
   }
+  const detail::MismatchText text = detail::describe_mismatch(rows, r.expected, stray_origin);
   f.message = fmt::format(
       "[devcheck] device mismatch in {} at {} ({} time{}): expected every tensor on {}, found {}{}",
-      r.op, f.site, r.count, r.count == 1 ? "" : "s", r.expected.str(), fmt::join(found, " and "),
-      lines);
-  const std::string who =
-      strays.empty() ? std::string("the stray tensor") : fmt::format("{}", fmt::join(strays, ", "));
-  f.fix = fmt::format(
-      "create {} on {} where {} made{} (pass device= to the factory, or .device({}) in the "
-      "C++ TensorOptions), or move it there once with .to({}) before the loop",
-      who, r.expected.str(), strays.size() > 1 ? "they are" : "it is",
-      stray_origin.empty() ? "" : " (" + stray_origin + ")", r.expected.str(), r.expected.str());
+      r.op, f.site, r.count, r.count == 1 ? "" : "s", r.expected.str(), counts.found_text(),
+      text.table);
+  f.fix = text.fix;
   f.message += "\nfix: " + f.fix;
   return f;
 }

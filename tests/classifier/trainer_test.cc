@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <torch/optim/adam.h>
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "checkpoint/fixtures.h"
 #include "devcheck/amp.h"
@@ -188,8 +191,13 @@ TEST(TrainClassifier, MissingDataIsOneLineNamingThePackage) {
   }
 }
 
-TEST(TrainClassifier, RejectsBadOptions) {
-  EXPECT_THROW(train_classifier(quick().epochs(0)), InvalidArgumentError);
+TEST(TrainClassifier, RejectsBadOptionsNamingTheOption) {
+  try {
+    train_classifier(quick().epochs(0));
+    FAIL() << "no error";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("expected TrainOptions::epochs >= 1; received 0"));
+  }
   EXPECT_THROW(train_classifier(quick().batch_size(0)), InvalidArgumentError);
   EXPECT_THROW(train_classifier(quick().device("gpu:x")), InvalidArgumentError);
 }
@@ -227,8 +235,90 @@ TEST(TrainState, MissingEntryNamesKeyAndFile) {
     FAIL();
   } catch (const FormatError& e) {
     EXPECT_THAT(e.message(), HasSubstr("old.pt"));
-    EXPECT_THAT(e.message(), HasSubstr("'model.conv.weight'"));
+    EXPECT_THAT(e.message(), HasSubstr("'epoch'"));
   }
+  auto entries = detail::flatten_training_state(m, opt, scaler, {1, 2});
+  entries.erase(entries.begin());  // model.conv.weight
+  try {
+    detail::restore_training_state(entries, "old.pt", m, opt, scaler);
+    FAIL();
+  } catch (const FormatError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("checkpoint old.pt: its 'model.' entries"));
+    EXPECT_THAT(e.message(), HasSubstr("1 missing: conv.weight"));
+  }
+}
+
+// Adam with one step taken on `input`, so every parameter has state.
+struct Trained {
+  explicit Trained(const at::Tensor& input) {
+    model->forward(input).sum().backward();
+    optimizer.step();
+  }
+  Classifier model;
+  torch::optim::Adam optimizer{model->parameters(), torch::optim::AdamOptions(1e-3)};
+  GradScaler scaler{GradScalerOptions().enabled(false)};
+  detail::NamedTensors state() {
+    return detail::flatten_training_state(model, optimizer, scaler, {});
+  }
+};
+
+void expect_equal(const detail::NamedTensors& a, const detail::NamedTensors& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].first, b[i].first);
+    EXPECT_TRUE(at::equal(a[i].second, b[i].second)) << a[i].first << " changed";
+  }
+}
+
+TEST(TrainState, AResumeWithOneBadEntryChangesNothingAndNamesTheEntry) {
+  testing::TempDir dir;
+  Trained source(at::randn({4, 1, 28, 28}));
+  Trained target(at::randn({4, 1, 28, 28}));
+  const detail::NamedTensors before = target.state();
+  auto find = [](detail::NamedTensors& entries, const std::string& key) -> at::Tensor& {
+    for (auto& [name, tensor] : entries) {
+      if (name == key) return tensor;
+    }
+    throw std::runtime_error("no entry " + key);
+  };
+  struct Bad {
+    std::string key;       // the broken entry
+    std::string expected;  // what the message says about it
+  };
+  // The last model entry (the model is loaded after the optimizer state is
+  // checked: a bad model entry must not leave the optimizer changed, and one
+  // late in the list must not leave the earlier parameters changed); an
+  // optimizer entry (checked before the model is touched); the position.
+  for (const Bad& bad :
+       {Bad{"model.fc.bias", "shape mismatch for 'fc.bias': module [10], file [3]"},
+        Bad{"optimizer.state.3.exp_avg", "entry 'optimizer.state.3.exp_avg' has shape [3]"},
+        Bad{"epoch", "entry 'epoch'"}}) {
+    SCOPED_TRACE(bad.key);
+    detail::NamedTensors entries = source.state();
+    if (bad.key == "epoch") {
+      entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                   [&](const auto& e) { return e.first == bad.key; }),
+                    entries.end());
+    } else {
+      find(entries, bad.key) = at::zeros({3});
+    }
+    const std::string path = (dir / "bad.pt").string();
+    detail::save_training_checkpoint(path, entries);
+    try {
+      detail::restore_training_state(detail::load_training_checkpoint(path, c10::kCPU), path,
+                                     target.model, target.optimizer, target.scaler);
+      FAIL() << "restored a checkpoint with a bad " << bad.key;
+    } catch (const FormatError& e) {
+      EXPECT_THAT(e.message(), HasSubstr(path));
+      EXPECT_THAT(e.message(), HasSubstr(bad.expected));
+    }
+    expect_equal(target.state(), before);
+  }
+  // The good checkpoint still restores.
+  const auto position = detail::restore_training_state(source.state(), "good.pt", target.model,
+                                                       target.optimizer, target.scaler);
+  EXPECT_EQ(position.epoch, 0);
+  expect_equal(target.state(), source.state());
 }
 
 }  // namespace

@@ -110,12 +110,20 @@ TEST(CheckSameDevice, UndefinedTensorsAreSkipped) {
   EXPECT_NO_THROW(check_same_device({{"x", x}, {"bias", none}}, "linear"));
 }
 
-TEST(CheckSameDevice, TieGoesToTheFirstSeenDevice) {
-  torch::Tensor a = on_fake({1});
+TEST(CheckSameDevice, ATieWithTheCpuGoesToTheOtherDevice) {
   torch::Tensor b = torch::ones({1});
-  const std::string m = mismatch_message([&] { check_same_device({{"a", a}, {"b", b}}, "add"); });
-  EXPECT_THAT(m, HasSubstr("<- not on " + fake_name()));
+  torch::Tensor a = on_fake({1});
+  const std::string m = mismatch_message([&] { check_same_device({{"b", b}, {"a", a}}, "add"); });
+  EXPECT_THAT(m, HasSubstr("found " + fake_name() + " (1 tensor) and cpu (1 tensor)"));
   EXPECT_THAT(m, HasSubstr("fix: move b to " + fake_name()));
+}
+
+TEST(CheckSameDevice, ATieBetweenTwoDevicesGoesToTheFirstSeen) {
+  torch::Tensor a = on_fake({1}, 1);
+  torch::Tensor b = on_fake({1}, 0);
+  const std::string m = mismatch_message([&] { check_same_device({{"a", a}, {"b", b}}, "add"); });
+  EXPECT_THAT(m, HasSubstr("<- not on " + fake_name(1)));
+  EXPECT_THAT(m, HasSubstr("fix: move b to " + fake_name(1)));
 }
 
 TEST(CheckSameDevice, TwoIndexesOfOneDeviceTypeAreTwoDevices) {
@@ -313,8 +321,9 @@ TEST(CheckInputs, ParameterFreeModuleChecksInputsAgainstEachOther) {
   torch::Tensor b = on_fake({2});
   const std::string m = mismatch_message([&] { DEVCHECK_CHECK_INPUTS(relu, a, b); });
   EXPECT_THAT(m, HasSubstr("ReLU.forward inputs"));
-  EXPECT_THAT(m, HasSubstr(row("a     ", "cpu", "float32   [2]")));
-  EXPECT_THAT(m, HasSubstr(row("b     ", fake_name(), "float32   [2]   <- not on cpu")));
+  // a tie between the CPU and a device: the CPU tensor is the stray
+  EXPECT_THAT(m, HasSubstr(row("a     ", "cpu", "float32   [2]   <- not on " + fake_name())));
+  EXPECT_THAT(m, HasSubstr(row("b     ", fake_name(), "float32   [2]\n")));
   EXPECT_NO_THROW(DEVCHECK_CHECK_INPUTS(relu, a, a));
   EXPECT_NO_THROW(DEVCHECK_CHECK_INPUTS(relu, b, b));
 }

@@ -7,6 +7,7 @@
 
 #include "devcheck/error.h"
 #include "devcheck/fake_device.h"
+#include "support/every_type.h"
 #include "support/support.h"
 
 using ::testing::HasSubstr;
@@ -113,6 +114,46 @@ TEST(ToDevice, ReturnsNonTensorsUnchanged) {
   EXPECT_EQ(to_device(42, fake()), 42);
   EXPECT_EQ(to_device(std::string("abc"), fake()), "abc");
   EXPECT_EQ(to_device(c10::IValue(1.5), fake()).toDouble(), 1.5);
+}
+
+using testing::every_type;
+using testing::every_type_values;
+using testing::EveryType;
+using testing::values;
+
+TEST(MapTensors, WalksEveryContainerTypeInOrder) {
+  const std::vector<float> expected = every_type_values();
+  EXPECT_EQ(values(every_type()), expected);
+  const EveryType doubled = map_tensors(every_type(), [](const torch::Tensor& t) { return t * 2; });
+  std::vector<float> twice;
+  for (float v : expected) twice.push_back(v * 2);
+  EXPECT_EQ(values(doubled), twice);
+  EXPECT_EQ(std::get<4>(doubled).second, 5);  // what holds no tensor is kept
+}
+
+TEST(MapTensors, SkipsUndefinedTensorsAndEmptyOptionals) {
+  std::vector<std::optional<torch::Tensor>> xs{torch::Tensor(), std::nullopt, torch::ones({1})};
+  int calls = 0;
+  auto out = map_tensors(xs, [&](const torch::Tensor& t) {
+    ++calls;
+    return t + 1;
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(out[0]->defined());
+  EXPECT_FALSE(out[1].has_value());
+  EXPECT_EQ(out[2]->item<float>(), 2.0F);
+}
+
+TEST(ToDevice, MovesEveryContainerTypeToTheFakeDevice) {
+  const EveryType batch = every_type();
+  std::vector<c10::Device> devices;
+  const EveryType moved = to_device(batch, fake(1));
+  EXPECT_EQ(values(moved, &devices), values(batch));
+  ASSERT_EQ(devices.size(), 11U);
+  for (const auto& d : devices) EXPECT_EQ(d, fake(1));
+  devices.clear();
+  (void)values(batch, &devices);  // the input is untouched
+  for (const auto& d : devices) EXPECT_EQ(d, kCpu);
 }
 
 TEST(ToLike, MovesToTheReferenceDeviceKeepingDtype) {

@@ -40,7 +40,7 @@ TEST(Report, MismatchFindingNamesEveryArgumentAndMarksTheStray) {
   EXPECT_EQ(f.kind, FindingKind::kDeviceMismatch);
   EXPECT_THAT(f.message, HasSubstr("device mismatch in aten::add at (unknown site) (2 times)"));
   EXPECT_THAT(f.message, HasSubstr("expected every tensor on " + fake.str() + ", found " +
-                                   fake.str() + " and cpu"));
+                                   fake.str() + " (1 tensor) and cpu (1 tensor)"));
   // the device column is as wide as the longest device name
   const size_t width = std::max<size_t>(6, fake.str().size());
   EXPECT_THAT(f.message,

@@ -84,10 +84,11 @@ TEST(Sanitizer, ReportsPlantedMismatchWithBothArgumentsTheirDevicesAndStrayOrigi
   EXPECT_EQ(other->origin, here(stray_line));
   EXPECT_THAT(f.message, HasSubstr("[devcheck] device mismatch in aten::add at " + here(op_line)));
   EXPECT_THAT(f.message, HasSubstr("expected every tensor on " + fake().str() + ", found " +
-                                   fake().str() + " and cpu"));
+                                   fake().str() + " (1 tensor) and cpu (1 tensor)"));
   EXPECT_THAT(f.message, HasSubstr("<- not on " + fake().str()));
   EXPECT_THAT(f.message, HasSubstr("made by aten::ones at " + here(stray_line)));
-  EXPECT_THAT(f.fix, HasSubstr("create other on " + fake().str()));
+  EXPECT_THAT(f.fix, HasSubstr("move other to " + fake().str() + " once, where it is made (" +
+                               here(stray_line) + ")"));
 }
 
 TEST(Sanitizer, ReportsACpuTimesDeviceMatmulOnceThoughItFailsInsideMm) {

@@ -20,6 +20,7 @@
 #include "devcheck/device.h"
 #include "devcheck/fake_device.h"
 #include "devcheck/prefetch.h"
+#include "support/every_type.h"
 #include "support/support.h"
 
 using ::testing::HasSubstr;
@@ -227,6 +228,27 @@ TEST(DevicePrefetcher, FakeDeviceCopiesOnASideStreamOfTheTargetDevice) {
   EXPECT_FALSE(stager.pins());  // pinned memory is for CUDA only
   const detail::Stager on_cpu(PrefetchOptions(c10::kCPU));
   EXPECT_FALSE(on_cpu.asynchronous());
+}
+
+TEST(DevicePrefetcher, StagesEveryContainerTypeToTheFakeDevice) {
+  // The batches go through the walk to_device uses: each type arrives on the
+  // device, on a side stream (copies) and synchronously, values unchanged.
+  const std::vector<testing::EveryType> batches{testing::every_type(), testing::every_type()};
+  for (const size_t in_flight : {size_t{2}, size_t{0}}) {
+    DevicePrefetcher prefetcher(batches, PrefetchOptions(fake_device(1)).in_flight(in_flight));
+    int n = 0;
+    for (auto& batch : prefetcher) {
+      std::vector<c10::Device> devices;
+      EXPECT_EQ(testing::values(batch, &devices), testing::every_type_values());
+      ASSERT_EQ(devices.size(), testing::every_type_values().size());
+      for (const auto& d : devices) EXPECT_EQ(d, fake_device(1)) << "in_flight " << in_flight;
+      ++n;
+    }
+    EXPECT_EQ(n, 2);
+  }
+  std::vector<c10::Device> devices;
+  (void)testing::values(batches[0], &devices);  // the source is untouched
+  for (const auto& d : devices) EXPECT_EQ(d, c10::Device(c10::kCPU));
 }
 
 TEST(DevicePrefetcher, AnIndexlessDeviceIsTheCurrentOneWhenMade) {
