@@ -168,60 +168,9 @@ LoadReport load_state_dict(torch::nn::Module& module, const std::string& path,
   const MapLocation staging = options.map_location().is_keep()
                                   ? MapLocation::to(c10::Device(c10::kCPU))
                                   : options.map_location();
-  auto tensors = load_tensors(path, staging);
-  LoadReport report;
-  report.path = path;
-  if (options.strip_prefix()) {
-    report.stripped_prefix = *options.strip_prefix();
-  } else if (!tensors.empty() && std::all_of(tensors.begin(), tensors.end(), [](const auto& kv) {
-               return kv.first.rfind("module.", 0) == 0;
-             })) {
-    report.stripped_prefix = "module.";
-  }
-  const std::string& prefix = report.stripped_prefix;
-  std::map<std::string, at::Tensor> targets;
-  std::vector<std::string> order;
-  for (const auto& item : module.named_parameters(/*recurse=*/true)) {
-    targets[item.key()] = item.value();
-    order.push_back(item.key());
-  }
-  for (const auto& item : module.named_buffers(/*recurse=*/true)) {
-    if (!item.value().defined()) continue;
-    targets[item.key()] = item.value();
-    order.push_back(item.key());
-  }
-  std::map<std::string, const at::Tensor*> found;
-  for (const auto& [raw_key, tensor] : tensors) {
-    std::string key = raw_key;
-    if (!prefix.empty() && key.rfind(prefix, 0) == 0) key = key.substr(prefix.size());
-    const auto it = targets.find(key);
-    if (it == targets.end()) {
-      report.unexpected.push_back(key);
-      continue;
-    }
-    if (it->second.sizes() != tensor.sizes()) {
-      report.mismatched.push_back({key, it->second.sizes().vec(), tensor.sizes().vec()});
-      continue;
-    }
-    found[key] = &tensor;
-  }
-  for (const auto& key : order) {
-    const bool mismatched = std::any_of(report.mismatched.begin(), report.mismatched.end(),
-                                        [&](const auto& m) { return m.key == key; });
-    if (found.count(key) == 0 && !mismatched) report.missing.push_back(key);
-  }
-  if (options.strict() && !report.ok()) {
-    throw InvalidArgumentError(fmt::format(
-        "[devcheck] load_state_dict: '{}' does not match the module ({}). Nothing was loaded. "
-        "Fix: pass LoadOptions().strict(false) to load the keys that match, or set strip_prefix",
-        path, report.to_text().substr(0, report.to_text().size() - 1)));
-  }
-  c10::AutoGradMode no_grad(false);
-  for (const auto& [key, tensor] : found) {
-    targets[key].copy_(*tensor);
-    ++report.loaded;
-  }
-  return report;
+  // Matching, the all-or-nothing check and the copy: one implementation
+  // (state_dict.cc), shared with the trainer's resume.
+  return load_state_dict(module, load_tensors(path, staging), options, path);
 }
 
 std::string LoadReport::to_text() const {
