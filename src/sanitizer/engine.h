@@ -9,7 +9,8 @@
 // of those, the copies and syncs are still seen, through kernels on a second
 // key (kObserveKey) that every other op falls through.
 // Threads join a session when it starts (the starting thread), when they are
-// created during it (pthread_create, see threads.cc), through LibTorch's own
+// created during it (the preload library's pthread_create, see threads.cc),
+// through LibTorch's own
 // thread-local state propagation (autograd, at::launch), or else at their
 // first op a sampled RecordFunction callback sees. A thread leaves at its
 // first op after the session ends.
