@@ -18,7 +18,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-// Off/on words, or nullopt-like -1 for anything else.
+// 0 for an off word, 1 for an on word, -1 for anything else.
 int switch_value(const std::string& value) {
   const std::string t = lower(value);
   if (t == "0" || t == "off" || t == "false" || t == "no") return 0;

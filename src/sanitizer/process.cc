@@ -358,9 +358,9 @@ bool autostart_from_env() {
     ProcessConfig config = read_process_config();
     if (!config.enabled) return false;
     config.options.print_summary(false);  // the exit hook reports instead
-    set_process_config(config);
-    p.config = config;
+    p.config = config;                    // read by the report hooks only once p.sanitizer is set
     p.sanitizer = new Sanitizer(config.options);
+    set_process_config(config);
   } catch (const Error& e) {
     Engine::warn(e.message() +
                  "\n[devcheck] the sanitizer is not started; the program runs unwatched");
