@@ -132,10 +132,13 @@ class SanitizerOptions {
   }
   bool print_summary() const { return print_summary_; }
 
-  /// Options from the environment, as `devcheck run` and DEVCHECK_SANITIZE
-  /// set them: DEVCHECK_SANITIZE (1|report|warn|fail), DEVCHECK_SANITIZE_JSON,
-  /// DEVCHECK_SANITIZE_TRACE, DEVCHECK_SANITIZE_PROVENANCE (0|1).
-  /// Throws InvalidArgumentError naming the variable when one is malformed.
+  /// Options from the environment, as `devcheck run` sets them:
+  /// DEVCHECK_SANITIZE (off|on|report|warn|fail; on = report),
+  /// DEVCHECK_SANITIZE_PROVENANCE (off|on), DEVCHECK_SANITIZE_JSON and
+  /// DEVCHECK_SANITIZE_TRACE (off|FILE). off/0/false/no and on/1/true/yes are
+  /// accepted alike, in any case, by every variable; unset or empty is the
+  /// default. Throws InvalidArgumentError naming the variable and the values
+  /// it accepts when one is malformed.
   static SanitizerOptions from_env();
 
  private:

@@ -173,7 +173,7 @@ void note_arg(const at::Tensor& t, std::string name, std::vector<ArgRecord>& arg
   a.device = t.device();
   a.dtype = t.scalar_type();
   a.shape = t.sizes().vec();
-  if (e.provenance_on.load(std::memory_order_relaxed) && t.has_storage()) {
+  if (e.settings().provenance() && t.has_storage()) {
     if (auto origin = e.provenance.find(t.storage().unsafeGetStorageImpl())) {
       a.origin_known = true;
       a.origin = *origin;
@@ -216,7 +216,7 @@ void record_mismatch(const c10::FunctionSchema& schema, c10::ArrayRef<const c10:
   const auto [index, is_new] = e.add_mismatch(std::move(record));
   t.generation = e.generation();
   t.last_mismatch = static_cast<long>(index);
-  const auto mode = static_cast<SanitizerMode>(e.mode.load(std::memory_order_relaxed));
+  const SanitizerMode mode = e.settings().mode();
   if (mode == SanitizerMode::kFail) e.fail_requested.store(true);
   if (is_new && mode != SanitizerMode::kReport) {
     Engine::warn(make_mismatch_finding(e.mismatch(index)).message);
@@ -267,15 +267,13 @@ void add_transfer(Movement& m, bool non_blocking, Engine& e, ThreadState& t) {
   // their label, never "small".
   const char* staged = detail::staging_label();
   m.site = staged != nullptr ? sites().intern(RawStack{}, staged) : capture_site();
-  const std::uint64_t small_bytes =
-      staged != nullptr ? 0 : e.small_copy_bytes.load(std::memory_order_relaxed);
-  const bool flagged = e.ledger.add_transfer(TransferKey{m.site, m.op, m.src, m.dst, false},
-                                             m.bytes, sync, thread_key(), t.ops, small_bytes,
-                                             e.burst_ops.load(std::memory_order_relaxed),
-                                             e.small_copy_count.load(std::memory_order_relaxed));
+  const std::uint64_t small_bytes = staged != nullptr ? 0 : e.settings().small_copy_bytes();
+  const bool flagged = e.ledger.add_transfer(
+      TransferKey{m.site, m.op, m.src, m.dst, false}, m.bytes, sync, thread_key(), t.ops,
+      small_bytes, e.settings().small_copy_burst_ops(), e.settings().small_copy_count());
   if (sync) e.ledger.add_sync(SyncKey{m.site, m.op, m.src});
-  m.traced = e.trace_on.load(std::memory_order_relaxed);
-  const auto mode = static_cast<SanitizerMode>(e.mode.load(std::memory_order_relaxed));
+  m.traced = e.settings().trace();
+  const SanitizerMode mode = e.settings().mode();
   if (flagged && mode != SanitizerMode::kReport) {
     for (const auto& f : make_copy_findings(e)) {
       if (f.second == m.site) Engine::warn(f.first.message);
@@ -319,7 +317,7 @@ void record_pin(c10::ArrayRef<const c10::IValue> inputs, Engine& e, ThreadState&
   m.site = capture_site();
   e.ledger.add_transfer(TransferKey{m.site, m.op, m.src, m.dst, true}, m.bytes, false, thread_key(),
                         t.ops, 0, 0, ~0ULL);
-  m.traced = e.trace_on.load(std::memory_order_relaxed);
+  m.traced = e.settings().trace();
 }
 
 // The host reads a value of self: a sync unless self is on the host.
@@ -330,7 +328,7 @@ void record_sync(const at::Tensor& self, Engine& e, Movement& m) {
   m.bytes = nbytes(self);
   m.site = capture_site();
   e.ledger.add_sync(SyncKey{m.site, m.op, m.src});
-  m.traced = e.trace_on.load(std::memory_order_relaxed);
+  m.traced = e.settings().trace();
 }
 
 // The ops under this one are not watched: they are the op's own business
@@ -350,7 +348,7 @@ c10::DispatchKeySet below_observers(c10::DispatchKeySet keys) {
 void add_event(const Movement& m, const char* what, double start_us, Engine& e) {
   e.ledger.add_event(TraceEvent{m.op, what, start_us, now_us() - start_us, thread_key(), m.bytes,
                                 m.src, m.dst, m.site},
-                     e.max_trace_events.load(std::memory_order_relaxed));
+                     e.settings().max_trace_events());
 }
 
 // copy_ anywhere on a watched thread: counted when it is a hidden
@@ -457,7 +455,7 @@ void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::ji
     case OpKind::kTransfer:
     case OpKind::kFactory:
       if (info.kind == OpKind::kTransfer) record_transfer(schema, inputs, e, t, m);
-      if (e.provenance_on.load(std::memory_order_relaxed)) {
+      if (e.settings().provenance()) {
         record_origin = true;
         if (m.site == kNoSite) m.site = capture_site();
         const at::Tensor* self = first_tensor(inputs, 0);
@@ -480,19 +478,26 @@ void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::ji
   const at::Tensor& out = result.toTensor();
   if (!out.defined() || !out.has_storage()) return;
   // to() on the right device returns its input: keep the input's origin.
-  if (out.storage().unsafeGetStorageImpl() == input_storage) return;
+  if (info.kind == OpKind::kTransfer && out.storage().unsafeGetStorageImpl() == input_storage) {
+    return;
+  }
   e.provenance.record(out.storage(), Origin{m.op, m.site});
 }
 
-void join_this_thread() {
-  c10::impl::tls_set_dispatch_key_included(kWatchKey, true);
-  c10::impl::tls_set_dispatch_key_included(kObserveKey, true);
+void join_this_thread() { c10::impl::tls_set_dispatch_key_included(kWatchKey, true); }
+
+void leave_this_thread() { c10::impl::tls_set_dispatch_key_included(kWatchKey, false); }
+
+namespace {
+
+// Whether `op` has a kernel of someone else's on kObserveKey (LibTorch has
+// none for these two ops): the sanitizer then leaves it alone.
+bool observer_slot_taken(const char* op) {
+  const auto handle = c10::Dispatcher::singleton().findSchema({op, ""});
+  return !handle.has_value() || handle->hasKernelForDispatchKey(kObserveKey);
 }
 
-void leave_this_thread() {
-  c10::impl::tls_set_dispatch_key_included(kWatchKey, false);
-  c10::impl::tls_set_dispatch_key_included(kObserveKey, false);
-}
+}  // namespace
 
 void install_watch_kernels() {
   static bool installed = false;
@@ -501,21 +506,20 @@ void install_watch_kernels() {
     static auto* watch = new torch::Library(torch::Library::IMPL, "_", kWatchKey, __FILE__,
                                             static_cast<std::uint32_t>(__LINE__));
     watch->fallback(torch::CppFunction::makeFromBoxedFunction<&watch_op>());
-    // Every op but these two falls through the observer key at no cost.
-    static auto* pass = new torch::Library(torch::Library::IMPL, "_", kObserveKey, __FILE__,
-                                           static_cast<std::uint32_t>(__LINE__));
-    pass->fallback(torch::CppFunction::makeFallthrough());
-    static auto* observe = new torch::Library(torch::Library::IMPL, "aten", kObserveKey, __FILE__,
-                                              static_cast<std::uint32_t>(__LINE__));
-    observe->impl("copy_", TORCH_FN(observe_copy));
-    observe->impl("_local_scalar_dense", TORCH_FN(observe_sync));
   } catch (const c10::Error& err) {
-    throw InvalidArgumentError(std::string("[devcheck] cannot start the sanitizer: expected the "
-                                           "dispatch keys ") +
-                               c10::toString(kWatchKey) + " and " + c10::toString(kObserveKey) +
-                               " to be free, found them taken: " + err.what_without_backtrace() +
-                               "\nfix: run without the other library that registers kernels on "
-                               "those keys");
+    throw InvalidArgumentError(
+        std::string("[devcheck] cannot start the sanitizer: expected the dispatch key ") +
+        c10::toString(kWatchKey) +
+        "'s fallback to be free, found it taken: " + err.what_without_backtrace() +
+        "\nfix: run without the library that registers a fallback for that key (torchdistx "
+        "does)");
+  }
+  // Every other op passes the observer key through LibTorch's own fallthrough.
+  static auto* observe = new torch::Library(torch::Library::IMPL, "aten", kObserveKey, __FILE__,
+                                            static_cast<std::uint32_t>(__LINE__));
+  if (!observer_slot_taken("aten::copy_")) observe->impl("copy_", TORCH_FN(observe_copy));
+  if (!observer_slot_taken("aten::_local_scalar_dense")) {
+    observe->impl("_local_scalar_dense", TORCH_FN(observe_sync));
   }
   installed = true;
 }

@@ -21,6 +21,11 @@ std::unique_ptr<at::ObserverContext> join_on_sampled_op(const at::RecordFunction
 
 }  // namespace
 
+Engine::Engine() {
+  snapshots_.push_back(std::make_unique<const SanitizerOptions>());
+  settings_.store(snapshots_.back().get());
+}
+
 Engine& Engine::get() {
   static auto* engine = new Engine();  // never destroyed; see engine.h
   return *engine;
@@ -36,13 +41,10 @@ void Engine::start(const SanitizerOptions& options) {
   }
   install_watch_kernels();
   refresh_machinery_ranges();
-  provenance_on.store(options.provenance());
-  trace_on.store(options.trace());
-  mode.store(static_cast<int>(options.mode()));
-  small_copy_bytes.store(options.small_copy_bytes());
-  small_copy_count.store(std::max<std::uint64_t>(options.small_copy_count(), 1));
-  burst_ops.store(options.small_copy_burst_ops());
-  max_trace_events.store(options.max_trace_events());
+  auto snapshot = std::make_unique<SanitizerOptions>(options);
+  snapshot->small_copy_count(std::max<std::uint64_t>(options.small_copy_count(), 1));
+  settings_.store(snapshot.get(), std::memory_order_release);
+  snapshots_.push_back(std::move(snapshot));
   provenance.set_capacity(options.max_tracked_tensors());
   generation_.fetch_add(1);
   clear();

@@ -9,7 +9,8 @@
 // of those, the copies and syncs are still seen, through kernels on a second
 // key (kObserveKey) that every other op falls through.
 // Threads join a session when it starts (the starting thread), when they are
-// created during it (pthread_create, see threads.cc), through LibTorch's own
+// created during it (the preload library's pthread_create, see threads.cc),
+// through LibTorch's own
 // thread-local state propagation (autograd, at::launch), or else at their
 // first op a sampled RecordFunction callback sees. A thread leaves at its
 // first op after the session ends.
@@ -29,6 +30,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -45,14 +47,19 @@ class OperatorHandle;
 
 namespace devcheck::sanitizer {
 
-// The dispatch key of the watch: a mode key above autograd that LibTorch
-// reserves for a generic mode and registers nothing on (1.13 and 2.x).
-constexpr c10::DispatchKey kWatchKey = c10::DispatchKey::TESTING_ONLY_GenericMode;
-// The observer key, just below it and not excluded inside a watched op:
-// kernels for copy_ and _local_scalar_dense only (every other op falls
-// through it for free), so the copies and syncs an op makes on its own are
-// counted too.
-constexpr c10::DispatchKey kObserveKey = c10::DispatchKey::TESTING_ONLY_GenericWrapper;
+// The dispatch key of the watch: a mode key above autograd whose fallback
+// LibTorch leaves unregistered in 1.13 and 2.x (its one user is torchdistx,
+// out of tree). Not a TESTING_ONLY key: programs register fallbacks for those
+// themselves (LibTorch's own backend_fallback_test does), and a program must
+// run the same under the sanitizer. If the key's fallback is taken when a
+// session starts, the sanitizer does not start and says so.
+constexpr c10::DispatchKey kWatchKey = c10::DispatchKey::DeferredInit;
+// The observer: kernels for copy_ and _local_scalar_dense on BackendSelect,
+// a key every dispatch passes and whose fallback LibTorch registers as a
+// fallthrough (so every other op passes it for free, and the sanitizer
+// registers no fallback a program could want). They count the copies and
+// syncs an op makes on its own, on watched threads inside a watched op.
+constexpr c10::DispatchKey kObserveKey = c10::DispatchKey::BackendSelect;
 
 struct ArgRecord {
   std::string name;
@@ -86,14 +93,11 @@ class Engine {
   std::uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
   void clear();
 
-  // Settings the callback reads (atomics: a straggler may read during start()).
-  std::atomic<bool> provenance_on{true};
-  std::atomic<bool> trace_on{false};
-  std::atomic<int> mode{0};
-  std::atomic<std::uint64_t> small_copy_bytes{std::uint64_t{64} * 1024};
-  std::atomic<std::uint64_t> small_copy_count{64};
-  std::atomic<std::uint64_t> burst_ops{32};
-  std::atomic<std::size_t> max_trace_events{200000};
+  // The settings of the current (or last) session: a snapshot taken by
+  // start() and never changed. A later start() publishes a new one; the old
+  // ones stay alive (a straggler op may still read them), so a reference
+  // stays valid and unchanged. Default options before the first session.
+  const SanitizerOptions& settings() const { return *settings_.load(std::memory_order_acquire); }
 
   std::atomic<std::uint64_t> ops_checked{0};  // approximate: see flush_op_count()
   // Set when a kFail session found a mismatch; the exit hook turns it into status 1.
@@ -112,9 +116,11 @@ class Engine {
   static void warn(const std::string& text);
 
  private:
-  Engine() = default;
+  Engine();
 
   std::mutex install_mutex_;
+  std::atomic<const SanitizerOptions*> settings_;
+  std::vector<std::unique_ptr<const SanitizerOptions>> snapshots_;  // under install_mutex_
   std::atomic<bool> active_{false};
   std::atomic<std::uint64_t> generation_{0};
   at::CallbackHandle handle_ = 0;

@@ -42,6 +42,11 @@ constexpr Named kSpecialOps[] = {
     {"aten::new_ones", OpKind::kFactory},
     {"aten::new_full", OpKind::kFactory},
     {"aten::clone", OpKind::kFactory},
+    // Python's torch.tensor() builds its data with the watch key excluded
+    // (LibTorch's tensor_new.cpp, as it does for functorch), then hands the
+    // tensor to the program through lift_fresh: its origin is made there.
+    {"aten::lift_fresh", OpKind::kFactory},
+    {"aten::lift", OpKind::kFactory},
     // Transfers: the result lives where the caller asked.
     {"aten::to", OpKind::kTransfer},
     {"aten::_to_copy", OpKind::kTransfer},

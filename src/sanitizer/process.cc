@@ -18,6 +18,7 @@
 
 #include "devcheck/error.h"
 #include "devcheck/sanitizer.h"
+#include "sanitizer/config.h"
 #include "sanitizer/engine.h"
 #include "sanitizer/report.h"
 
@@ -26,8 +27,7 @@ namespace {
 
 struct ProcessSanitizer {
   Sanitizer* sanitizer = nullptr;  // leaked: lives until the process ends
-  std::string report_dir;          // set by `devcheck run`
-  bool exit_status = true;         // kFail may change the exit status
+  ProcessConfig config;            // what it was started with
 };
 
 ProcessSanitizer& process() {
@@ -49,8 +49,9 @@ std::terminate_handler g_previous_terminate = nullptr;
 // through the preload library's sigaction()/signal() goes in front of that
 // chain and ours stays first; one installed past any interposer (UCX does,
 // with dlsym(RTLD_NEXT)) is taken back at the preload's next dlopen and
-// handed the signal first. In a linked program nothing interposes: a later
-// handler owns the signal, and the report is written if it hands the signal
+// handed the signal first. In a program that calls
+// devcheck_sanitizer_autostart() itself, without the preload library, nothing
+// interposes: a later handler owns the signal, and the report is written if it hands the signal
 // on to the one it replaced (ours), as UCX and Python's faulthandler do.
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
@@ -323,17 +324,14 @@ void on_terminate() {
   std::abort();
 }
 
-void fail_status_at_exit() {
-  if (Engine::get().fail_requested.load()) {
+void exit_for_fail_mode() {
+  if (Engine::get().fail_requested.load() && process_config().owns_exit_status()) {
     std::fflush(nullptr);
     _exit(1);
   }
 }
 
-void on_exit() {
-  finish_process_report("exit");
-  if (process().exit_status) fail_status_at_exit();
-}
+void on_exit() { finish_process_report("exit"); }
 
 void install_hooks() {
   std::atexit(on_exit);
@@ -348,28 +346,24 @@ std::string report_file(const std::string& dir, long pid, const char* suffix) {
   return dir + "/report-" + std::to_string(pid) + suffix;
 }
 
-void arm_fail_exit_status() {
+void arm_fail_exit() {
   static std::atomic<bool> armed{false};
-  if (!armed.exchange(true)) std::atexit(fail_status_at_exit);
+  if (!armed.exchange(true)) std::atexit(exit_for_fail_mode);
 }
 
 bool autostart_from_env() {
   ProcessSanitizer& p = process();
   if (p.sanitizer != nullptr || Engine::get().active()) return false;
-  const char* flag = std::getenv("DEVCHECK_SANITIZE");
-  if (flag == nullptr || *flag == '\0' || std::strcmp(flag, "0") == 0) return false;
   try {
-    SanitizerOptions options = SanitizerOptions::from_env();
-    options.print_summary(false);  // the exit hook reports instead
-    if (const char* dir = std::getenv("DEVCHECK_SANITIZE_REPORT_DIR")) {
-      p.report_dir = dir;
-      p.exit_status = false;  // `devcheck run` decides the exit status
-      // ... so fail mode here only prints as warn does; the exit status stays the command's.
-      if (options.mode() == SanitizerMode::kFail) options.mode(SanitizerMode::kWarn);
-    }
-    p.sanitizer = new Sanitizer(options);
+    ProcessConfig config = read_process_config();
+    if (!config.enabled) return false;
+    config.options.print_summary(false);  // the exit hook reports instead
+    p.config = config;                    // read by the report hooks only once p.sanitizer is set
+    p.sanitizer = new Sanitizer(config.options);
+    set_process_config(config);
   } catch (const Error& e) {
-    Engine::warn(e.message());
+    Engine::warn(e.message() +
+                 "\n[devcheck] the sanitizer is not started; the program runs unwatched");
     return false;
   } catch (const std::exception& e) {
     Engine::warn(std::string(e.what()));
@@ -387,16 +381,16 @@ void finish_process_report(const std::string& reason) {
     const SanitizerReport report = build_report(engine);
     std::string text = report.to_text();
     if (reason != "exit") text = "[devcheck] sanitizer report written at " + reason + "\n" + text;
-    const SanitizerOptions& o = p.sanitizer->options();
-    if (!p.report_dir.empty()) {
+    const SanitizerOptions& o = p.config.options;
+    if (p.config.role == Role::kRunChild) {
+      const std::string& dir = p.config.report_dir;
       const long pid = static_cast<long>(getpid());
-      write_file_atomically(report_file(p.report_dir, pid, ".json"), report.to_json(),
-                            "sanitizer report");
+      write_file_atomically(report_file(dir, pid, ".json"), report.to_json(), "sanitizer report");
       if (!report.trace_json.empty()) {
-        write_file_atomically(report_file(p.report_dir, pid, ".trace.json"), report.trace_json,
+        write_file_atomically(report_file(dir, pid, ".trace.json"), report.trace_json,
                               "sanitizer trace");
       }
-      write_file_atomically(report_file(p.report_dir, pid, ".txt"), text, "sanitizer report");
+      write_file_atomically(report_file(dir, pid, ".txt"), text, "sanitizer report");
     } else {
       Engine::warn(text);
       if (!o.json_path().empty()) {
@@ -469,9 +463,3 @@ extern "C" int devcheck_sanitizer_stop() {
   g_c_api_sanitizer = nullptr;
   return findings;
 }
-
-namespace {
-// A program that links devcheck turns the sanitizer on with DEVCHECK_SANITIZE=1.
-// Everything it touches is created on first use, so static-init order is moot.
-const bool kAutostarted = devcheck::sanitizer::autostart_from_env();
-}  // namespace

@@ -9,12 +9,18 @@
 
 namespace devcheck::sanitizer {
 
-// kFail: at exit, a recorded mismatch makes the exit status 1 (once per process).
-void arm_fail_exit_status();
+// The one fail-mode exit path: at exit, a mismatch a kFail session recorded
+// makes the exit status 1, unless the process is a child of `devcheck run`
+// (process_config().owns_exit_status(); the parent decides). Arming twice
+// arms once. It runs after the report hook (registered later, run first).
+void arm_fail_exit();
 
-// Installs the sanitizer from the environment when DEVCHECK_SANITIZE is set
-// and none is active. Returns true when one was installed. Never throws: a
-// malformed variable is reported on stderr and ignored.
+// Installs the sanitizer from the environment (read_process_config()) when
+// DEVCHECK_SANITIZE is on and none is active, and records the configuration
+// as the process's. Returns true when one was installed. Never throws: a
+// malformed variable is reported on stderr (naming it and the accepted
+// values) and the process runs unwatched. Called by the preload library,
+// never at load time.
 bool autostart_from_env();
 
 // Writes the process sanitizer's report (once); `reason` says why ("exit",

@@ -106,7 +106,7 @@ SanitizerFinding copy_finding(const TransferKey& key, const TransferEntry& e, Si
 std::vector<std::pair<SanitizerFinding, SiteId>> copy_findings(const Engine& engine,
                                                                SiteNames& names) {
   std::vector<std::pair<SanitizerFinding, SiteId>> out;
-  const std::uint64_t min_count = engine.small_copy_count.load();
+  const std::uint64_t min_count = engine.settings().small_copy_count();
   for (const auto& [key, entry] : engine.ledger.transfers()) {
     if (!key.pinned && is_small_copy_finding(entry, min_count)) {
       out.emplace_back(copy_finding(key, entry, names), key.site);
@@ -119,7 +119,7 @@ std::vector<std::pair<SanitizerFinding, SiteId>> copy_findings(const Engine& eng
 
 std::string trace_json(const Engine& engine, SiteNames& names, std::uint64_t* dropped) {
   const auto events = engine.ledger.events(dropped);
-  if (!engine.trace_on.load()) return {};
+  if (!engine.settings().trace()) return {};
   const long pid = static_cast<long>(getpid());
   std::string out = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
   out += fmt::format(

@@ -20,6 +20,7 @@
 
 #include "devcheck/error.h"
 #include "devcheck/sanitizer.h"
+#include "sanitizer/config.h"
 #include "sanitizer/process.h"
 #include "sanitizer/report.h"
 
@@ -123,13 +124,14 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
     if (*existing != '\0') ld_preload += std::string(":") + existing;
   }
   env.push_back("LD_PRELOAD=" + ld_preload);
-  env.push_back(std::string("DEVCHECK_SANITIZE=") + to_string(so.mode()));
-  env.push_back(std::string("DEVCHECK_SANITIZE_PROVENANCE=") + (so.provenance() ? "1" : "0"));
-  env.push_back("DEVCHECK_SANITIZE_REPORT_DIR=" + dir.path().string());
-  if (!so.trace_path().empty()) {
-    // Turns tracing on in the children; they write into the report folder.
-    env.push_back("DEVCHECK_SANITIZE_TRACE=" + (dir.path() / "trace.json").string());
-  }
+  sanitizer::ProcessConfig child;
+  child.enabled = true;
+  child.role = sanitizer::Role::kRunChild;
+  child.report_dir = dir.path().string();
+  child.options.mode(so.mode()).provenance(so.provenance());
+  // Turns tracing on in the children; they write into the report folder.
+  if (!so.trace_path().empty()) child.options.trace_path((dir.path() / "trace.json").string());
+  for (std::string& kv : sanitizer::process_config_environment(child)) env.push_back(std::move(kv));
 
   std::vector<char*> argv;
   for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));

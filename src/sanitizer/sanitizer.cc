@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <mutex>
 
 #include "devcheck/error.h"
+#include "sanitizer/config.h"
 #include "sanitizer/engine.h"
 #include "sanitizer/process.h"
 #include "sanitizer/report.h"
@@ -20,11 +20,6 @@ std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
-}
-
-const char* env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? v : nullptr;
 }
 
 }  // namespace
@@ -52,40 +47,11 @@ const char* to_string(SanitizerMode mode) {
   }
 }
 
-SanitizerOptions SanitizerOptions::from_env() {
-  SanitizerOptions o;
-  if (const char* v = env("DEVCHECK_SANITIZE")) {
-    const std::string t = lower(v);
-    if (t != "1" && t != "on" && t != "true" && t != "yes") {
-      try {
-        o.mode(parse_sanitizer_mode(t));
-      } catch (const InvalidArgumentError&) {
-        throw InvalidArgumentError(fmt::format(
-            "[devcheck] DEVCHECK_SANITIZE='{}' is not understood: expected 1, report, warn or "
-            "fail\nfix: set DEVCHECK_SANITIZE=1 (or a mode), or unset it",
-            v));
-      }
-    }
-  }
-  if (const char* v = env("DEVCHECK_SANITIZE_JSON")) o.json_path(v);
-  if (const char* v = env("DEVCHECK_SANITIZE_TRACE")) o.trace_path(v);
-  if (const char* v = env("DEVCHECK_SANITIZE_PROVENANCE")) {
-    const std::string t = lower(v);
-    if (t == "0" || t == "off" || t == "false" || t == "no") {
-      o.provenance(false);
-    } else if (t == "1" || t == "on" || t == "true" || t == "yes") {
-      o.provenance(true);
-    } else {
-      throw InvalidArgumentError(fmt::format(
-          "[devcheck] DEVCHECK_SANITIZE_PROVENANCE='{}' is not understood: expected 0 or 1", v));
-    }
-  }
-  return o;
-}
+SanitizerOptions SanitizerOptions::from_env() { return sanitizer::read_process_config().options; }
 
 Sanitizer::Sanitizer(SanitizerOptions options) : options_(std::move(options)) {
   sanitizer::Engine::get().start(options_);
-  if (options_.mode() == SanitizerMode::kFail) sanitizer::arm_fail_exit_status();
+  if (options_.mode() == SanitizerMode::kFail) sanitizer::arm_fail_exit();
 }
 
 Sanitizer::~Sanitizer() {

@@ -63,6 +63,24 @@ TEST(Engine, CountsRepeatsOfOneMismatchAtOneSite) {
   EXPECT_EQ(e.mismatch_total(), 4U);
 }
 
+TEST(Engine, StartTakesASnapshotOfItsSettingsThatLaterSessionsLeaveAlone) {
+  Engine& e = Engine::get();
+  SanitizerOptions options = SanitizerOptions().mode(SanitizerMode::kWarn).small_copy_count(0);
+  e.start(options);
+  const SanitizerOptions& first = e.settings();
+  options.mode(SanitizerMode::kFail).provenance(false);  // the caller's copy, not the engine's
+  EXPECT_EQ(first.mode(), SanitizerMode::kWarn);
+  EXPECT_TRUE(first.provenance());
+  EXPECT_EQ(first.small_copy_count(), 1U);  // at least one copy makes a site
+  e.stop();
+  e.start(SanitizerOptions().mode(SanitizerMode::kFail).trace(true));
+  EXPECT_EQ(e.settings().mode(), SanitizerMode::kFail);
+  EXPECT_TRUE(e.settings().trace());
+  EXPECT_EQ(first.mode(), SanitizerMode::kWarn);  // the first snapshot is still there, unchanged
+  EXPECT_FALSE(first.trace());
+  e.stop();
+}
+
 // RecordFunction may run a callback it already picked after removeCallback
 // returns; the engine outlives every session, so ops racing with start/stop
 // are safe (run under ThreadSanitizer too).

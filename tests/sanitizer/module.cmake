@@ -4,6 +4,11 @@ add_executable(devcheck_san_planted ${CMAKE_CURRENT_LIST_DIR}/programs/planted.c
 target_link_libraries(devcheck_san_planted PRIVATE torch devcheck_warnings)
 devcheck_use_pch(devcheck_san_planted)
 
+# Claims the TESTING_ONLY dispatch keys itself, as LibTorch's backend_fallback_test does.
+add_executable(devcheck_san_fallbacks ${CMAKE_CURRENT_LIST_DIR}/programs/fallbacks.cc)
+target_link_libraries(devcheck_san_fallbacks PRIVATE torch devcheck_warnings)
+devcheck_use_pch(devcheck_san_fallbacks)
+
 # A library with its own SIGSEGV handler (programs/handler.cc): linked into
 # the programs below, and a second copy they dlopen.
 add_library(devcheck_san_handler SHARED ${CMAKE_CURRENT_LIST_DIR}/programs/handler.cc)
@@ -20,11 +25,21 @@ target_compile_definitions(devcheck_san_handled PRIVATE
 add_dependencies(devcheck_san_handled devcheck_san_lazy_handler)
 devcheck_use_pch(devcheck_san_handled)
 
+# linked.cc twice: with the opt-in process hooks (the preload library, linked
+# instead of preloaded: DEVCHECK_SANITIZE starts the sanitizer), and with
+# libdevcheck only, where nothing starts from the environment.
 add_executable(devcheck_san_linked ${CMAKE_CURRENT_LIST_DIR}/programs/linked.cc)
-target_link_libraries(devcheck_san_linked PRIVATE devcheck devcheck_san_handler devcheck_warnings)
+target_link_options(devcheck_san_linked PRIVATE "LINKER:--no-as-needed")
+target_link_libraries(devcheck_san_linked PRIVATE devcheck_preload devcheck devcheck_san_handler
+  devcheck_warnings)
 devcheck_use_pch(devcheck_san_linked)
+add_executable(devcheck_san_core_only ${CMAKE_CURRENT_LIST_DIR}/programs/linked.cc)
+target_link_libraries(devcheck_san_core_only PRIVATE devcheck devcheck_san_handler
+  devcheck_warnings)
+devcheck_use_pch(devcheck_san_core_only)
 
-set(devcheck_san_programs devcheck_san_planted devcheck_san_handled devcheck_san_linked)
+set(devcheck_san_programs devcheck_san_planted devcheck_san_fallbacks devcheck_san_handled devcheck_san_linked
+  devcheck_san_core_only)
 add_dependencies(devcheck_sanitizer_tests ${devcheck_san_programs})
 target_compile_definitions(devcheck_sanitizer_tests PRIVATE
   DEVCHECK_SAN_PROGRAMS_DIR="${CMAKE_CURRENT_BINARY_DIR}")

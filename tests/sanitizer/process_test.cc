@@ -1,13 +1,16 @@
 // DEVCHECK_SANITIZE and the exit hooks, in child processes of a program that
-// links devcheck (tests/sanitizer/programs/linked.cc).
+// links devcheck and the opt-in process hooks (tests/sanitizer/programs/linked.cc),
+// and their absence from libdevcheck itself.
 #include "sanitizer/process.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "devcheck/sanitizer.h"
 #include "sanitizer/helpers.h"
 
 using ::testing::HasSubstr;
@@ -24,6 +27,62 @@ TEST(ProcessSanitizer, DevcheckSanitizeTurnsItOnInALinkedProgramAndReportsAtExit
                                   marked_site("programs/linked.cc", "linked_op")));
   EXPECT_THAT(r.output, HasSubstr("made by aten::ones at " +
                                   marked_site("programs/linked.cc", "linked_stray")));
+}
+
+TEST(ProcessSanitizer, AProgramLinkedWithLibdevcheckAloneDoesNotStartItFromTheEnvironment) {
+  for (const char* value : {"1", "fail"}) {
+    const auto r = run_process({sanitizer_program("core_only"), "active"},
+                               {std::string("DEVCHECK_SANITIZE=") + value});
+    EXPECT_EQ(r.exit_code, 0) << value << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr("linked: sanitizer active 0"));
+    EXPECT_THAT(r.output, Not(HasSubstr("[devcheck]")));
+  }
+  // The same program with the hooks linked in does start it.
+  const auto hooked = run_process({sanitizer_program("linked"), "active"}, {"DEVCHECK_SANITIZE=1"});
+  EXPECT_THAT(hooked.output, HasSubstr("linked: sanitizer active 1"));
+}
+
+TEST(ProcessSanitizer, WhenTheProgramHasClaimedTheWatchKeyItStepsAsideAndSaysSo) {
+  const auto r = run_process({sanitizer_program("core_only"), "claimed"}, {"DEVCHECK_SANITIZE=1"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("linked: autostart 0"));
+  EXPECT_THAT(r.output,
+              HasSubstr("dispatch key DeferredInit's fallback to be free, found it taken"));
+  EXPECT_THAT(r.output, HasSubstr("the program runs unwatched"));
+  // Its fallback sees the same ops as without DEVCHECK_SANITIZE.
+  const auto plain = run_process({sanitizer_program("core_only"), "claimed"});
+  const auto seen = [](const std::string& out) {
+    const auto at = out.find("linked: claimed fallback saw ");
+    return at == std::string::npos ? std::string("none") : out.substr(at, out.find('\n', at) - at);
+  };
+  EXPECT_THAT(seen(plain.output), Not(HasSubstr("saw 0 ops")));
+  EXPECT_EQ(seen(r.output), seen(plain.output));
+  EXPECT_NE(seen(plain.output), "none") << plain.output;
+}
+
+std::string library_of(void* symbol) {
+  Dl_info info{};
+  if (dladdr(symbol, &info) == 0 || info.dli_fname == nullptr) return "";
+  return info.dli_fname;
+}
+
+// The symbols `file` defines (nm -D --defined-only), one a line.
+std::string defined_symbols(const std::string& file) {
+  const auto r = run_process({"nm", "-D", "--defined-only", file});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return r.output;
+}
+
+TEST(ProcessSanitizer, LibdevcheckInterposesNoPthreadCreateAndThePreloadLibraryDoes) {
+  const std::string libdevcheck =
+      library_of(reinterpret_cast<void*>(&devcheck::parse_sanitizer_mode));
+  ASSERT_THAT(libdevcheck, HasSubstr("libdevcheck"));
+  const std::string core = defined_symbols(libdevcheck);
+  EXPECT_THAT(core, HasSubstr("devcheck_sanitizer_autostart"));
+  EXPECT_THAT(core, Not(HasSubstr(" pthread_create")));
+  EXPECT_THAT(core, Not(HasSubstr(" dlopen")));
+  EXPECT_THAT(defined_symbols(devcheck::sanitizer_preload_library()),
+              HasSubstr(" T pthread_create"));
 }
 
 TEST(ProcessSanitizer, WithoutTheVariableNothingIsWatched) {
@@ -55,14 +114,37 @@ TEST(ProcessSanitizer, WritesJsonWhereAsked) {
 TEST(ProcessSanitizer, AMalformedVariableIsReportedAndIgnored) {
   const auto r = run_process({sanitizer_program("linked")}, {"DEVCHECK_SANITIZE=loudly"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_THAT(r.output, HasSubstr("DEVCHECK_SANITIZE='loudly'"));
+  EXPECT_THAT(r.output, HasSubstr("DEVCHECK_SANITIZE='loudly' is not understood"));
+  EXPECT_THAT(r.output, HasSubstr("report, warn or fail"));
+  EXPECT_THAT(r.output, HasSubstr("the program runs unwatched"));
+  const auto p = run_process({sanitizer_program("linked")},
+                             {"DEVCHECK_SANITIZE=1", "DEVCHECK_SANITIZE_PROVENANCE=sometimes"});
+  EXPECT_EQ(p.exit_code, 0);
+  EXPECT_THAT(p.output, HasSubstr("DEVCHECK_SANITIZE_PROVENANCE='sometimes' is not understood"));
+}
+
+TEST(ProcessSanitizer, OffWordsLeaveItOffAndOnWordsTurnItOnInAnyCase) {
+  for (const char* value : {"0", "off", "FALSE", "no"}) {
+    const auto r = run_process({sanitizer_program("linked"), "active"},
+                               {std::string("DEVCHECK_SANITIZE=") + value});
+    EXPECT_THAT(r.output, HasSubstr("linked: sanitizer active 0")) << value;
+    EXPECT_THAT(r.output, Not(HasSubstr("[devcheck]"))) << value;
+  }
+  for (const char* value : {"1", "on", "True", "YES"}) {
+    const auto r = run_process(
+        {sanitizer_program("linked"), "active"},
+        {std::string("DEVCHECK_SANITIZE=") + value, "DEVCHECK_SANITIZE_PROVENANCE=Off"});
+    EXPECT_THAT(r.output, HasSubstr("linked: sanitizer active 1")) << value << ": " << r.output;
+  }
 }
 
 // `linked <mode>` with a SIGSEGV handler of its own that does `style`
-// (programs/handler.cc), its marker line written into `marker`.
+// (programs/handler.cc), its marker line written into `marker`. The program
+// starts the sanitizer itself, without the preload library: nothing
+// interposes sigaction (the preload's case is in run_test.cc).
 ProcessResult run_linked_with_handler(const std::string& mode, const std::string& style,
                                       const std::string& marker) {
-  return run_process({sanitizer_program("linked"), mode},
+  return run_process({sanitizer_program("core_only"), mode},
                      {std::string("DEVCHECK_SANITIZE=") + (mode == "segv-before" ? "" : "1"),
                       "PLANTED_HANDLER=" + style, "PLANTED_MARKER=" + marker});
 }

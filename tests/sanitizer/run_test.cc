@@ -69,6 +69,32 @@ TEST(RunSanitized, TheSilentMatmulIsAFindingAndFailModeTurnsItIntoStatusOne) {
   EXPECT_EQ(r.status_for(SanitizerMode::kReport), 0);
 }
 
+// LibTorch's backend_fallback_test claims the TESTING_ONLY keys; a program
+// must run the same under the sanitizer, which must still watch its ops.
+TEST(RunSanitized, AProgramThatRegistersFallbacksForTheTestingKeysRunsTheSameAndIsWatched) {
+  const testing::TempDir dir;
+  const std::string plain_ops = (dir.path() / "plain.txt").string();
+  const std::string watched_ops = (dir.path() / "watched.txt").string();
+  const auto plain = testing::run_process({sanitizer_program("fallbacks"), plain_ops});
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  const auto r = run({sanitizer_program("fallbacks"), watched_ops});
+  EXPECT_EQ(r.exit_status, 0);
+  EXPECT_EQ(testing::read_file(watched_ops), testing::read_file(plain_ops));
+  EXPECT_THAT(testing::read_file(plain_ops), HasSubstr("aten::add\n"));
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_THAT(r.processes[0].text, Not(HasSubstr("cannot start the sanitizer")));
+  EXPECT_THAT(r.processes[0].text, HasSubstr("device mismatch in aten::matmul at " +
+                                             marked_site("programs/fallbacks.cc", "fallbacks_op")));
+}
+
+TEST(RunSanitized, AThreadTheProgramCreatesIsWatchedFromItsFirstOp) {
+  const auto r = run({sanitizer_program("planted"), "thread"});
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_THAT(r.processes[0].text, HasSubstr("device mismatch in aten::matmul at " +
+                                             marked_site("programs/planted.cc", "thread_op")));
+}
+
 TEST(RunSanitized, PerSampleCopiesAreReportedAtTheirLine) {
   const auto r = run({sanitizer_program("planted"), "copies"});
   ASSERT_EQ(r.processes.size(), 1U);

@@ -1,5 +1,5 @@
-// Which threads a session watches: new ones from their first op, older ones
-// soon after, none once it ended.
+// Which threads a session watches: new ones from their first op (through the
+// preload library's entry point), older ones soon after, none once it ended.
 #include <ATen/ATen.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <gtest/gtest.h>
@@ -9,6 +9,8 @@
 
 #include "devcheck/fake_device.h"
 #include "sanitizer/engine.h"
+
+extern "C" void devcheck_sanitizer_join_thread();  // threads.cc
 
 namespace devcheck::sanitizer {
 namespace {
@@ -23,11 +25,13 @@ void one_mismatch() {
 
 bool watched() { return c10::impl::tls_is_dispatch_key_included(kWatchKey); }
 
-TEST(Threads, AThreadCreatedDuringASessionIsWatchedFromItsFirstOp) {
+// What the preload library's pthread_create runs first in each new thread.
+TEST(Threads, AThreadThatCallsTheJoinEntryPointDuringASessionIsWatchedFromItsFirstOp) {
   Engine& e = Engine::get();
   e.start(SanitizerOptions());
   bool was_watched = false;
   std::thread worker([&] {
+    devcheck_sanitizer_join_thread();
     was_watched = watched();
     one_mismatch();  // its very first op
   });
@@ -36,6 +40,16 @@ TEST(Threads, AThreadCreatedDuringASessionIsWatchedFromItsFirstOp) {
   EXPECT_TRUE(was_watched);
   ASSERT_EQ(e.mismatches().size(), 1U);
   EXPECT_EQ(e.mismatches()[0].op, "aten::matmul");
+}
+
+TEST(Threads, TheJoinEntryPointOutsideASessionWatchesNothing) {
+  bool was_watched = true;
+  std::thread worker([&] {
+    devcheck_sanitizer_join_thread();
+    was_watched = watched();
+  });
+  worker.join();
+  EXPECT_FALSE(was_watched);
 }
 
 TEST(Threads, AThreadCreatedBeforeTheSessionJoinsWithinAFewDozenOps) {
@@ -76,6 +90,7 @@ TEST(Threads, AfterTheSessionAThreadLeavesAtItsNextOp) {
   bool watched_after_one_op = true;
   e.start(SanitizerOptions());
   std::thread worker([&] {
+    devcheck_sanitizer_join_thread();  // as the preload library's pthread_create does
     watched_in_session = watched();
     phase.store(1);
     while (phase.load() != 2) std::this_thread::yield();

@@ -1,12 +1,17 @@
-// libdevcheck_preload.so: what `devcheck run` puts in LD_PRELOAD.
+// libdevcheck_preload.so: the sanitizer's process hooks, and the only place
+// they live. `devcheck run` puts it in LD_PRELOAD; a program that wants
+// DEVCHECK_SANITIZE* without `devcheck run` links it (the opt-in part;
+// libdevcheck alone interposes nothing and reads no environment at start-up).
 //
 // It links nothing but libc, so a process that never loads LibTorch (a
 // shell, addr2line, a data-prep script) pays nothing. When LibTorch is in the
 // process -- at start for a C++ program, or when Python imports torch -- it
-// loads libdevcheck next to itself, whose start-up installs the sanitizer
-// from DEVCHECK_SANITIZE* and hooks the report at exit, std::terminate and
-// fatal signals. Its sigaction() and signal() keep the sanitizer's handler
-// first for those signals (see src/sanitizer/process.cc).
+// loads libdevcheck next to itself and calls devcheck_sanitizer_autostart(),
+// which installs the sanitizer from DEVCHECK_SANITIZE* and hooks the report
+// at exit, std::terminate and fatal signals. Its sigaction() and signal()
+// keep the sanitizer's handler first for those signals (see
+// src/sanitizer/process.cc); its pthread_create() has each new thread join
+// the session before its first op.
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
@@ -88,8 +93,6 @@ void load_devcheck() {
       reinterpret_cast<SigactionFn>(dlsym(handle, "devcheck_sanitizer_sigaction")));
   g_reassert_signals.store(
       reinterpret_cast<ReassertFn>(dlsym(handle, "devcheck_sanitizer_reassert_signals")));
-  // Loading libdevcheck already started the sanitizer (its start-up reads
-  // DEVCHECK_SANITIZE); calling the entry point again is harmless.
   using StartFn = int (*)();
   if (auto start = reinterpret_cast<StartFn>(dlsym(handle, "devcheck_sanitizer_autostart"))) {
     start();

@@ -6,6 +6,7 @@
 //   planted matmul      cpu x meta matmul (LibTorch 1.13 does not raise)
 //   planted copies      200 per-sample copies to meta
 //   planted clean       the same work without bugs
+//   planted thread      the matmul as the first op of a new thread
 //   planted throw       the mismatch, then an uncaught exception
 //   planted terminate   the mismatch, then std::terminate()
 //   planted segv        the mismatch, then SIGSEGV
@@ -24,6 +25,7 @@
 #include <cstring>
 #include <exception>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -69,6 +71,18 @@ void clean() {
   std::printf("planted: clean %s %s\n", y.device().str().c_str(), s.device().str().c_str());
 }
 
+// The thread's very first op is the bug: under `devcheck run` the preload
+// library's pthread_create has it watched from birth.
+void thread_matmul() {
+  at::Tensor w = at::ones({4, 3}, at::TensorOptions().device(kMeta));
+  at::Tensor x = at::rand({2, 4});
+  std::thread worker([&] {
+    at::Tensor y = at::matmul(x, w);  // MARK:thread_op
+    std::printf("planted: thread matmul ran on %s\n", y.device().str().c_str());
+  });
+  worker.join();
+}
+
 }  // namespace
 
 void load_fake_device() {
@@ -93,6 +107,8 @@ int main(int argc, char** argv) {
     copies();
   } else if (std::strcmp(what, "clean") == 0) {
     clean();
+  } else if (std::strcmp(what, "thread") == 0) {
+    thread_matmul();
   } else {
     mismatch();
     if (std::strcmp(what, "throw") == 0) throw std::runtime_error("planted uncaught exception");
