@@ -1,9 +1,9 @@
 """Overhead of device checkers on the same tiny op (add of two 4-element
 tensors) in one Debian python3 process: a checker written as a
 TorchFunctionMode, one as a TorchDispatchMode, and devcheck's sanitizer
-(libdevcheck loaded with ctypes), each against the plain loop.
+(libdevcheck_sanitizer loaded with ctypes), each against the plain loop.
 
-usage: /usr/bin/python3 bench/sanitizer_compare.py BUILD_DIR/src/libdevcheck.so
+usage: /usr/bin/python3 bench/sanitizer_compare.py BUILD_DIR/src/libdevcheck_sanitizer.so
 """
 import ctypes
 import sys

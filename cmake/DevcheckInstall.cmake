@@ -1,7 +1,8 @@
 # Install rules and the package config behind find_package(devcheck).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS devcheck devcheck_fake_device EXPORT devcheckTargets
+install(TARGETS devcheck devcheck_core devcheck_checkpoint devcheck_sanitizer devcheck_train
+                devcheck_fake_device EXPORT devcheckTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

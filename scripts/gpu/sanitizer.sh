@@ -59,6 +59,6 @@ if [ -x "$build/bench/sanitizer_bench" ]; then
 else
   say "(no $build/bench/sanitizer_bench: configure with -DDEVCHECK_BUILD_BENCH=ON)"
 fi
-lib=$(ls "$build"/src/libdevcheck.so* | head -1)
+lib=$(ls "$build"/src/libdevcheck_sanitizer.so* | head -1)
 "$python" "$(dirname "$0")/../../bench/sanitizer_compare.py" "$lib" 2>&1 | tee -a "$log"
 exit $status

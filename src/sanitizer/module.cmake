@@ -11,11 +11,11 @@ if(NOT CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo|MinSizeRel)$")
 endif()
 
 # libdevcheck_preload.so for `devcheck run`: plain C/C++ with libdl only,
-# built next to libdevcheck (the CLI finds it there, in the build tree and
+# built next to libdevcheck_sanitizer (the CLI finds it there, in the build tree and
 # once installed). Never instrumented: it is preloaded into programs that are not.
 add_library(devcheck_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/preload/preload.cc)
 target_compile_definitions(devcheck_preload PRIVATE NDEBUG
-  DEVCHECK_LIBRARY_FILE="$<TARGET_SONAME_FILE_NAME:devcheck>")
+  DEVCHECK_LIBRARY_FILE="$<TARGET_SONAME_FILE_NAME:devcheck_sanitizer>")
 set_property(TARGET devcheck_preload PROPERTY COMPILE_OPTIONS "")
 set_property(TARGET devcheck_preload PROPERTY LINK_OPTIONS "")
 # -O2 makes the pass-through dlopen a tail call (see preload.cc).
@@ -25,5 +25,5 @@ set_target_properties(devcheck_preload PROPERTIES
   PREFIX "lib"
   OUTPUT_NAME devcheck_preload
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-add_dependencies(devcheck devcheck_preload)
+add_dependencies(devcheck_sanitizer devcheck_preload)
 install(TARGETS devcheck_preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -26,7 +26,7 @@
 #include <string>
 
 #ifndef DEVCHECK_LIBRARY_FILE
-#define DEVCHECK_LIBRARY_FILE "libdevcheck.so"
+#define DEVCHECK_LIBRARY_FILE "libdevcheck_sanitizer.so"
 #endif
 
 namespace {
