@@ -1,11 +1,13 @@
 # Install rules and the package config behind find_package(devcheck).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS devcheck devcheck_fake_device EXPORT devcheckTargets
+install(TARGETS devcheck_format devcheck devcheck_fake_device EXPORT devcheckTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS devcheck_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The LibTorch commands' helper, found by `devcheck` as ../libexec/devcheck/devcheck-torch.
+install(TARGETS devcheck_torch_cli RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/devcheck)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/devcheck
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/devcheck/version.h

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "devcheck/format/units.h"
+
 namespace devcheck {
 
 /// A device request as a user writes it. Value type; thread-safe.
@@ -90,7 +92,7 @@ std::vector<DeviceInfo> list_devices();
 /// Number of CUDA devices LibTorch can use in this process (0 without CUDA).
 int cuda_device_count();
 
-/// "12.3 GiB", "512 B": bytes for humans.
-std::string format_bytes(std::uint64_t bytes);
+/// "12.3 GiB", "512 B": bytes for humans (devcheck/format/units.h).
+using format::format_bytes;
 
 }  // namespace devcheck

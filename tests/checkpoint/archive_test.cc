@@ -1,6 +1,6 @@
 // The zip layer: our writer against Python's zipfile and our reader, and the
 // reader's bounds checks.
-#include "checkpoint/archive.h"
+#include "format/archive.h"
 
 #include <fcntl.h>
 #include <gmock/gmock.h>

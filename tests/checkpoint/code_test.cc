@@ -1,7 +1,7 @@
 // Device literals in TorchScript code, and which saved locations exist here.
 #include <gtest/gtest.h>
 
-#include "checkpoint/reader.h"
+#include "format/reader.h"
 #include "devcheck/device.h"
 
 namespace devcheck::detail {

@@ -1,5 +1,5 @@
 // Outputs appear whole or not at all, and never replace a file by surprise.
-#include "checkpoint/output.h"
+#include "format/output.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The pickle scanner: values from real Python pickles, nothing executed,
 // malformed input rejected with a clear message, and location rewrites that
 // leave memo-shared user values alone.
-#include "checkpoint/pickle.h"
+#include "format/pickle.h"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>

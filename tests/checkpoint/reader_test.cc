@@ -1,6 +1,6 @@
 // Reading real torch.save / TorchScript / legacy files: formats, tensors,
 // storages, every size check and every finding.
-#include "checkpoint/reader.h"
+#include "format/reader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

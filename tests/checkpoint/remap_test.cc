@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "checkpoint/fixtures.h"
-#include "checkpoint/reader.h"
+#include "format/reader.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
 

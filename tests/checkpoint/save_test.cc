@@ -8,7 +8,7 @@
 #include <torch/nn/modules/linear.h>
 
 #include "checkpoint/fixtures.h"
-#include "checkpoint/reader.h"
+#include "format/reader.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
 

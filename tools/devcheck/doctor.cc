@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "command.h"
+#include "torch_commands.h"
 #include "devcheck/doctor.h"
 
 namespace devcheck::cli {
@@ -17,8 +18,7 @@ Runner setup_doctor(CLI::App& sub, Streams& io) {
   };
 }
 
-const CommandRegistrar kDoctor("doctor", "Show LibTorch build facts, devices and the auto choice",
-                               10, setup_doctor);
+const CommandRegistrar kDoctor(kDoctorCommand.name, kDoctorCommand.description, kDoctorCommand.order, setup_doctor);
 
 }  // namespace
 }  // namespace devcheck::cli

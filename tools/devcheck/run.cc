@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "command.h"
+#include "torch_commands.h"
 #include "devcheck/sanitizer.h"
 
 namespace devcheck::cli {
@@ -70,10 +71,7 @@ Runner setup_run(CLI::App& sub, Streams& io) {
   };
 }
 
-const CommandRegistrar kRun("run",
-                            "Run a command under the device sanitizer (C++ or python3): "
-                            "mismatches, origins, copies, syncs",
-                            40, setup_run);
+const CommandRegistrar kRun(kRunCommand.name, kRunCommand.description, kRunCommand.order, setup_run);
 
 }  // namespace
 }  // namespace devcheck::cli

@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "command.h"
+#include "torch_commands.h"
 #include "devcheck/sanitizer.h"
 #include "devcheck/train.h"
 
@@ -120,10 +121,7 @@ Runner setup_train(CLI::App& sub, Streams& io) {
   };
 }
 
-const CommandRegistrar kTrain("train",
-                              "Train the seed classifier on Fashion-MNIST (prefetch, AMP, "
-                              "checkpoints)",
-                              60, setup_train);
+const CommandRegistrar kTrain(kTrainCommand.name, kTrainCommand.description, kTrainCommand.order, setup_train);
 
 }  // namespace
 }  // namespace devcheck::cli
