@@ -230,6 +230,25 @@ std::optional<c10::Device> DeviceSpec::named_device() const {
 
 int cuda_device_count() { return torch_cuda_count(); }
 
+bool device_available(c10::Device device) {
+  const int index = device.has_index() ? device.index() : 0;
+  switch (device.type()) {
+    case c10::DeviceType::CPU:
+    case c10::DeviceType::Meta:
+      return true;
+    case c10::DeviceType::CUDA:
+      return index < torch_cuda_count();
+    case c10::DeviceType::PrivateUse1: {
+      const detail::FakeDeviceHooks fake = detail::fake_device_hooks();
+      if (fake.device == nullptr || index >= fake.count()) return false;
+      fake.device(index);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 Selection select_device(const DeviceSpec& spec) {
   switch (spec.kind()) {
     case DeviceSpec::Kind::kCpu:

@@ -4,6 +4,7 @@
 
 #include "checkpoint/format_bridge.h"
 #include "devcheck/checkpoint.h"
+#include "devcheck/device.h"
 #include "devcheck/error.h"
 
 namespace devcheck {
@@ -61,6 +62,16 @@ format::Device to_format_device(c10::Device device) {
   }
 }
 
+bool location_available_in_process(const std::string& location) {
+  try {
+    const format::Device device = format::parse_device(location);
+    if (device.type == format::DeviceType::kFake) sync_privateuse1_name();
+    return device.str() == location && device_available(to_c10_device(device));
+  } catch (const format::Error&) {
+    return false;
+  }
+}
+
 }  // namespace detail
 
 MapLocation MapLocation::keep() { return MapLocation(); }
@@ -98,9 +109,14 @@ const std::vector<TensorEntry>& Checkpoint::entries() const { return view_.entri
 const std::vector<StorageEntry>& Checkpoint::storages() const { return view_.storages(); }
 const std::vector<Finding>& Checkpoint::findings() const { return view_.findings(); }
 bool Checkpoint::has_errors() const { return view_.has_errors(); }
-std::vector<DeviceTotal> Checkpoint::devices() const { return view_.devices(); }
-std::string Checkpoint::to_text() const { return view_.to_text(); }
-std::string Checkpoint::to_json() const { return view_.to_json(); }
+std::vector<DeviceTotal> Checkpoint::devices() const {
+  // This process may have devices a torch-free one cannot see (the fake device).
+  std::vector<DeviceTotal> totals = view_.devices();
+  for (DeviceTotal& d : totals) d.available = detail::location_available_in_process(d.device);
+  return totals;
+}
+std::string Checkpoint::to_text() const { return view_.to_text(devices()); }
+std::string Checkpoint::to_json() const { return view_.to_json(devices()); }
 
 RemapReport remap(const std::string& input, const std::string& output,
                   const RemapOptions& options) {

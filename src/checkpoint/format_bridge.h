@@ -5,6 +5,7 @@
 
 #include <c10/core/Device.h>
 
+#include <string>
 #include <utility>
 
 #include "devcheck/format/device_name.h"
@@ -34,5 +35,9 @@ void sync_privateuse1_name();
 // The format::Device of `device`. Throws InvalidArgumentError for a device
 // type devcheck does not name (xla, hpu, ...).
 format::Device to_format_device(c10::Device device);
+
+// Whether a saved location ("cuda:1", "privateuseone:0") names a device this
+// process can use (devcheck::device_available), in its canonical spelling.
+bool location_available_in_process(const std::string& location);
 
 }  // namespace devcheck::detail

@@ -135,7 +135,7 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensors(const std::string& 
     }
     const int s = cp->entry_storage[i];
     const std::string target = map_location.apply(t.device);
-    if (!detail::location_available(target)) {
+    if (!detail::location_available_in_process(target)) {
       throw DeviceUnavailableError(fmt::format(
           "[devcheck] cannot load '{}' from '{}': it was saved on {} and would be created on {}, "
           "which this machine does not have ({} CUDA device(s)). Fix: pass "

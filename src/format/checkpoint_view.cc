@@ -89,7 +89,7 @@ std::vector<DeviceTotal> Checkpoint::devices() const {
   return out;
 }
 
-std::string Checkpoint::to_text() const {
+std::string Checkpoint::to_text(const std::vector<DeviceTotal>& devices) const {
   const FormatFacts& f = data_->facts;
   std::string out = fmt::format("{}\n", data_->path);
   out += fmt::format("format:   {}\n", f.description);
@@ -130,7 +130,6 @@ std::string Checkpoint::to_text() const {
     }
   }
   out += "devices:\n";
-  const auto devices = this->devices();
   if (devices.empty()) out += "  (no tensors)\n";
   for (const auto& d : devices) {
     out += fmt::format("  {:<10} {} tensors, {} storages, {}{}\n", d.device, d.tensors, d.storages,
@@ -145,7 +144,7 @@ std::string Checkpoint::to_text() const {
   return out;
 }
 
-std::string Checkpoint::to_json() const {
+std::string Checkpoint::to_json(const std::vector<DeviceTotal>& devices) const {
   const FormatFacts& f = data_->facts;
   nlohmann::json j;
   j["file"] = data_->path;
@@ -179,7 +178,7 @@ std::string Checkpoint::to_json() const {
                              {"nbytes", s.nbytes}});
   }
   j["devices"] = nlohmann::json::object();
-  for (const auto& d : devices()) {
+  for (const auto& d : devices) {
     j["devices"][d.device] = {{"tensors", d.tensors},
                               {"storages", d.storages},
                               {"nbytes", d.nbytes},

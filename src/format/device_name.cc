@@ -61,13 +61,14 @@ constexpr Spelling kSpellings[] = {
     {"xpu", DeviceType::kXpu, true, "XPU"},
 };
 
+// Never destroyed: threads still running at exit may print a device.
 std::mutex& name_mutex() {
-  static std::mutex m;
-  return m;
+  static auto* const m = new std::mutex;
+  return *m;
 }
 std::string& name_slot() {
-  static std::string name = "privateuseone";
-  return name;
+  static auto* const name = new std::string("privateuseone");
+  return *name;
 }
 
 [[noreturn]] void invalid(std::string_view text) {

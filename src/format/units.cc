@@ -32,7 +32,8 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 }
 
 const std::vector<DtypeInfo>& dtype_table() {
-  static const std::vector<DtypeInfo> table = {
+  // Never destroyed: threads still running at exit (a sanitizer's report) may read it.
+  static const auto* const table = new std::vector<DtypeInfo>{
       {"float32", 4, "Float", "FloatStorage", {"float", ""}},
       {"float64", 8, "Double", "DoubleStorage", {"double", ""}},
       {"float16", 2, "Half", "HalfStorage", {"half", ""}},
@@ -59,7 +60,7 @@ const std::vector<DtypeInfo>& dtype_table() {
       {"quint4x2", 1, "QUInt4x2", "QUInt4x2Storage", {"", ""}},
       {"quint2x4", 1, "QUInt2x4", "QUInt2x4Storage", {"", ""}},
   };
-  return table;
+  return *table;
 }
 
 const DtypeInfo* find_dtype(std::string_view name) {

@@ -159,9 +159,13 @@ class Checkpoint {
   bool has_errors() const;
 
   /// Facts, a table of tensors, per-device totals and findings.
-  std::string to_text() const;
+  std::string to_text() const { return to_text(devices()); }
   /// {"file", "format", "tensors", "storages", "devices", "findings"}.
-  std::string to_json() const;
+  std::string to_json() const { return to_json(devices()); }
+  /// As above, with per-device totals computed elsewhere (a process with
+  /// LibTorch knows devices that a torch-free one cannot see).
+  std::string to_text(const std::vector<DeviceTotal>& devices) const;
+  std::string to_json(const std::vector<DeviceTotal>& devices) const;
 
   /// Internal: the parsed file, for remap and load.
   const detail::ParsedCheckpoint& parsed() const { return *data_; }
