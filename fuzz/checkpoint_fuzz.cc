@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "format/pickle.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
 #include "devcheck/format/error.h"
+#include "format/pickle.h"
 
 namespace {
 

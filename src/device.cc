@@ -10,7 +10,6 @@
 #include <fstream>
 #include <string_view>
 
-
 #include "detail/cuda_probe.h"
 #include "detail/fake_hooks.h"
 #include "devcheck/error.h"

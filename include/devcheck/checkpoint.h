@@ -61,10 +61,10 @@ class MapLocation {
   format::DeviceMap map_;
 };
 
-/// A metadata view of a checkpoint file: format, tensors, storages, devices and
-/// findings, read without tensor data. Cheap to copy (shared, immutable);
-/// thread-safe to read.
-class Checkpoint {
+/// A metadata view of a checkpoint file (format::Checkpoint) whose errors are
+/// devcheck::Error and whose device totals know this process's devices (the
+/// fake device, CUDA as LibTorch sees it). Cheap to copy; thread-safe to read.
+class Checkpoint : public ::devcheck::format::Checkpoint {
  public:
   /// Reads `path`. Throws IoError (cannot open), FormatError (not a checkpoint,
   /// truncated, corrupt), UnsafeContentError (a record name escaping the
@@ -72,30 +72,17 @@ class Checkpoint {
   /// not throw: they are kError findings.
   static Checkpoint open(const std::string& path);
 
-  const std::string& path() const;
-  const FormatFacts& format() const;
-  /// Every tensor, in pickle order (a tensor referenced under two keys appears twice).
-  const std::vector<TensorEntry>& entries() const;
-  const std::vector<StorageEntry>& storages() const;
-  /// Totals per saved location, in first-seen order.
+  /// Totals per saved location, in first-seen order; `available` as
+  /// devcheck::device_available() answers it in this process.
   std::vector<DeviceTotal> devices() const;
-  const std::vector<Finding>& findings() const;
-  /// Whether any finding is Severity::kError (unsafe or inconsistent content).
-  bool has_errors() const;
-
   /// Facts, a table of tensors, per-device totals and findings.
   std::string to_text() const;
   /// {"file", "format", "tensors", "storages", "devices", "findings"}.
   std::string to_json() const;
 
-  /// Internal: the parsed file, for remap and load.
-  const detail::ParsedCheckpoint& parsed() const { return view_.parsed(); }
-  /// The same view in the torch-free format library.
-  const ::devcheck::format::Checkpoint& view() const { return view_; }
-
  private:
-  explicit Checkpoint(::devcheck::format::Checkpoint view);
-  ::devcheck::format::Checkpoint view_;
+  explicit Checkpoint(::devcheck::format::Checkpoint view)
+      : ::devcheck::format::Checkpoint(std::move(view)) {}
 };
 
 /// Options of remap(). Defaults change nothing but the format (legacy files

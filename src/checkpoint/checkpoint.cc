@@ -97,26 +97,24 @@ MapLocation& MapLocation::map(std::string from, std::string to) {
   return *this;
 }
 
-Checkpoint::Checkpoint(::devcheck::format::Checkpoint view) : view_(std::move(view)) {}
-
 Checkpoint Checkpoint::open(const std::string& path) {
-  return Checkpoint(detail::with_devcheck_errors([&] { return ::devcheck::format::Checkpoint::open(path); }));
+  return Checkpoint(
+      detail::with_devcheck_errors([&] { return ::devcheck::format::Checkpoint::open(path); }));
 }
 
-const std::string& Checkpoint::path() const { return view_.path(); }
-const FormatFacts& Checkpoint::format() const { return view_.format(); }
-const std::vector<TensorEntry>& Checkpoint::entries() const { return view_.entries(); }
-const std::vector<StorageEntry>& Checkpoint::storages() const { return view_.storages(); }
-const std::vector<Finding>& Checkpoint::findings() const { return view_.findings(); }
-bool Checkpoint::has_errors() const { return view_.has_errors(); }
 std::vector<DeviceTotal> Checkpoint::devices() const {
   // This process may have devices a torch-free one cannot see (the fake device).
-  std::vector<DeviceTotal> totals = view_.devices();
+  std::vector<DeviceTotal> totals = ::devcheck::format::Checkpoint::devices();
   for (DeviceTotal& d : totals) d.available = detail::location_available_in_process(d.device);
   return totals;
 }
-std::string Checkpoint::to_text() const { return view_.to_text(devices()); }
-std::string Checkpoint::to_json() const { return view_.to_json(devices()); }
+
+std::string Checkpoint::to_text() const {
+  return ::devcheck::format::Checkpoint::to_text(devices());
+}
+std::string Checkpoint::to_json() const {
+  return ::devcheck::format::Checkpoint::to_json(devices());
+}
 
 RemapReport remap(const std::string& input, const std::string& output,
                   const RemapOptions& options) {

@@ -16,10 +16,10 @@
 #include "checkpoint/format_bridge.h"
 #include "detail/compat.h"
 #include "detail/names.h"
-#include "format/reader.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/device.h"
 #include "devcheck/error.h"
+#include "format/reader.h"
 
 namespace devcheck {
 namespace {

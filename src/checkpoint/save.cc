@@ -9,14 +9,14 @@
 #include <set>
 #include <unordered_map>
 
-#include "format/archive.h"
-#include "format/output.h"
-#include "format/pickle.h"
 #include "checkpoint/format_bridge.h"
 #include "detail/names.h"
 #include "devcheck/checkpoint.h"
-#include "devcheck/format/units.h"
 #include "devcheck/error.h"
+#include "devcheck/format/units.h"
+#include "format/archive.h"
+#include "format/output.h"
+#include "format/pickle.h"
 
 namespace devcheck {
 namespace {

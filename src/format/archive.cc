@@ -96,7 +96,8 @@ File File::open_read(const std::string& path) {
 std::uint64_t File::size(const std::string& path) const {
   struct stat st {};
   if (::fstat(fd_, &st) != 0) {
-    throw format::IoError(fmt::format("[devcheck] cannot stat '{}': {}", path, std::strerror(errno)));
+    throw format::IoError(
+        fmt::format("[devcheck] cannot stat '{}': {}", path, std::strerror(errno)));
   }
   return static_cast<std::uint64_t>(st.st_size);
 }
@@ -110,7 +111,8 @@ void read_exact(int fd, std::uint64_t offset, void* dst, std::uint64_t size,
     const ssize_t n = ::pread(fd, out, chunk, static_cast<off_t>(offset));
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw format::IoError(fmt::format("[devcheck] cannot read '{}': {}", path, std::strerror(errno)));
+      throw format::IoError(
+          fmt::format("[devcheck] cannot read '{}': {}", path, std::strerror(errno)));
     }
     if (n == 0)
       bad_zip(path, fmt::format("file is truncated (ends before byte {})", offset + size));
@@ -475,11 +477,13 @@ void ZipWriter::copy_bytes(int src_fd, std::uint64_t offset, std::uint64_t size)
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno != EXDEV && errno != ENOSYS && errno != EOPNOTSUPP && errno != EINVAL) {
-      throw format::IoError(fmt::format("[devcheck] cannot write '{}': {}. Fix: check free disk space",
-                                path_, std::strerror(errno)));
+      throw format::IoError(
+          fmt::format("[devcheck] cannot write '{}': {}. Fix: check free disk space", path_,
+                      std::strerror(errno)));
     }
     if (n == 0) {  // the source ended early
-      throw format::IoError(fmt::format("[devcheck] cannot write '{}': its source ended early", path_));
+      throw format::IoError(
+          fmt::format("[devcheck] cannot write '{}': its source ended early", path_));
     }
     kernel_copy = false;  // fall back to read + write below
   }
@@ -497,7 +501,7 @@ void ZipWriter::copy_bytes(int src_fd, std::uint64_t offset, std::uint64_t size)
 void ZipWriter::add_span(const ZipReader& reader, const std::vector<const ZipRecord*>& records,
                          std::uint64_t end) {
   DEVCHECK_INTERNAL_ASSERT(!finished_ && pending_ == 0 && !records.empty(),
-                        "ZipWriter: span added out of order");
+                           "ZipWriter: span added out of order");
   const std::uint64_t begin = records.front()->local_header_offset;
   DEVCHECK_INTERNAL_ASSERT(begin <= end, "ZipWriter: span ends before it begins");
   const std::uint64_t out_begin = offset_;
@@ -548,7 +552,8 @@ void ZipWriter::set_last_crc(std::uint32_t crc) {
   put32(bytes, crc);
   const auto at = static_cast<off_t>(entries_.back().local_header_offset + 14);
   if (::pwrite(fd_, bytes.data(), 4, at) != 4) {
-    throw format::IoError(fmt::format("[devcheck] cannot write '{}': {}", path_, std::strerror(errno)));
+    throw format::IoError(
+        fmt::format("[devcheck] cannot write '{}': {}", path_, std::strerror(errno)));
   }
 }
 

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "format/reader.h"
 #include "devcheck/format/checkpoint.h"
 #include "devcheck/format/units.h"
+#include "format/reader.h"
 
 namespace devcheck {
 

@@ -1,9 +1,9 @@
 // Device literals in TorchScript code/ and whether a saved location exists here.
 #include <cctype>
 
-#include "format/reader.h"
 #include "devcheck/format/device_name.h"
 #include "devcheck/format/error.h"
+#include "format/reader.h"
 
 namespace devcheck::detail {
 namespace {

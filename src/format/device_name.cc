@@ -111,8 +111,8 @@ DeviceRequest parse_device_request(std::string_view text) {
     if (const auto index = indexed(t, std::string(s.name) + ":")) {
       if (*index > kMaxIndex) {
         throw InvalidArgumentError(
-            fmt::format("[devcheck] invalid device '{}': {} index {} is out of range (0..{})",
-                        text, s.what, *index, kMaxIndex));
+            fmt::format("[devcheck] invalid device '{}': {} index {} is out of range (0..{})", text,
+                        s.what, *index, kMaxIndex));
       }
       request.device = {s.type, *index};
       return request;
@@ -142,9 +142,7 @@ void set_privateuse1_name(const std::string& name) {
   name_slot() = name;
 }
 
-int driver_cuda_device_count() {
-  return static_cast<int>(detail::probe_cuda().devices.size());
-}
+int driver_cuda_device_count() { return static_cast<int>(detail::probe_cuda().devices.size()); }
 
 bool device_available(const Device& device) {
   switch (device.type) {
@@ -165,7 +163,8 @@ Device auto_device(std::string* reason) {
   const detail::CudaProbe probe = detail::probe_cuda();
   const detail::CudaDeviceFacts* best = nullptr;
   for (const auto& d : probe.devices) {
-    if (best == nullptr || (d.free_bytes && (!best->free_bytes || *d.free_bytes > *best->free_bytes))) {
+    if (best == nullptr ||
+        (d.free_bytes && (!best->free_bytes || *d.free_bytes > *best->free_bytes))) {
       best = &d;
     }
   }

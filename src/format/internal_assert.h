@@ -6,10 +6,10 @@
 #include <stdexcept>
 #include <string>
 
-#define DEVCHECK_INTERNAL_ASSERT(cond, what)                                                 \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
-      throw std::logic_error(std::string("[devcheck] internal error: ") + (what) + " (" +    \
-                             __FILE__ + ":" + std::to_string(__LINE__) + ")");               \
-    }                                                                                        \
+#define DEVCHECK_INTERNAL_ASSERT(cond, what)                                              \
+  do {                                                                                    \
+    if (!(cond)) {                                                                        \
+      throw std::logic_error(std::string("[devcheck] internal error: ") + (what) + " (" + \
+                             __FILE__ + ":" + std::to_string(__LINE__) + ")");            \
+    }                                                                                     \
   } while (false)

@@ -6,9 +6,9 @@
 #include <optional>
 #include <unordered_set>
 
-#include "format/reader.h"
 #include "devcheck/format/error.h"
 #include "devcheck/format/units.h"
+#include "format/reader.h"
 
 namespace devcheck::detail {
 namespace {
@@ -470,7 +470,8 @@ bool is_allowed_global(std::string_view module, std::string_view name, bool torc
   const std::string full = std::string(module) + "." + std::string(name);
   if (kExact.count(full) != 0) return true;
   if (module == "torch" || module == "torch.storage" || module == "torch.cuda") {
-    if (ends_with(name, "Storage") && format::find_dtype_by_storage_type(name) != nullptr) return true;
+    if (ends_with(name, "Storage") && format::find_dtype_by_storage_type(name) != nullptr)
+      return true;
     if (name == "TypedStorage") return true;
   }
   if ((module == "torch" || module == "torch.cuda") && ends_with(name, "Tensor") &&

@@ -56,7 +56,8 @@ void AtomicOutput::commit() {
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {
-    throw format::IoError(fmt::format("[devcheck] cannot write '{}': {}", path_, std::strerror(errno)));
+    throw format::IoError(
+        fmt::format("[devcheck] cannot write '{}': {}", path_, std::strerror(errno)));
   }
   int rc = 0;
   if (overwrite_) {

@@ -669,7 +669,7 @@ std::string apply_edits(std::string_view bytes, std::vector<Edit> edits) {
   std::uint64_t at = 0;
   for (const auto& e : edits) {
     DEVCHECK_INTERNAL_ASSERT(e.begin >= at && e.end >= e.begin && e.end <= bytes.size(),
-                          "apply_edits: overlapping or out-of-range edit");
+                             "apply_edits: overlapping or out-of-range edit");
     out.append(bytes.substr(at, e.begin - at));
     out += e.replacement;
     at = e.end;

@@ -11,9 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "devcheck/format/checkpoint.h"
 #include "format/archive.h"
 #include "format/pickle.h"
-#include "devcheck/format/checkpoint.h"
 
 namespace devcheck::detail {
 

@@ -8,23 +8,23 @@
 #include <map>
 #include <set>
 
-#include "format/output.h"
-#include "format/reader.h"
 #include "devcheck/format/checkpoint.h"
 #include "devcheck/format/error.h"
-#include "format/internal_assert.h"
 #include "devcheck/format/units.h"
+#include "format/internal_assert.h"
+#include "format/output.h"
+#include "format/reader.h"
 
 namespace devcheck {
 namespace {
 
 using detail::Edit;
 using format::DeviceMap;
+using format::format_bytes;
 using format::FormatError;
 using format::IoError;
 using format::RemapOptions;
 using format::UnsafeContentError;
-using format::format_bytes;
 
 using detail::ParsedCheckpoint;
 using detail::PickleSource;
@@ -97,7 +97,7 @@ std::string rewrite_pickle(const ParsedCheckpoint& cp, std::size_t index, const 
   // Our own edit must leave a pickle that reads back the same way.
   const detail::Pickle check = detail::scan_pickle(out, "the rewritten pickle");
   DEVCHECK_INTERNAL_ASSERT(check.persistent_ids.size() == p.persistent_ids.size(),
-                        "remap: rewritten pickle lost persistent ids");
+                           "remap: rewritten pickle lost persistent ids");
   std::bitset<256> added = check.opcodes & ~p.opcodes;
   added.reset('X');  // BINUNICODE: the changed strs
   DEVCHECK_INTERNAL_ASSERT(added.none(), "remap: rewritten pickle uses an op its input did not");
@@ -105,7 +105,7 @@ std::string rewrite_pickle(const ParsedCheckpoint& cp, std::size_t index, const 
     if (expected[i].empty()) continue;
     const detail::Node& t = check.at(check.persistent_ids[i].tuple);
     DEVCHECK_INTERNAL_ASSERT(t.items.size() >= 4 && check.at(t.items[3]).text == expected[i],
-                          "remap: rewritten pickle has the wrong location for a storage");
+                             "remap: rewritten pickle has the wrong location for a storage");
   }
   return out;
 }
@@ -221,7 +221,7 @@ void write_legacy_as_zip(const ParsedCheckpoint& cp, const RemapOptions& o, deta
 }  // namespace
 
 RemapReport format::remap(const std::string& input, const std::string& output,
-                  const RemapOptions& options) {
+                          const RemapOptions& options) {
   const auto cp = detail::parse_checkpoint(input);
   if (cp->has_errors()) {
     std::vector<std::string> errors;

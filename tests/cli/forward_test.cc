@@ -77,8 +77,7 @@ TEST(DevcheckProgram, InspectAndRemapRunWithOnlyDevchecksOwnLibraries) {
   TempDir dir;
   const auto bin = dir.path() / "devcheck";
   std::filesystem::copy_file(devcheck_program(), bin);
-  for (const auto& entry :
-       std::filesystem::directory_iterator(binary_dir() + "/src/format")) {
+  for (const auto& entry : std::filesystem::directory_iterator(binary_dir() + "/src/format")) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("libdevcheck_format.so", 0) == 0) {
       std::filesystem::copy(entry.path(), dir.path() / name,
@@ -96,8 +95,8 @@ TEST(DevcheckProgram, InspectAndRemapRunWithOnlyDevchecksOwnLibraries) {
   EXPECT_EQ(inspect.exit_code, 0) << inspect.output;
   EXPECT_THAT(inspect.output, HasSubstr("cuda:1"));
   expect_no_libtorch(inspect.output, "inspect");
-  EXPECT_THAT(inspect.output, HasSubstr("calling init: " + dir.path().string() +
-                                        "/libdevcheck_format.so"));
+  EXPECT_THAT(inspect.output,
+              HasSubstr("calling init: " + dir.path().string() + "/libdevcheck_format.so"));
 
   const ProcessResult remap = run({"remap", fixture("cuda1.pt"), "-o", out, "--to", "CUDA:0"});
   EXPECT_EQ(remap.exit_code, 0) << remap.output;

@@ -1,8 +1,8 @@
 // Device literals in TorchScript code, and which saved locations exist here.
 #include <gtest/gtest.h>
 
-#include "format/reader.h"
 #include "devcheck/format/device_name.h"
+#include "format/reader.h"
 
 namespace devcheck::detail {
 namespace {

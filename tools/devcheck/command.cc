@@ -75,7 +75,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     CLI::App* sub = app.add_subcommand(command.name, command.description);
     if (command.forward) {
       sub->allow_extras()->prefix_command();
-      runners.emplace_back(sub, [&command, argc, argv, &io] { return command.forward(argc, argv, io); });
+      runners.emplace_back(sub,
+                           [&command, argc, argv, &io] { return command.forward(argc, argv, io); });
     } else {
       runners.emplace_back(sub, command.setup(*sub, io));
     }

@@ -2,8 +2,8 @@
 #include <ostream>
 
 #include "command.h"
-#include "torch_commands.h"
 #include "devcheck/doctor.h"
+#include "torch_commands.h"
 
 namespace devcheck::cli {
 namespace {
@@ -18,7 +18,8 @@ Runner setup_doctor(CLI::App& sub, Streams& io) {
   };
 }
 
-const CommandRegistrar kDoctor(kDoctorCommand.name, kDoctorCommand.description, kDoctorCommand.order, setup_doctor);
+const CommandRegistrar kDoctor(kDoctorCommand.name, kDoctorCommand.description,
+                               kDoctorCommand.order, setup_doctor);
 
 }  // namespace
 }  // namespace devcheck::cli

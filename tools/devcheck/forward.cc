@@ -68,8 +68,8 @@ const ForwardRegistrar kDoctor(kDoctorCommand.name, kDoctorCommand.description,
                                kDoctorCommand.order, forward_to_helper);
 const ForwardRegistrar kRun(kRunCommand.name, kRunCommand.description, kRunCommand.order,
                             forward_to_helper);
-const ForwardRegistrar kTrain(kTrainCommand.name, kTrainCommand.description,
-                              kTrainCommand.order, forward_to_helper);
+const ForwardRegistrar kTrain(kTrainCommand.name, kTrainCommand.description, kTrainCommand.order,
+                              forward_to_helper);
 
 }  // namespace
 }  // namespace devcheck::cli

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "command.h"
-#include "torch_commands.h"
 #include "devcheck/sanitizer.h"
+#include "torch_commands.h"
 
 namespace devcheck::cli {
 namespace {
@@ -71,7 +71,8 @@ Runner setup_run(CLI::App& sub, Streams& io) {
   };
 }
 
-const CommandRegistrar kRun(kRunCommand.name, kRunCommand.description, kRunCommand.order, setup_run);
+const CommandRegistrar kRun(kRunCommand.name, kRunCommand.description, kRunCommand.order,
+                            setup_run);
 
 }  // namespace
 }  // namespace devcheck::cli

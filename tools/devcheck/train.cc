@@ -9,9 +9,9 @@
 #include <ostream>
 
 #include "command.h"
-#include "torch_commands.h"
 #include "devcheck/sanitizer.h"
 #include "devcheck/train.h"
+#include "torch_commands.h"
 
 namespace devcheck::cli {
 namespace {
@@ -121,7 +121,8 @@ Runner setup_train(CLI::App& sub, Streams& io) {
   };
 }
 
-const CommandRegistrar kTrain(kTrainCommand.name, kTrainCommand.description, kTrainCommand.order, setup_train);
+const CommandRegistrar kTrain(kTrainCommand.name, kTrainCommand.description, kTrainCommand.order,
+                              setup_train);
 
 }  // namespace
 }  // namespace devcheck::cli

@@ -85,7 +85,6 @@ struct FormatFacts {
   std::uint64_t file_bytes = 0;
 };
 
-
 /// What remap() did.
 struct RemapReport {
   struct Move {
