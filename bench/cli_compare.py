@@ -4,8 +4,10 @@ Usage: python3 cli_compare.py PATH/TO/devcheck
 
 Makes (once, cached in $TMPDIR) a ~256 MB torch.save checkpoint of 200
 float32 tensors whose storages are tagged "cuda:0" (no GPU needed), then times
-each command as a child process: wall clock from fork to exit, peak RSS from
-the child's rusage. Each command runs REPEAT times per condition; the median
+each command as a child process under GNU time: wall clock from spawn to
+exit (time's own start included, for the anchors too), peak RSS as time
+reports it (its child forks from time, not from this Python process, whose
+pages would otherwise count). Each command runs REPEAT times per condition; the median
 is printed. "cold" drops the checkpoint's pages from the page cache
 (posix_fadvise DONTNEED) before every run; "warm" reads it first.
 """
@@ -28,6 +30,7 @@ os.makedirs(work, exist_ok=True)
 source = os.path.join(work, "cuda0_256mb.pt")
 output = os.path.join(work, "out.pt")
 copy = os.path.join(work, "copy.pt")
+rss_file = os.path.join(work, "rss.txt")
 
 MAKE = r"""
 import sys, torch
@@ -73,19 +76,13 @@ def run_once(argv, cold):
     else:
         warm(source)
     start = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            fd = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(fd, 1)
-            os.execv(argv[0], argv)
-        finally:
-            os._exit(127)
-    _, status, usage = os.wait4(pid, 0)
+    done = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file] + argv,
+                          stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"cli_compare: {' '.join(argv)} failed ({status})")
-    return wall, usage.ru_maxrss  # seconds, KiB
+    if done.returncode != 0:
+        raise SystemExit(f"cli_compare: {' '.join(argv)} failed ({done.returncode})")
+    with open(rss_file) as f:
+        return wall, int(f.read().split()[-1])  # seconds, KiB
 
 
 def measure(argv, cold):
@@ -95,9 +92,13 @@ def measure(argv, cold):
 
 true = shutil.which("true")
 cp = shutil.which("cp")
+# The same inspect in the helper program, which links LibTorch: what every
+# command cost when the CLI was one LibTorch program.
+helper = os.path.join(os.path.dirname(devcheck), "libexec", "devcheck", "devcheck-torch")
 commands = {
     "true": [true],
     "devcheck inspect": [devcheck, "inspect", source],
+    "devcheck-torch inspect": [helper, "inspect", source],
     "cp": [cp, source, copy],
     "devcheck remap --to cpu": [devcheck, "remap", source, "-o", output, "--to", "cpu"],
 }
@@ -118,8 +119,11 @@ for cold in (False, True):
     remap_wall, _ = results["devcheck remap --to cpu"]
     cp_wall, _ = results["cp"]
     true_wall, _ = results["true"]
+    torch_wall, torch_rss = results["devcheck-torch inspect"]
     print(f"  inspect: {inspect_wall * 1000:.1f} ms ({inspect_wall / true_wall:.1f}x `true`; "
-          f"target <= 20 ms), {inspect_rss / 1024:.1f} MiB (target <= 20 MiB)")
+          f"target <= 20 ms), {inspect_rss / 1024:.1f} MiB (target <= 20 MiB); with LibTorch "
+          f"loaded {torch_wall / inspect_wall:.0f}x the time, {torch_rss / inspect_rss:.0f}x "
+          f"the memory")
     print(f"  remap --to cpu / cp: {remap_wall / cp_wall:.2f}x (target <= 1.5x, process start "
           f"included)")
 for p in (output, copy):
