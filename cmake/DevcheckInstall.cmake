@@ -1,7 +1,7 @@
 # Install rules and the package config behind find_package(devcheck).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS devcheck devcheck_core devcheck_checkpoint devcheck_sanitizer devcheck_train
+install(TARGETS devcheck devcheck_format devcheck_core devcheck_checkpoint devcheck_sanitizer devcheck_train
                 devcheck_fake_device EXPORT devcheckTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -10,9 +10,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "checkpoint/pickle.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
+#include "devcheck/format/error.h"
+#include "format/pickle.h"
 
 namespace {
 
@@ -33,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The pickle layer alone, on the raw bytes.
   try {
     devcheck::detail::scan_pickle(bytes, "fuzz");
-  } catch (const devcheck::Error&) {
+  } catch (const devcheck::format::Error&) {
   } catch (const devcheck::detail::PickleTruncated&) {
   }
   // The whole reader, through a file descriptor like any checkpoint.

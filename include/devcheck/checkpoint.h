@@ -27,11 +27,9 @@ namespace torch::nn {
 class Module;
 }  // namespace torch::nn
 
-namespace devcheck {
+#include "devcheck/format/checkpoint.h"
 
-namespace detail {
-struct ParsedCheckpoint;
-}  // namespace detail
+namespace devcheck {
 
 /// torch.load's `map_location`, as a value: where each saved storage location
 /// goes. Value type; thread-safe to share once built.
@@ -39,91 +37,34 @@ class MapLocation {
  public:
   /// No remap: every tensor goes where it was saved.
   static MapLocation keep();
-  /// Everything to `device` (torch.load(map_location="cpu")).
+  /// Everything to `device` (torch.load(map_location="cpu")). Throws
+  /// InvalidArgumentError for a device type devcheck does not name
+  /// (format::DeviceType).
   static MapLocation to(c10::Device device);
 
   /// Adds an exact tag remap ("cuda:1" -> "cuda:0"); unmatched tags pass through
   /// (or go to the `to()` device when one was given). Exact rules win over `to()`.
-  /// Throws InvalidArgumentError when `to` is not a device string.
+  /// Throws InvalidArgumentError when `to` is not a device string (parsed as
+  /// format::parse_device parses it: "cpu", "CUDA:1", "fake:0"; not "auto").
   MapLocation& map(std::string from, std::string to);
 
   /// Where a storage saved at `saved_location` ("cuda:1") goes.
-  std::string apply(const std::string& saved_location) const;
+  std::string apply(const std::string& saved_location) const { return map_.apply(saved_location); }
   /// True when this map changes nothing.
-  bool is_keep() const { return !to_ && rules_.empty(); }
+  bool is_keep() const { return map_.is_keep(); }
   /// "keep", "to cpu", "cuda:1->cuda:0" (for messages).
-  std::string str() const;
+  std::string str() const { return map_.str(); }
+  /// The same map for the torch-free format library.
+  const format::DeviceMap& device_map() const { return map_; }
 
  private:
-  std::optional<std::string> to_;
-  std::vector<std::pair<std::string, std::string>> rules_;
+  format::DeviceMap map_;
 };
 
-/// How bad a finding is. kError findings make inspect exit 1 and remap refuse.
-enum class Severity { kInfo, kWarning, kError };
-
-/// "info", "warning", "error".
-std::string severity_name(Severity severity);
-
-/// One fact worth reporting about a checkpoint.
-struct Finding {
-  std::string code;  ///< Stable identifier: "unsafe-global", "device-unavailable", ...
-  Severity severity = Severity::kInfo;
-  std::string message;  ///< One sentence naming the object, the devices and the fix.
-};
-
-/// One tensor of a checkpoint, as saved. Value type.
-struct TensorEntry {
-  std::string key;    ///< Flattened: "optimizer.state.0.exp_avg" (list indices as numbers).
-  std::string dtype;  ///< PyTorch's name: "float32", "bfloat16", "complex64".
-  std::int64_t element_size = 0;  ///< In bytes.
-  std::vector<std::int64_t> shape;
-  std::vector<std::int64_t> stride;  ///< In elements.
-  std::int64_t storage_offset = 0;   ///< In elements.
-  std::string device;  ///< The location it was saved on: "cpu", "cuda:1"; "meta" for data-less.
-  std::uint64_t nbytes = 0;  ///< numel × element size, in bytes.
-  std::string storage;       ///< Storage key ("0" for record data/0); empty for data-less tensors.
-  bool requires_grad = false;
-  bool parameter = false;       ///< Saved as an nn.Parameter.
-  bool view = false;            ///< Covers only part of its storage, or is not contiguous.
-  bool shares_storage = false;  ///< Another entry uses the same storage.
-};
-
-/// One storage record. Value type.
-struct StorageEntry {
-  std::string key;           ///< As in the persistent id ("0"; legacy: a number).
-  std::string record;        ///< Zip record name ("archive/data/0"); empty for legacy files.
-  std::string storage_type;  ///< "FloatStorage", "UntypedStorage", ...
-  std::string location;      ///< "cpu", "cuda:1".
-  std::uint64_t numel = 0;   ///< Elements of storage_type (bytes for UntypedStorage).
-  std::uint64_t nbytes = 0;  ///< In bytes.
-};
-
-/// Totals for one saved location.
-struct DeviceTotal {
-  std::string device;  ///< The saved location, "cuda:1".
-  std::size_t tensors = 0;
-  std::size_t storages = 0;
-  std::uint64_t nbytes = 0;  ///< Bytes of its storages.
-  bool available = false;    ///< This machine has that device.
-};
-
-/// Format and version facts.
-struct FormatFacts {
-  std::string kind;         ///< "zip", "torchscript" or "legacy".
-  std::string description;  ///< "torch.save zip archive (PyTorch >= 1.6)", ...
-  std::string archive;      ///< The zip's top folder ("model"); empty for legacy.
-  std::string version;      ///< The `version` record ("3"); legacy: the protocol version.
-  std::string byteorder;    ///< "little" (2.x writes it); empty when absent.
-  int pickle_protocol = 0;
-  std::size_t records = 0;  ///< Zip records (legacy: storages).
-  std::uint64_t file_bytes = 0;
-};
-
-/// A metadata view of a checkpoint file: format, tensors, storages, devices and
-/// findings, read without tensor data. Cheap to copy (shared, immutable);
-/// thread-safe to read.
-class Checkpoint {
+/// A metadata view of a checkpoint file (format::Checkpoint) whose errors are
+/// devcheck::Error and whose device totals know this process's devices (the
+/// fake device, CUDA as LibTorch sees it). Cheap to copy; thread-safe to read.
+class Checkpoint : public ::devcheck::format::Checkpoint {
  public:
   /// Reads `path`. Throws IoError (cannot open), FormatError (not a checkpoint,
   /// truncated, corrupt), UnsafeContentError (a record name escaping the
@@ -131,28 +72,17 @@ class Checkpoint {
   /// not throw: they are kError findings.
   static Checkpoint open(const std::string& path);
 
-  const std::string& path() const;
-  const FormatFacts& format() const;
-  /// Every tensor, in pickle order (a tensor referenced under two keys appears twice).
-  const std::vector<TensorEntry>& entries() const;
-  const std::vector<StorageEntry>& storages() const;
-  /// Totals per saved location, in first-seen order.
+  /// Totals per saved location, in first-seen order; `available` as
+  /// devcheck::device_available() answers it in this process.
   std::vector<DeviceTotal> devices() const;
-  const std::vector<Finding>& findings() const;
-  /// Whether any finding is Severity::kError (unsafe or inconsistent content).
-  bool has_errors() const;
-
   /// Facts, a table of tensors, per-device totals and findings.
   std::string to_text() const;
   /// {"file", "format", "tensors", "storages", "devices", "findings"}.
   std::string to_json() const;
 
-  /// Internal: the parsed file, for remap and load.
-  const detail::ParsedCheckpoint& parsed() const { return *data_; }
-
  private:
-  explicit Checkpoint(std::shared_ptr<const detail::ParsedCheckpoint> data);
-  std::shared_ptr<const detail::ParsedCheckpoint> data_;
+  explicit Checkpoint(::devcheck::format::Checkpoint view)
+      : ::devcheck::format::Checkpoint(std::move(view)) {}
 };
 
 /// Options of remap(). Defaults change nothing but the format (legacy files
@@ -167,24 +97,6 @@ struct RemapOptions {
   TORCH_ARG(bool, rewrite_code) = false;
   /// Replace an existing output file. Default: false (refuse).
   TORCH_ARG(bool, force) = false;
-};
-
-/// What remap() did.
-struct RemapReport {
-  struct Move {
-    std::string from, to;
-    std::size_t storages = 0;
-    std::uint64_t nbytes = 0;
-  };
-  std::string input, output;
-  std::vector<Move> moves;  ///< One per saved location, including unchanged ones.
-  std::size_t keys_renamed = 0;
-  std::vector<std::string> code_rewrites;  ///< "code/__torch__.py:7: cuda:0 -> cpu"
-  bool converted_from_legacy = false;
-  std::uint64_t bytes_written = 0;
-
-  std::string to_text() const;
-  std::string to_json() const;
 };
 
 /// Writes `output`: `input` with every storage location mapped, keys renamed

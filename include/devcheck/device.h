@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "devcheck/format/units.h"
+
 namespace devcheck {
 
 /// A device request as a user writes it. Value type; thread-safe.
@@ -87,10 +89,17 @@ struct DeviceInfo {
 /// Thread-safe.
 std::vector<DeviceInfo> list_devices();
 
+/// Whether this process can use `device`: cpu and meta always; cuda[:N] when
+/// LibTorch sees that many CUDA devices; the fake device when the program
+/// links devcheck::fake_device and has that many (asking registers it).
+/// Without LibTorch, format::device_available() answers from the driver alone.
+/// Thread-safe.
+bool device_available(c10::Device device);
+
 /// Number of CUDA devices LibTorch can use in this process (0 without CUDA).
 int cuda_device_count();
 
-/// "12.3 GiB", "512 B": bytes for humans.
-std::string format_bytes(std::uint64_t bytes);
+/// "12.3 GiB", "512 B": bytes for humans (devcheck/format/units.h).
+using format::format_bytes;
 
 }  // namespace devcheck

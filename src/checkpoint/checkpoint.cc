@@ -1,218 +1,129 @@
-// MapLocation and the Checkpoint metadata view with its text and JSON reports.
+// The LibTorch-side checkpoint API over the format library: MapLocation with
+// c10 devices, Checkpoint and remap() throwing devcheck::Error.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include <algorithm>
-
-#include "checkpoint/reader.h"
+#include "checkpoint/format_bridge.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/device.h"
 #include "devcheck/error.h"
 
 namespace devcheck {
+namespace detail {
+
+void throw_as_devcheck_error(const format::Error& e) {
+  switch (e.code()) {
+    case ErrorCode::kInvalidArgument:
+      throw InvalidArgumentError(e.message());
+    case ErrorCode::kDeviceMismatch:
+      throw DeviceMismatchError(e.message());
+    case ErrorCode::kDeviceUnavailable:
+      throw DeviceUnavailableError(e.message());
+    case ErrorCode::kFormat:
+      throw FormatError(e.message());
+    case ErrorCode::kUnsafe:
+      throw UnsafeContentError(e.message());
+    case ErrorCode::kIo:
+      throw IoError(e.message());
+  }
+  throw Error(e.code(), e.message());
+}
+
+c10::Device to_c10_device(const format::Device& device) {
+  const auto index = static_cast<c10::DeviceIndex>(device.index);
+  switch (device.type) {
+    case format::DeviceType::kCpu:
+      return c10::Device(c10::kCPU, index);
+    case format::DeviceType::kCuda:
+      return c10::Device(c10::kCUDA, index);
+    case format::DeviceType::kMeta:
+      return c10::Device(c10::kMeta, index);
+    case format::DeviceType::kFake:
+      return c10::Device(c10::kPrivateUse1, index);
+    case format::DeviceType::kMps:
+      return c10::Device(c10::kMPS, index);
+    case format::DeviceType::kXpu:
+      return c10::Device(c10::kXPU, index);
+  }
+  return c10::Device(c10::kCPU);
+}
+
+void sync_privateuse1_name() {
+  format::set_privateuse1_name(c10::DeviceTypeName(c10::kPrivateUse1, /*lower_case=*/true));
+}
+
+format::Device to_format_device(c10::Device device) {
+  if (device.type() == c10::kPrivateUse1) sync_privateuse1_name();
+  try {
+    return format::parse_device(device.str());
+  } catch (const format::Error&) {
+    throw InvalidArgumentError(fmt::format(
+        "[devcheck] map_location: device '{}' is not one devcheck maps to; expected one of {}",
+        device.str(), format::kDeviceForms));
+  }
+}
+
+bool location_available_in_process(const std::string& location) {
+  try {
+    const format::Device device = format::parse_device(location);
+    if (device.type == format::DeviceType::kFake) sync_privateuse1_name();
+    return device.str() == location && device_available(to_c10_device(device));
+  } catch (const format::Error&) {
+    return false;
+  }
+}
+
+}  // namespace detail
 
 MapLocation MapLocation::keep() { return MapLocation(); }
 
 MapLocation MapLocation::to(c10::Device device) {
   MapLocation m;
-  m.to_ = device.str();
+  m.map_ = format::DeviceMap::to(detail::to_format_device(device));
   return m;
 }
 
 MapLocation& MapLocation::map(std::string from, std::string to) {
-  bool ok = true;
-  std::string canonical;
+  format::Device device;
   try {
-    // DeviceSpec's spelling of the fake device ("fake:1") is LibTorch's "privateuseone:1" in 1.13.
-    bool fake = false;
-    try {
-      fake = DeviceSpec::parse(to).kind() == DeviceSpec::Kind::kFake;
-    } catch (const InvalidArgumentError&) {
-      // not devcheck's spelling; c10's parser below decides
-    }
-    const c10::Device device = fake ? select_device(to).device : c10::Device(to);
-    canonical = device.str();
-    // c10 narrows "cuda:999" to an 8-bit index; refuse it rather than wrap around.
-    ok = !(device.has_index() && device.index() < 0);
-  } catch (const c10::Error&) {
-    ok = false;
-  }
-  if (!ok) {
+    device = format::parse_device(to);
+  } catch (const format::Error&) {
     throw InvalidArgumentError(fmt::format(
         "[devcheck] map_location: '{}' (the target of '{}') is not a device; expected a device "
         "string such as cpu, cuda, cuda:1 or meta",
         to, from));
   }
-  to = canonical;
-  rules_.emplace_back(std::move(from), std::move(to));
+  if (device.type == format::DeviceType::kFake) detail::sync_privateuse1_name();
+  map_.map(std::move(from), device);
   return *this;
 }
 
-std::string MapLocation::apply(const std::string& saved_location) const {
-  for (const auto& [from, to] : rules_) {
-    if (from == saved_location) return to;
-  }
-  return to_ ? *to_ : saved_location;
-}
-
-std::string MapLocation::str() const {
-  if (is_keep()) return "keep";
-  std::vector<std::string> parts;
-  for (const auto& [from, to] : rules_) parts.push_back(from + "->" + to);
-  if (to_) parts.push_back("to " + *to_);
-  return fmt::format("{}", fmt::join(parts, ", "));
-}
-
-std::string severity_name(Severity severity) {
-  switch (severity) {
-    case Severity::kInfo:
-      return "info";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kError:
-      return "error";
-  }
-  return "?";
-}
-
-Checkpoint::Checkpoint(std::shared_ptr<const detail::ParsedCheckpoint> data)
-    : data_(std::move(data)) {}
-
 Checkpoint Checkpoint::open(const std::string& path) {
-  return Checkpoint(detail::parse_checkpoint(path));
+  return Checkpoint(
+      detail::with_devcheck_errors([&] { return ::devcheck::format::Checkpoint::open(path); }));
 }
-
-const std::string& Checkpoint::path() const { return data_->path; }
-const FormatFacts& Checkpoint::format() const { return data_->facts; }
-const std::vector<TensorEntry>& Checkpoint::entries() const { return data_->entries; }
-const std::vector<StorageEntry>& Checkpoint::storages() const { return data_->storages; }
-const std::vector<Finding>& Checkpoint::findings() const { return data_->findings; }
-bool Checkpoint::has_errors() const { return data_->has_errors(); }
 
 std::vector<DeviceTotal> Checkpoint::devices() const {
-  std::vector<DeviceTotal> out;
-  auto slot = [&](const std::string& device) -> DeviceTotal& {
-    for (auto& d : out) {
-      if (d.device == device) return d;
-    }
-    DeviceTotal d;
-    d.device = device;
-    d.available = detail::location_available(device);
-    out.push_back(d);
-    return out.back();
-  };
-  for (const auto& st : data_->storages) {
-    DeviceTotal& d = slot(st.location);
-    d.storages += 1;
-    d.nbytes += st.nbytes;
-  }
-  for (const auto& t : data_->entries) slot(t.device).tensors += 1;
-  return out;
+  // This process may have devices a torch-free one cannot see (the fake device).
+  std::vector<DeviceTotal> totals = ::devcheck::format::Checkpoint::devices();
+  for (DeviceTotal& d : totals) d.available = detail::location_available_in_process(d.device);
+  return totals;
 }
 
 std::string Checkpoint::to_text() const {
-  const FormatFacts& f = data_->facts;
-  std::string out = fmt::format("{}\n", data_->path);
-  out += fmt::format("format:   {}\n", f.description);
-  std::vector<std::string> facts;
-  if (!f.archive.empty()) facts.push_back(fmt::format("archive '{}'", f.archive));
-  if (!f.version.empty()) facts.push_back("version " + f.version);
-  facts.push_back(fmt::format("pickle protocol {}", f.pickle_protocol));
-  if (!f.byteorder.empty()) facts.push_back(f.byteorder + "-endian");
-  facts.push_back(fmt::format("{} records", f.records));
-  facts.push_back(format_bytes(f.file_bytes));
-  out += fmt::format("          {}\n", fmt::join(facts, ", "));
-  out +=
-      fmt::format("tensors:  {} in {} storages\n", data_->entries.size(), data_->storages.size());
-  if (!data_->entries.empty()) {
-    std::size_t key_w = 3, dtype_w = 5, shape_w = 5, dev_w = 6;
-    std::vector<std::string> shapes;
-    for (const auto& t : data_->entries) {
-      shapes.push_back(fmt::format("[{}]", fmt::join(t.shape, ", ")));
-      key_w = std::max(key_w, t.key.size());
-      dtype_w = std::max(dtype_w, t.dtype.size());
-      shape_w = std::max(shape_w, shapes.back().size());
-      dev_w = std::max(dev_w, t.device.size());
-    }
-    key_w = std::min<std::size_t>(key_w, 60);
-    out +=
-        fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {:>10}  {:<8}  {}\n", "KEY", key_w, "DTYPE",
-                    dtype_w, "SHAPE", shape_w, "DEVICE", dev_w, "BYTES", "STORAGE", "NOTE");
-    for (std::size_t i = 0; i < data_->entries.size(); ++i) {
-      const auto& t = data_->entries[i];
-      std::vector<std::string> notes;
-      if (t.parameter) notes.emplace_back("parameter");
-      if (t.view) notes.emplace_back("view");
-      if (t.shares_storage) notes.emplace_back("shared");
-      out +=
-          fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {:>10}  {:<8}  {}\n", t.key, key_w,
-                      t.dtype, dtype_w, shapes[i], shape_w, t.device, dev_w, format_bytes(t.nbytes),
-                      t.storage.empty() ? "-" : t.storage, fmt::join(notes, ","));
-    }
-  }
-  out += "devices:\n";
-  const auto devices = this->devices();
-  if (devices.empty()) out += "  (no tensors)\n";
-  for (const auto& d : devices) {
-    out += fmt::format("  {:<10} {} tensors, {} storages, {}{}\n", d.device, d.tensors, d.storages,
-                       format_bytes(d.nbytes), d.available ? "" : "  (not on this machine)");
-  }
-  out += "findings:\n";
-  if (data_->findings.empty()) out += "  none\n";
-  for (const auto& finding : data_->findings) {
-    out += fmt::format("  [{}] {}: {}\n", severity_name(finding.severity), finding.code,
-                       finding.message);
-  }
-  return out;
+  return ::devcheck::format::Checkpoint::to_text(devices());
+}
+std::string Checkpoint::to_json() const {
+  return ::devcheck::format::Checkpoint::to_json(devices());
 }
 
-std::string Checkpoint::to_json() const {
-  const FormatFacts& f = data_->facts;
-  nlohmann::json j;
-  j["file"] = data_->path;
-  j["format"] = {{"kind", f.kind},           {"description", f.description},
-                 {"archive", f.archive},     {"version", f.version},
-                 {"byteorder", f.byteorder}, {"pickle_protocol", f.pickle_protocol},
-                 {"records", f.records},     {"file_bytes", f.file_bytes}};
-  j["tensors"] = nlohmann::json::array();
-  for (const auto& t : data_->entries) {
-    j["tensors"].push_back(
-        {{"key", t.key},
-         {"dtype", t.dtype},
-         {"shape", t.shape},
-         {"stride", t.stride},
-         {"storage_offset", t.storage_offset},
-         {"device", t.device},
-         {"nbytes", t.nbytes},
-         {"storage", t.storage.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.storage)},
-         {"requires_grad", t.requires_grad},
-         {"parameter", t.parameter},
-         {"view", t.view},
-         {"shares_storage", t.shares_storage}});
-  }
-  j["storages"] = nlohmann::json::array();
-  for (const auto& s : data_->storages) {
-    j["storages"].push_back({{"key", s.key},
-                             {"record", s.record},
-                             {"storage_type", s.storage_type},
-                             {"location", s.location},
-                             {"numel", s.numel},
-                             {"nbytes", s.nbytes}});
-  }
-  j["devices"] = nlohmann::json::object();
-  for (const auto& d : devices()) {
-    j["devices"][d.device] = {{"tensors", d.tensors},
-                              {"storages", d.storages},
-                              {"nbytes", d.nbytes},
-                              {"available", d.available}};
-  }
-  j["findings"] = nlohmann::json::array();
-  for (const auto& finding : data_->findings) {
-    j["findings"].push_back({{"code", finding.code},
-                             {"severity", severity_name(finding.severity)},
-                             {"message", finding.message}});
-  }
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+RemapReport remap(const std::string& input, const std::string& output,
+                  const RemapOptions& options) {
+  format::RemapOptions o;
+  o.map_location(options.map_location().device_map())
+      .strip_prefix(options.strip_prefix())
+      .rewrite_code(options.rewrite_code())
+      .force(options.force());
+  return detail::with_devcheck_errors([&] { return format::remap(input, output, o); });
 }
 
 }  // namespace devcheck

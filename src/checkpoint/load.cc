@@ -13,40 +13,26 @@
 #include <map>
 #include <utility>
 
+#include "checkpoint/format_bridge.h"
 #include "checkpoint/mapped_file.h"
-#include "checkpoint/reader.h"
 #include "detail/compat.h"
+#include "detail/names.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/device.h"
 #include "devcheck/error.h"
+#include "format/reader.h"
 
 namespace devcheck {
 namespace {
 
 std::optional<c10::ScalarType> scalar_type_of(const std::string& dtype) {
-  static const std::map<std::string, c10::ScalarType> table = {
-      {"float32", c10::kFloat},
-      {"float64", c10::kDouble},
-      {"float16", c10::kHalf},
-      {"bfloat16", c10::kBFloat16},
-      {"complex32", c10::kComplexHalf},
-      {"complex64", c10::kComplexFloat},
-      {"complex128", c10::kComplexDouble},
-      {"uint8", c10::kByte},
-      {"int8", c10::kChar},
-      {"int16", c10::kShort},
-      {"int32", c10::kInt},
-      {"int64", c10::kLong},
-      {"bool", c10::kBool},
-  };
-  const auto it = table.find(dtype);
-  if (it == table.end()) return std::nullopt;
-  return it->second;
+  // Quantized tensors need their scales, which load_tensors does not rebuild.
+  const std::optional<c10::ScalarType> type = detail::scalar_type_of(dtype);
+  if (type && c10::isQIntType(*type)) return std::nullopt;
+  return type;
 }
 
-std::string shape_text(c10::IntArrayRef shape) {
-  return fmt::format("[{}]", fmt::join(shape, ", "));
-}
+std::string shape_text(c10::IntArrayRef shape) { return detail::shape_str(shape); }
 
 // Records at least this large are mapped rather than copied. Smaller ones are
 // copied: a mapping takes whole pages and one of the process's limited count
@@ -87,13 +73,17 @@ c10::Storage read_storage(const detail::ParsedCheckpoint& cp, std::size_t s, c10
                    std::move(data), /*allocator=*/nullptr, /*resizable=*/false);
   if (!mapped && st.nbytes > 0) {
     if (cp.format == detail::Format::kLegacy) {
-      detail::read_exact(cp.file.fd(), src.legacy_offset, DEVCHECK_STORAGE_MUTABLE_DATA(cpu),
-                         st.nbytes, cp.path);
+      detail::with_devcheck_errors([&] {
+        detail::read_exact(cp.file.fd(), src.legacy_offset, DEVCHECK_STORAGE_MUTABLE_DATA(cpu),
+                           st.nbytes, cp.path);
+      });
     } else {
       TORCH_INTERNAL_ASSERT(src.record != nullptr, "load: storage without a checked record");
       // Like torch.load (its miniz is built without CRC-32 checks on read), storage data
       // is not CRC-checked: that would double the cost of a load. Sizes and bounds are.
-      cp.zip->read_into(*src.record, DEVCHECK_STORAGE_MUTABLE_DATA(cpu), /*check_crc=*/false);
+      detail::with_devcheck_errors([&] {
+        cp.zip->read_into(*src.record, DEVCHECK_STORAGE_MUTABLE_DATA(cpu), /*check_crc=*/false);
+      });
     }
   }
   if (device.is_cpu()) return cpu;
@@ -106,7 +96,7 @@ c10::Storage read_storage(const detail::ParsedCheckpoint& cp, std::size_t s, c10
 
 std::vector<std::pair<std::string, at::Tensor>> load_tensors(const std::string& path,
                                                              const MapLocation& map_location) {
-  const auto cp = detail::parse_checkpoint(path);
+  const auto cp = detail::with_devcheck_errors([&] { return detail::parse_checkpoint(path); });
   for (const auto& f : cp->findings) {
     if (f.severity == Severity::kError) {
       throw UnsafeContentError(
@@ -134,7 +124,7 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensors(const std::string& 
     }
     const int s = cp->entry_storage[i];
     const std::string target = map_location.apply(t.device);
-    if (!detail::location_available(target)) {
+    if (!detail::location_available_in_process(target)) {
       throw DeviceUnavailableError(fmt::format(
           "[devcheck] cannot load '{}' from '{}': it was saved on {} and would be created on {}, "
           "which this machine does not have ({} CUDA device(s)). Fix: pass "

@@ -9,44 +9,22 @@
 #include <set>
 #include <unordered_map>
 
-#include "checkpoint/archive.h"
-#include "checkpoint/output.h"
-#include "checkpoint/pickle.h"
+#include "checkpoint/format_bridge.h"
+#include "detail/names.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
+#include "devcheck/format/units.h"
+#include "format/archive.h"
+#include "format/output.h"
+#include "format/pickle.h"
 
 namespace devcheck {
 namespace {
 
+// The storage class torch.save names for `type` ("FloatStorage"), or null.
 const char* storage_type_name(c10::ScalarType type) {
-  switch (type) {
-    case c10::kFloat:
-      return "FloatStorage";
-    case c10::kDouble:
-      return "DoubleStorage";
-    case c10::kHalf:
-      return "HalfStorage";
-    case c10::kBFloat16:
-      return "BFloat16Storage";
-    case c10::kComplexFloat:
-      return "ComplexFloatStorage";
-    case c10::kComplexDouble:
-      return "ComplexDoubleStorage";
-    case c10::kLong:
-      return "LongStorage";
-    case c10::kInt:
-      return "IntStorage";
-    case c10::kShort:
-      return "ShortStorage";
-    case c10::kChar:
-      return "CharStorage";
-    case c10::kByte:
-      return "ByteStorage";
-    case c10::kBool:
-      return "BoolStorage";
-    default:
-      return nullptr;
-  }
+  const format::DtypeInfo* d = format::find_dtype(detail::dtype_name(type));
+  return d != nullptr && *d->storage_type != '\0' ? d->storage_type : nullptr;
 }
 
 // Emits only ops torch.load(weights_only=True) accepts in 1.13 and 2.6
@@ -177,18 +155,20 @@ void save_tensors(const std::string& path,
         "save_tensors: wrote an op torch.load(weights_only=True) refuses");
   }
 
-  detail::AtomicOutput file(path, /*overwrite=*/true);
-  detail::ZipWriter zip(file.fd(), path);
-  zip.add("archive/data.pkl", pickle);
-  zip.add("archive/byteorder", std::string_view("little"));
-  for (const auto& st : storages) {
-    const at::Tensor data = st.flat.contiguous();
-    zip.add("archive/data/" + st.key, data.data_ptr(),
-            static_cast<std::uint64_t>(data.numel()) * data.element_size());
-  }
-  zip.add("archive/version", std::string_view("3\n"));
-  zip.finish();
-  file.commit();
+  detail::with_devcheck_errors([&] {
+    detail::AtomicOutput file(path, /*overwrite=*/true);
+    detail::ZipWriter zip(file.fd(), path);
+    zip.add("archive/data.pkl", pickle);
+    zip.add("archive/byteorder", std::string_view("little"));
+    for (const auto& st : storages) {
+      const at::Tensor data = st.flat.contiguous();
+      zip.add("archive/data/" + st.key, data.data_ptr(),
+              static_cast<std::uint64_t>(data.numel()) * data.element_size());
+    }
+    zip.add("archive/version", std::string_view("3\n"));
+    zip.finish();
+    file.commit();
+  });
 }
 
 void save_state_dict(const torch::nn::Module& module, const std::string& path) {

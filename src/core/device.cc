@@ -10,17 +10,14 @@
 #include <fstream>
 #include <string_view>
 
-#include <array>
-
 #include "detail/cuda_probe.h"
 #include "detail/fake_hooks.h"
 #include "devcheck/error.h"
+#include "devcheck/format/device_name.h"
+#include "devcheck/format/error.h"
 
 namespace devcheck {
 namespace {
-
-constexpr const char* kAcceptedForms =
-    "auto, gpu, cpu, cuda, cuda:N (N >= 0), meta, fake, fake:N (N >= 0)";
 
 std::string normalize(const std::string& text) {
   std::string out;
@@ -91,25 +88,6 @@ Selection pick_cuda_by_free_memory() {
                       format_bytes(best_free))};
 }
 
-// The N of "<prefix>N" (1 to 3 digits), or nothing when `t` is not of that form.
-std::optional<int> indexed(const std::string& t, std::string_view prefix) {
-  if (t.size() <= prefix.size() || t.size() > prefix.size() + 3 || t.rfind(prefix, 0) != 0) {
-    return std::nullopt;
-  }
-  if (!std::all_of(t.begin() + static_cast<std::ptrdiff_t>(prefix.size()), t.end(),
-                   [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  return std::stoi(t.substr(prefix.size()));
-}
-
-void check_index_range(const std::string& text, const char* what, int index) {
-  if (index > 127) {
-    throw InvalidArgumentError(fmt::format(
-        "[devcheck] invalid device '{}': {} index {} is out of range (0..127)", text, what, index));
-  }
-}
-
 Selection select_fake(const DeviceSpec& spec) {
   const detail::FakeDeviceHooks hooks = detail::fake_device_hooks();
   if (hooks.device == nullptr) {
@@ -161,34 +139,45 @@ FakeDeviceHooks fake_device_hooks() noexcept { return hooks_slot(); }
 }  // namespace detail
 
 DeviceSpec DeviceSpec::parse(const std::string& text) {
-  const std::string t = normalize(text);
-  DeviceSpec spec;
-  if (t == "auto") {
-    spec.kind_ = Kind::kAuto;
-  } else if (t == "gpu") {
-    spec.kind_ = Kind::kGpu;
-  } else if (t == "cpu") {
-    spec.kind_ = Kind::kCpu;
-  } else if (t == "meta") {
-    spec.kind_ = Kind::kMeta;
-  } else if (t == "cuda") {
-    spec.kind_ = Kind::kCuda;
-  } else if (t == "fake" || t == "privateuseone") {
-    spec.kind_ = Kind::kFake;
-  } else if (const auto cuda = indexed(t, "cuda:")) {
-    spec.kind_ = Kind::kCuda;
-    spec.index_ = *cuda;
-    check_index_range(text, "CUDA", *cuda);
-  } else if (const auto fake =
-                 indexed(t, "fake:") ? indexed(t, "fake:") : indexed(t, "privateuseone:")) {
-    spec.kind_ = Kind::kFake;
-    spec.index_ = *fake;
-    check_index_range(text, "fake device", *fake);
-  } else {
-    throw InvalidArgumentError(
-        fmt::format("[devcheck] invalid device '{}': expected one of {}", text, kAcceptedForms));
+  format::DeviceRequest request;
+  try {
+    request = format::parse_device_request(text);
+  } catch (const format::Error& e) {
+    throw InvalidArgumentError(e.message());
   }
-  return spec;
+  DeviceSpec spec;
+  switch (request.kind) {
+    case format::DeviceRequest::Kind::kAuto:
+      return spec;
+    case format::DeviceRequest::Kind::kGpu:
+      spec.kind_ = Kind::kGpu;
+      return spec;
+    case format::DeviceRequest::Kind::kDevice:
+      break;
+  }
+  const format::Device& d = request.device;
+  if (d.has_index()) spec.index_ = d.index;
+  switch (d.type) {
+    case format::DeviceType::kCpu:
+      spec.kind_ = Kind::kCpu;
+      return spec;
+    case format::DeviceType::kMeta:
+      spec.kind_ = Kind::kMeta;
+      return spec;
+    case format::DeviceType::kCuda:
+      spec.kind_ = Kind::kCuda;
+      return spec;
+    case format::DeviceType::kFake:
+      spec.kind_ = Kind::kFake;
+      return spec;
+    case format::DeviceType::kMps:
+    case format::DeviceType::kXpu:
+      break;
+  }
+  throw InvalidArgumentError(fmt::format(
+      "[devcheck] invalid device '{}': devcheck does not run on {} devices; expected one of "
+      "auto, gpu, cpu, cuda, cuda:N (N >= 0), meta, fake, fake:N (N >= 0)",
+      text, d.str()));
 }
 
 DeviceSpec DeviceSpec::from_env(const std::string& program_default) {
@@ -198,7 +187,7 @@ DeviceSpec DeviceSpec::from_env(const std::string& program_default) {
     return parse(env);
   } catch (const InvalidArgumentError& e) {
     throw InvalidArgumentError(fmt::format(
-        "[devcheck] invalid DEVCHECK_DEVICE='{}': expected one of {}", env, kAcceptedForms));
+        "[devcheck] invalid DEVCHECK_DEVICE='{}': expected one of {}", env, format::kDeviceForms));
   }
 }
 
@@ -239,6 +228,25 @@ std::optional<c10::Device> DeviceSpec::named_device() const {
 }
 
 int cuda_device_count() { return torch_cuda_count(); }
+
+bool device_available(c10::Device device) {
+  const int index = device.has_index() ? device.index() : 0;
+  switch (device.type()) {
+    case c10::DeviceType::CPU:
+    case c10::DeviceType::Meta:
+      return true;
+    case c10::DeviceType::CUDA:
+      return index < torch_cuda_count();
+    case c10::DeviceType::PrivateUse1: {
+      const detail::FakeDeviceHooks fake = detail::fake_device_hooks();
+      if (fake.device == nullptr || index >= fake.count()) return false;
+      fake.device(index);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
 
 Selection select_device(const DeviceSpec& spec) {
   switch (spec.kind()) {
@@ -301,18 +309,6 @@ std::vector<DeviceInfo> list_devices() {
     }
   }
   return out;
-}
-
-std::string format_bytes(std::uint64_t bytes) {
-  constexpr std::array<const char*, 5> kUnits = {"B", "KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  double value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < kUnits.size()) {
-    value /= 1024.0;
-    ++unit;
-  }
-  return fmt::format("{:.1f} {}", value, kUnits[unit]);
 }
 
 }  // namespace devcheck

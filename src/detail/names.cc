@@ -1,54 +1,38 @@
 #include "detail/names.h"
 
-#include <fmt/format.h>
+#include "devcheck/format/units.h"
 
 namespace devcheck::detail {
+namespace {
+
+// The table entry whose LibTorch name is `type`'s ("Float" for float32).
+const format::DtypeInfo* dtype_of(c10::ScalarType type) {
+  const std::string_view c10_name = c10::toString(type);
+  for (const format::DtypeInfo& d : format::dtype_table()) {
+    if (c10_name == d.c10_name) return &d;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 std::string dtype_name(c10::ScalarType type) {
-  switch (type) {
-    case c10::ScalarType::Float:
-      return "float32";
-    case c10::ScalarType::Double:
-      return "float64";
-    case c10::ScalarType::Half:
-      return "float16";
-    case c10::ScalarType::BFloat16:
-      return "bfloat16";
-    case c10::ScalarType::ComplexHalf:
-      return "complex32";
-    case c10::ScalarType::ComplexFloat:
-      return "complex64";
-    case c10::ScalarType::ComplexDouble:
-      return "complex128";
-    case c10::ScalarType::Bool:
-      return "bool";
-    case c10::ScalarType::Byte:
-      return "uint8";
-    case c10::ScalarType::Char:
-      return "int8";
-    case c10::ScalarType::Short:
-      return "int16";
-    case c10::ScalarType::Int:
-      return "int32";
-    case c10::ScalarType::Long:
-      return "int64";
-    case c10::ScalarType::QInt8:
-      return "qint8";
-    case c10::ScalarType::QUInt8:
-      return "quint8";
-    case c10::ScalarType::QInt32:
-      return "qint32";
-    case c10::ScalarType::QUInt4x2:
-      return "quint4x2";
-    case c10::ScalarType::QUInt2x4:
-      return "quint2x4";
-    default:
-      return c10::toString(type);
+  const format::DtypeInfo* d = dtype_of(type);
+  return d != nullptr ? d->name : c10::toString(type);
+}
+
+std::optional<c10::ScalarType> scalar_type_of(std::string_view name) {
+  const format::DtypeInfo* wanted = format::find_dtype(name);
+  if (wanted == nullptr) return std::nullopt;
+  for (int i = 0; i < static_cast<int>(c10::ScalarType::NumOptions); ++i) {
+    const auto type = static_cast<c10::ScalarType>(i);
+    if (dtype_of(type) == wanted) return type;
   }
+  return std::nullopt;
 }
 
 std::string shape_str(c10::IntArrayRef shape) {
-  return fmt::format("[{}]", fmt::join(shape, ", "));
+  return format::shape_text(shape.data(), shape.size());
 }
 
 std::string clean_module_name(std::string_view name) {

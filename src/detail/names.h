@@ -6,6 +6,7 @@
 #include <c10/util/ArrayRef.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,7 +15,10 @@ namespace devcheck::detail {
 // PyTorch's Python name of a dtype: "float32", "bfloat16", "complex64".
 std::string dtype_name(c10::ScalarType type);
 
-// "[32, 784]"; "[]" for a 0-dim tensor.
+// The ScalarType PyTorch calls `name` ("float32"), from format::dtype_table().
+std::optional<c10::ScalarType> scalar_type_of(std::string_view name);
+
+// "[32, 784]"; "[]" for a 0-dim tensor (format::shape_text).
 std::string shape_str(c10::IntArrayRef shape);
 
 // A module's name without LibTorch's decoration: "torch::nn::LinearImpl" -> "Linear".

@@ -3,11 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdio>
-#include <fstream>
 
 #include "devcheck/error.h"
+#include "devcheck/format/error.h"
 #include "devcheck/sanitizer.h"
+#include "format/archive.h"
+#include "format/output.h"
 #include "sanitizer/report.h"
 
 namespace devcheck {
@@ -143,23 +144,15 @@ void SanitizerReport::write_trace(const std::string& path) const {
 namespace sanitizer {
 
 void write_file_atomically(const std::string& path, const std::string& body, const char* what) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << body;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw IoError(fmt::format(
-          "[devcheck] cannot write the {} {}: expected a writable path\nfix: choose a path in an "
-          "existing, writable folder",
-          what, path));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw IoError(
-        fmt::format("[devcheck] cannot write the {} {}: renaming {} failed", what, path, tmp));
+  try {
+    detail::AtomicOutput out(path, /*overwrite=*/true);
+    detail::write_all(out.fd(), body.data(), body.size(), path);
+    out.commit();
+  } catch (const format::Error&) {
+    throw IoError(fmt::format(
+        "[devcheck] cannot write the {} {}: expected a writable path\nfix: choose a path in an "
+        "existing, writable folder",
+        what, path));
   }
 }
 

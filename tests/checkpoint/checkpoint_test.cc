@@ -7,6 +7,7 @@
 
 #include "checkpoint/fixtures.h"
 #include "devcheck/error.h"
+#include "devcheck/format/error.h"
 
 using ::testing::HasSubstr;
 
@@ -50,6 +51,54 @@ TEST(MapLocation, BadTargetIsAnInvalidArgumentNamingIt) {
     EXPECT_THAT(e.message(), HasSubstr("'gpu7'"));
     EXPECT_THAT(e.message(), HasSubstr("cuda:1"));
   }
+}
+
+TEST(MapLocation, TargetsAreParsedDevicesInTheirCanonicalSpelling) {
+  MapLocation m = MapLocation::keep();
+  m.map("cuda:1", " CUDA:0 ");
+  EXPECT_EQ(m.apply("cuda:1"), "cuda:0");
+  EXPECT_EQ(m.str(), "cuda:1->cuda:0");
+}
+
+TEST(MapLocation, KeywordsThatDependOnTheMachineAreNotTargets) {
+  MapLocation m = MapLocation::keep();
+  try {
+    m.map("cuda:1", "auto");
+    FAIL() << "expected InvalidArgumentError";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("'auto' (the target of 'cuda:1') is not a device"));
+  }
+}
+
+TEST(MapLocation, ADeviceTypeDevcheckDoesNotNameIsRefused) {
+  try {
+    MapLocation::to(c10::Device("xla"));
+    FAIL() << "expected InvalidArgumentError";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("device 'xla' is not one devcheck maps to"));
+  }
+}
+
+TEST(Checkpoint, FormatErrorsArriveAsDevcheckErrorsWithTheSameMessage) {
+  testing::TempDir dir;
+  const auto path = (dir.path() / "empty.pt").string();
+  testing::write_file(path, "");
+  std::string format_message;
+  try {
+    format::Checkpoint::open(path);
+  } catch (const format::FormatError& e) {
+    format_message = e.message();
+  }
+  ASSERT_FALSE(format_message.empty());
+  try {
+    Checkpoint::open(path);
+    FAIL() << "expected FormatError";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.message(), format_message);
+    EXPECT_EQ(e.code(), ErrorCode::kFormat);
+    EXPECT_THAT(e.message(), HasSubstr("empty.pt"));
+  }
+  EXPECT_THROW(Checkpoint::open((dir.path() / "missing.pt").string()), IoError);
 }
 
 TEST(Checkpoint, TextReportHasFactsTableDevicesAndFindings) {

@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "checkpoint/fixtures.h"
-#include "checkpoint/reader.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
+#include "format/reader.h"
 
 using ::testing::HasSubstr;
 

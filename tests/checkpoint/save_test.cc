@@ -8,9 +8,9 @@
 #include <torch/nn/modules/linear.h>
 
 #include "checkpoint/fixtures.h"
-#include "checkpoint/reader.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
+#include "format/reader.h"
 
 using ::testing::HasSubstr;
 

@@ -194,6 +194,27 @@ TEST(ListDevices, CudaDevicesHaveNamesAndMemory_CUDA) {
   }
 }
 
+TEST(DeviceSpec, DevicesTheParserKnowsButDevcheckDoesNotRunOnAreRefused) {
+  try {
+    DeviceSpec::parse("XPU:0");
+    FAIL() << "accepted xpu:0";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("invalid device 'XPU:0': devcheck does not run on xpu:0"));
+    EXPECT_THAT(e.message(), HasSubstr("expected one of auto, gpu, cpu, cuda"));
+  }
+}
+
+TEST(DeviceAvailable, CpuMetaAlwaysCudaAsLibTorchSeesItFakeWhenLinked) {
+  EXPECT_TRUE(device_available(c10::Device("cpu")));
+  EXPECT_TRUE(device_available(c10::Device("meta")));
+  EXPECT_EQ(device_available(c10::Device("cuda:0")), cuda_device_count() > 0);
+  EXPECT_FALSE(device_available(c10::Device(c10::kCUDA, 120)));
+  // This test program links devcheck::fake_device.
+  EXPECT_TRUE(device_available(c10::Device(c10::kPrivateUse1, 0)));
+  EXPECT_FALSE(device_available(c10::Device(c10::kPrivateUse1, 120)));
+  EXPECT_FALSE(device_available(c10::Device("xla")));
+}
+
 TEST(FormatBytes, UsesBinaryUnits) {
   EXPECT_EQ(format_bytes(0), "0 B");
   EXPECT_EQ(format_bytes(1023), "1023 B");

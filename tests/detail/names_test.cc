@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace devcheck::detail {
 namespace {
 
@@ -13,6 +15,26 @@ TEST(DtypeName, UsesPyTorchsPythonNames) {
   EXPECT_EQ(dtype_name(c10::ScalarType::Bool), "bool");
   EXPECT_EQ(dtype_name(c10::ScalarType::Byte), "uint8");
   EXPECT_EQ(dtype_name(c10::ScalarType::Long), "int64");
+}
+
+TEST(ScalarTypeOf, ReadsNamesAndAliasesFromTheOneDtypeTable) {
+  EXPECT_EQ(scalar_type_of("float32"), c10::ScalarType::Float);
+  EXPECT_EQ(scalar_type_of("half"), c10::ScalarType::Half);
+  EXPECT_EQ(scalar_type_of("complex32"), c10::ScalarType::ComplexHalf);
+  EXPECT_EQ(scalar_type_of("qint8"), c10::ScalarType::QInt8);
+  EXPECT_EQ(scalar_type_of("float128"), std::nullopt);
+}
+
+TEST(ScalarTypeOf, RoundTripsEveryScalarTypeTheTableNames) {
+  int named = 0;
+  for (int i = 0; i < static_cast<int>(c10::ScalarType::NumOptions); ++i) {
+    const auto type = static_cast<c10::ScalarType>(i);
+    const std::string name = dtype_name(type);
+    if (name == c10::toString(type)) continue;  // not in the table: LibTorch's own name
+    EXPECT_EQ(scalar_type_of(name), type) << name;
+    ++named;
+  }
+  EXPECT_GE(named, 17);
 }
 
 TEST(ShapeStr, ListsDimensions) {

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <vector>
 
-#include "devcheck/error.h"
+#include "devcheck/format/error.h"
 #include "devcheck/version.h"
 
 namespace devcheck::cli {
@@ -15,12 +15,20 @@ struct Command {
   std::string description;
   int order;
   Setup setup;
+  Forward forward;  // set for a command another program runs
 };
 
 std::vector<Command>& registry() {
   static std::vector<Command> commands;
   return commands;
 }
+
+std::vector<ErrorReporter>& reporters() {
+  static std::vector<ErrorReporter> all;
+  return all;
+}
+
+}  // namespace
 
 int exit_code_for(ErrorCode code) {
   switch (code) {
@@ -32,11 +40,19 @@ int exit_code_for(ErrorCode code) {
   }
 }
 
-}  // namespace
+ForwardRegistrar::ForwardRegistrar(std::string name, std::string description, int order,
+                                   Forward forward) {
+  registry().push_back(
+      {std::move(name), std::move(description), order, Setup(), std::move(forward)});
+}
+
+ErrorReporterRegistrar::ErrorReporterRegistrar(ErrorReporter reporter) {
+  reporters().push_back(reporter);
+}
 
 CommandRegistrar::CommandRegistrar(std::string name, std::string description, int order,
                                    Setup setup) {
-  registry().push_back({std::move(name), std::move(description), order, std::move(setup)});
+  registry().push_back({std::move(name), std::move(description), order, std::move(setup), {}});
 }
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -50,8 +66,20 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   Runner chosen;
   std::vector<std::pair<CLI::App*, Runner>> runners;
   for (const auto& command : commands) {
+    // A forwarded command's own program parses its command line, --help included.
+    if (command.forward && argc > 1 && argv[1] == command.name) {
+      return command.forward(argc, argv, io);
+    }
+  }
+  for (const auto& command : commands) {
     CLI::App* sub = app.add_subcommand(command.name, command.description);
-    runners.emplace_back(sub, command.setup(*sub, io));
+    if (command.forward) {
+      sub->allow_extras()->prefix_command();
+      runners.emplace_back(sub,
+                           [&command, argc, argv, &io] { return command.forward(argc, argv, io); });
+    } else {
+      runners.emplace_back(sub, command.setup(*sub, io));
+    }
   }
   // CLI11 reports a misspelt subcommand as "A subcommand is required"; name it.
   if (argc > 1 && argv[1][0] != '-') {
@@ -113,14 +141,22 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   }
   try {
     return chosen();
-  } catch (const Error& e) {
+  } catch (const format::Error& e) {
     err << e.message() << "\n";
     return exit_code_for(e.code());
-  } catch (const c10::Error& e) {
-    err << "devcheck: " << e.what_without_backtrace() << "\n";
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    err << "devcheck: " << e.what() << "\n";
+  } catch (...) {
+    const std::exception_ptr error = std::current_exception();
+    for (const ErrorReporter reporter : reporters()) {
+      const int code = reporter(error, err);
+      if (code >= 0) return code;
+    }
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      err << "devcheck: " << e.what() << "\n";
+    } catch (...) {
+      err << "devcheck: unknown error\n";
+    }
     return kExitBadInput;
   }
 }

@@ -7,9 +7,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <exception>
 #include <functional>
 #include <iosfwd>
 #include <string>
+
+#include "devcheck/error_code.h"
 
 namespace devcheck::cli {
 
@@ -32,6 +35,28 @@ using Setup = std::function<Runner(CLI::App& sub, Streams& io)>;
 struct CommandRegistrar {
   CommandRegistrar(std::string name, std::string description, int order, Setup setup);
 };
+
+// A command run by another program (forward.cc): gets the whole command
+// line and returns the exit code.
+using Forward = std::function<int(int argc, const char* const* argv, Streams& io)>;
+
+// Registers a forwarded command: listed in --help like any other, and handed
+// the command line as it is (its own program parses it).
+struct ForwardRegistrar {
+  ForwardRegistrar(std::string name, std::string description, int order, Forward forward);
+};
+
+// Reports an exception that this program's core does not know (LibTorch's,
+// in the programs that link it): writes the message to `err` and returns the
+// exit code, or returns -1 when `error` is not of its kind.
+using ErrorReporter = int (*)(const std::exception_ptr& error, std::ostream& err);
+struct ErrorReporterRegistrar {
+  explicit ErrorReporterRegistrar(ErrorReporter reporter);
+};
+
+// The exit code of an error of category `code`: kUnsafe and kDeviceMismatch
+// are findings (1), everything else bad input (2).
+int exit_code_for(ErrorCode code);
 
 // The whole CLI, in-process: parses argv, runs one subcommand, maps errors to
 // exit codes, and writes only to `out` and `err`.

@@ -3,6 +3,7 @@
 
 #include "command.h"
 #include "devcheck/doctor.h"
+#include "torch_commands.h"
 
 namespace devcheck::cli {
 namespace {
@@ -17,8 +18,8 @@ Runner setup_doctor(CLI::App& sub, Streams& io) {
   };
 }
 
-const CommandRegistrar kDoctor("doctor", "Show LibTorch build facts, devices and the auto choice",
-                               10, setup_doctor);
+const CommandRegistrar kDoctor(kDoctorCommand.name, kDoctorCommand.description,
+                               kDoctorCommand.order, setup_doctor);
 
 }  // namespace
 }  // namespace devcheck::cli

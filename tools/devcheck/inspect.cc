@@ -4,7 +4,7 @@
 #include <ostream>
 
 #include "command.h"
-#include "devcheck/checkpoint.h"
+#include "devcheck/format/checkpoint.h"
 
 namespace devcheck::cli {
 namespace {
@@ -16,7 +16,7 @@ Runner setup_inspect(CLI::App& sub, Streams& io) {
   sub.add_flag("--json", *json, "Print the report as JSON");
   sub.footer("Exit status: 0 readable, 1 unsafe or inconsistent content found, 2 cannot read.");
   return [file, json, &io]() {
-    const Checkpoint checkpoint = Checkpoint::open(*file);
+    const format::Checkpoint checkpoint = format::Checkpoint::open(*file);
     io.out << (*json ? checkpoint.to_json() + "\n" : checkpoint.to_text());
     return checkpoint.has_errors() ? kExitFindings : kExitOk;
   };

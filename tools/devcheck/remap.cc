@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "command.h"
-#include "devcheck/checkpoint.h"
-#include "devcheck/device.h"
-#include "devcheck/error.h"
+#include "devcheck/format/checkpoint.h"
+#include "devcheck/format/device_name.h"
+#include "devcheck/format/error.h"
 
 namespace devcheck::cli {
 namespace {
@@ -20,20 +20,21 @@ struct RemapArgs {
   bool rewrite_code = false, force = false, json = false;
 };
 
-// --to and --map targets go through the core's device parser: "CUDA:0",
-// "fake:1" and "auto" (this machine's choice) mean what they mean for every
-// other devcheck flag. A named device need not exist here: a remap may
-// prepare a file for another machine.
-c10::Device parse_device(const std::string& text, const std::string& flag) {
-  DeviceSpec spec;
+// --to and --map targets go through devcheck's one device parser: "CUDA:0",
+// "fake:1" and "auto" mean what they mean for every other devcheck flag. A
+// named device need not exist here: a remap may prepare a file for another
+// machine. "auto" and "gpu" are this machine's choice (format::auto_device).
+format::Device parse_device(const std::string& text, const std::string& flag) {
+  format::DeviceRequest request;
   try {
-    spec = DeviceSpec::parse(text);
-  } catch (const InvalidArgumentError& e) {
-    throw InvalidArgumentError(fmt::format("[devcheck] remap {}: {}", flag,
-                                           e.message().substr(e.message().find(' ') + 1)));
+    request = format::parse_device_request(text);
+  } catch (const format::InvalidArgumentError& e) {
+    const std::string message = e.message();
+    throw format::InvalidArgumentError(
+        fmt::format("[devcheck] remap {}: {}", flag, message.substr(message.find(' ') + 1)));
   }
-  if (const auto named = spec.named_device()) return *named;
-  return select_device(spec).device;
+  if (request.kind == format::DeviceRequest::Kind::kDevice) return request.device;
+  return format::auto_device();
 }
 
 Runner setup_remap(CLI::App& sub, Streams& io) {
@@ -56,23 +57,22 @@ Runner setup_remap(CLI::App& sub, Streams& io) {
       "Exit status: 0 written, 1 refused (unsafe or inconsistent input), 2 bad input or "
       "usage. A failed run leaves no output.");
   return [a, &io]() {
-    RemapOptions options;
-    MapLocation map_location = MapLocation::keep();
-    if (!a->to.empty()) map_location = MapLocation::to(parse_device(a->to, "--to"));
+    format::RemapOptions options;
+    format::DeviceMap map_location = format::DeviceMap::keep();
+    if (!a->to.empty()) map_location = format::DeviceMap::to(parse_device(a->to, "--to"));
     for (const auto& rule : a->maps) {
       const auto eq = rule.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == rule.size()) {
-        throw InvalidArgumentError(fmt::format(
+        throw format::InvalidArgumentError(fmt::format(
             "[devcheck] remap --map: '{}' is not FROM=TO (e.g. --map cuda:1=cuda:0)", rule));
       }
-      const c10::Device target = parse_device(rule.substr(eq + 1), "--map");
-      map_location.map(rule.substr(0, eq), target.str());
+      map_location.map(rule.substr(0, eq), parse_device(rule.substr(eq + 1), "--map"));
     }
     options.map_location(map_location)
         .strip_prefix(a->strip_prefix)
         .rewrite_code(a->rewrite_code)
         .force(a->force);
-    const RemapReport report = remap(a->input, a->output, options);
+    const RemapReport report = format::remap(a->input, a->output, options);
     io.out << (a->json ? report.to_json() + "\n" : report.to_text());
     return kExitOk;
   };

@@ -15,6 +15,7 @@
 
 #include "command.h"
 #include "devcheck/sanitizer.h"
+#include "torch_commands.h"
 
 namespace devcheck::cli {
 namespace {
@@ -70,10 +71,8 @@ Runner setup_run(CLI::App& sub, Streams& io) {
   };
 }
 
-const CommandRegistrar kRun("run",
-                            "Run a command under the device sanitizer (C++ or python3): "
-                            "mismatches, origins, copies, syncs",
-                            40, setup_run);
+const CommandRegistrar kRun(kRunCommand.name, kRunCommand.description, kRunCommand.order,
+                            setup_run);
 
 }  // namespace
 }  // namespace devcheck::cli

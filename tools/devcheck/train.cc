@@ -11,6 +11,7 @@
 #include "command.h"
 #include "devcheck/sanitizer.h"
 #include "classifier/classifier.h"
+#include "torch_commands.h"
 
 namespace devcheck::cli {
 namespace {
@@ -120,10 +121,8 @@ Runner setup_train(CLI::App& sub, Streams& io) {
   };
 }
 
-const CommandRegistrar kTrain("train",
-                              "Train the seed classifier on Fashion-MNIST (prefetch, AMP, "
-                              "checkpoints)",
-                              60, setup_train);
+const CommandRegistrar kTrain(kTrainCommand.name, kTrainCommand.description, kTrainCommand.order,
+                              setup_train);
 
 }  // namespace
 }  // namespace devcheck::cli

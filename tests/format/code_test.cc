@@ -1,8 +1,8 @@
 // Device literals in TorchScript code, and which saved locations exist here.
 #include <gtest/gtest.h>
 
-#include "checkpoint/reader.h"
-#include "devcheck/device.h"
+#include "devcheck/format/device_name.h"
+#include "format/reader.h"
 
 namespace devcheck::detail {
 namespace {
@@ -32,9 +32,17 @@ TEST(DeviceLiterals, IgnoresStringsThatAreNotDevices) {
 TEST(LocationAvailable, CpuAndMetaAlwaysCudaOnlyWithDevices) {
   EXPECT_TRUE(location_available("cpu"));
   EXPECT_TRUE(location_available("meta"));
-  EXPECT_EQ(location_available("cuda:0"), cuda_device_count() > 0);
+  EXPECT_EQ(location_available("cuda:0"), format::driver_cuda_device_count() > 0);
   EXPECT_FALSE(location_available("cuda:999"));
   EXPECT_FALSE(location_available("not a device"));
+}
+
+TEST(LocationAvailable, OnlyCanonicalSpellingsAndNeverTheFakeDevice) {
+  // torch.load parses the saved text itself: "CUDA:0" is not its spelling.
+  EXPECT_FALSE(location_available("CUDA:0"));
+  EXPECT_FALSE(location_available(" cpu"));
+  // The fake device exists only in a process that registered it.
+  EXPECT_FALSE(location_available("privateuseone:0"));
 }
 
 }  // namespace

@@ -1,11 +1,9 @@
 // Device literals in TorchScript code/ and whether a saved location exists here.
-#include <c10/core/Device.h>
-
 #include <cctype>
 
-#include "checkpoint/reader.h"
-#include "detail/fake_hooks.h"
-#include "devcheck/device.h"
+#include "devcheck/format/device_name.h"
+#include "devcheck/format/error.h"
+#include "format/reader.h"
 
 namespace devcheck::detail {
 namespace {
@@ -67,24 +65,10 @@ std::vector<CodeLiteral> find_device_literals(const std::string& record, const s
 
 bool location_available(const std::string& location) {
   try {
-    const c10::Device device(location);
-    // c10 narrows "cuda:999" to an 8-bit index; only canonical spellings count.
-    if (device.str() != location) return false;
-    if (device.is_cpu() || device.type() == c10::DeviceType::Meta) return true;
-    if (device.is_cuda()) {
-      const int count = cuda_device_count();
-      return device.has_index() ? device.index() < count : count > 0;
-    }
-    if (device.type() == c10::DeviceType::PrivateUse1) {
-      // The fake device, when the program links it; asking for it registers it.
-      const FakeDeviceHooks fake = fake_device_hooks();
-      const int index = device.has_index() ? device.index() : 0;
-      if (fake.device == nullptr || index >= fake.count()) return false;
-      fake.device(index);
-      return true;
-    }
-    return false;
-  } catch (const c10::Error&) {
+    const format::Device device = format::parse_device(location);
+    // Only canonical spellings count: torch.load parses the saved text itself.
+    return device.str() == location && format::device_available(device);
+  } catch (const format::Error&) {
     return false;
   }
 }

@@ -1,6 +1,6 @@
 // Reading real torch.save / TorchScript / legacy files: formats, tensors,
 // storages, every size check and every finding.
-#include "checkpoint/reader.h"
+#include "format/reader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "checkpoint/fixtures.h"
-#include "devcheck/error.h"
+#include "devcheck/format/error.h"
 
 using ::testing::HasSubstr;
 
@@ -195,13 +195,13 @@ TEST(Reader, UnreadableFilesThrowOneLineNamingTheFile) {
     try {
       parse_checkpoint(fixture(name));
       ADD_FAILURE() << name;
-    } catch (const FormatError& e) {
+    } catch (const format::FormatError& e) {
       EXPECT_THAT(e.message(), HasSubstr(fixture(name)));
       EXPECT_EQ(e.message().find('\n'), std::string::npos) << e.message();
     }
   }
-  EXPECT_THROW(parse_checkpoint(fixture("no_such_file.pt")), IoError);
-  EXPECT_THROW(parse_checkpoint(fixture("escape.pt")), UnsafeContentError);
+  EXPECT_THROW(parse_checkpoint(fixture("no_such_file.pt")), format::IoError);
+  EXPECT_THROW(parse_checkpoint(fixture("escape.pt")), format::UnsafeContentError);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "checkpoint/archive.h"
+#include "format/archive.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -11,7 +11,8 @@
 #include <cstring>
 #include <limits>
 
-#include "devcheck/error.h"
+#include "devcheck/format/error.h"
+#include "format/internal_assert.h"
 
 namespace devcheck::detail {
 namespace {
@@ -52,7 +53,7 @@ void put64(std::string& out, std::uint64_t v) {
 }
 
 [[noreturn]] void bad_zip(const std::string& path, const std::string& problem) {
-  throw FormatError(fmt::format(
+  throw format::FormatError(fmt::format(
       "[devcheck] cannot read '{}': {}; expected a torch.save or TorchScript zip archive. "
       "Fix: check that the file is complete (re-download or re-save it)",
       path, problem));
@@ -76,7 +77,7 @@ File& File::operator=(File&& other) noexcept {
 File File::open_read(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    throw IoError(
+    throw format::IoError(
         fmt::format("[devcheck] cannot open '{}': {}. Fix: check the path and its "
                     "permissions",
                     path, std::strerror(errno)));
@@ -84,7 +85,7 @@ File File::open_read(const std::string& path) {
   File file(fd);
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    throw IoError(
+    throw format::IoError(
         fmt::format("[devcheck] cannot read '{}': it is a directory, expected a "
                     "checkpoint file",
                     path));
@@ -95,7 +96,8 @@ File File::open_read(const std::string& path) {
 std::uint64_t File::size(const std::string& path) const {
   struct stat st {};
   if (::fstat(fd_, &st) != 0) {
-    throw IoError(fmt::format("[devcheck] cannot stat '{}': {}", path, std::strerror(errno)));
+    throw format::IoError(
+        fmt::format("[devcheck] cannot stat '{}': {}", path, std::strerror(errno)));
   }
   return static_cast<std::uint64_t>(st.st_size);
 }
@@ -109,7 +111,8 @@ void read_exact(int fd, std::uint64_t offset, void* dst, std::uint64_t size,
     const ssize_t n = ::pread(fd, out, chunk, static_cast<off_t>(offset));
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw IoError(fmt::format("[devcheck] cannot read '{}': {}", path, std::strerror(errno)));
+      throw format::IoError(
+          fmt::format("[devcheck] cannot read '{}': {}", path, std::strerror(errno)));
     }
     if (n == 0)
       bad_zip(path, fmt::format("file is truncated (ends before byte {})", offset + size));
@@ -127,7 +130,7 @@ void write_all(int fd, const void* data, std::uint64_t size, const std::string& 
     const ssize_t n = ::write(fd, in, chunk);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw IoError(
+      throw format::IoError(
           fmt::format("[devcheck] cannot write '{}': {}. Fix: check free disk space "
                       "and permissions",
                       path, std::strerror(errno)));
@@ -274,7 +277,7 @@ void ZipReader::parse_central_directory() {
       xpos += 4 + len;
     }
     if (!is_safe_record_name(r.name)) {
-      throw UnsafeContentError(fmt::format(
+      throw format::UnsafeContentError(fmt::format(
           "[devcheck] refusing '{}': record name '{}' would escape the archive (absolute path, "
           "'..' or control characters); a checkpoint never contains such names",
           path_, r.name));
@@ -396,7 +399,7 @@ void ZipWriter::put(const void* data, std::uint64_t size) {
 
 void ZipWriter::write_local_header(const ZipRecord& r,
                                    std::optional<std::uint64_t> page_offset_of) {
-  TORCH_INTERNAL_ASSERT(!finished_ && pending_ == 0, "ZipWriter: record started out of order");
+  DEVCHECK_INTERNAL_ASSERT(!finished_ && pending_ == 0, "ZipWriter: record started out of order");
   const bool zip64 = force_zip64_ || r.size >= kMax32 || r.compressed_size >= kMax32;
   std::string h;
   put32(h, kLocalSig);
@@ -448,13 +451,13 @@ void ZipWriter::begin_record(const std::string& name, std::uint64_t size, std::u
 }
 
 void ZipWriter::write_data(const void* data, std::uint64_t size) {
-  TORCH_INTERNAL_ASSERT(size <= pending_, "ZipWriter: more data than the record declared");
+  DEVCHECK_INTERNAL_ASSERT(size <= pending_, "ZipWriter: more data than the record declared");
   put(data, size);
   pending_ -= size;
 }
 
 void ZipWriter::copy_data(int src_fd, std::uint64_t offset, std::uint64_t size) {
-  TORCH_INTERNAL_ASSERT(size <= pending_, "ZipWriter: more data than the record declared");
+  DEVCHECK_INTERNAL_ASSERT(size <= pending_, "ZipWriter: more data than the record declared");
   copy_bytes(src_fd, offset, size);
   pending_ -= size;
 }
@@ -474,11 +477,13 @@ void ZipWriter::copy_bytes(int src_fd, std::uint64_t offset, std::uint64_t size)
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno != EXDEV && errno != ENOSYS && errno != EOPNOTSUPP && errno != EINVAL) {
-      throw IoError(fmt::format("[devcheck] cannot write '{}': {}. Fix: check free disk space",
-                                path_, std::strerror(errno)));
+      throw format::IoError(
+          fmt::format("[devcheck] cannot write '{}': {}. Fix: check free disk space", path_,
+                      std::strerror(errno)));
     }
     if (n == 0) {  // the source ended early
-      throw IoError(fmt::format("[devcheck] cannot write '{}': its source ended early", path_));
+      throw format::IoError(
+          fmt::format("[devcheck] cannot write '{}': its source ended early", path_));
     }
     kernel_copy = false;  // fall back to read + write below
   }
@@ -495,10 +500,10 @@ void ZipWriter::copy_bytes(int src_fd, std::uint64_t offset, std::uint64_t size)
 
 void ZipWriter::add_span(const ZipReader& reader, const std::vector<const ZipRecord*>& records,
                          std::uint64_t end) {
-  TORCH_INTERNAL_ASSERT(!finished_ && pending_ == 0 && !records.empty(),
-                        "ZipWriter: span added out of order");
+  DEVCHECK_INTERNAL_ASSERT(!finished_ && pending_ == 0 && !records.empty(),
+                           "ZipWriter: span added out of order");
   const std::uint64_t begin = records.front()->local_header_offset;
-  TORCH_INTERNAL_ASSERT(begin <= end, "ZipWriter: span ends before it begins");
+  DEVCHECK_INTERNAL_ASSERT(begin <= end, "ZipWriter: span ends before it begins");
   const std::uint64_t out_begin = offset_;
   copy_bytes(reader.fd(), begin, end - begin);
   for (const ZipRecord* r : records) {
@@ -541,18 +546,19 @@ void ZipWriter::add_copy(const std::string& name, const ZipReader& reader,
 }
 
 void ZipWriter::set_last_crc(std::uint32_t crc) {
-  TORCH_INTERNAL_ASSERT(!entries_.empty() && pending_ == 0, "ZipWriter: no finished record");
+  DEVCHECK_INTERNAL_ASSERT(!entries_.empty() && pending_ == 0, "ZipWriter: no finished record");
   entries_.back().crc32 = crc;
   std::string bytes;
   put32(bytes, crc);
   const auto at = static_cast<off_t>(entries_.back().local_header_offset + 14);
   if (::pwrite(fd_, bytes.data(), 4, at) != 4) {
-    throw IoError(fmt::format("[devcheck] cannot write '{}': {}", path_, std::strerror(errno)));
+    throw format::IoError(
+        fmt::format("[devcheck] cannot write '{}': {}", path_, std::strerror(errno)));
   }
 }
 
 void ZipWriter::finish() {
-  TORCH_INTERNAL_ASSERT(!finished_ && pending_ == 0, "ZipWriter: finish() with a record open");
+  DEVCHECK_INTERNAL_ASSERT(!finished_ && pending_ == 0, "ZipWriter: finish() with a record open");
   finished_ = true;
   const std::uint64_t cd_offset = offset_;
   std::string cd;

@@ -11,9 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "checkpoint/archive.h"
-#include "checkpoint/pickle.h"
-#include "devcheck/checkpoint.h"
+#include "devcheck/format/checkpoint.h"
+#include "format/archive.h"
+#include "format/pickle.h"
 
 namespace devcheck::detail {
 

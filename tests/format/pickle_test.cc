@@ -1,7 +1,7 @@
 // The pickle scanner: values from real Python pickles, nothing executed,
 // malformed input rejected with a clear message, and location rewrites that
 // leave memo-shared user values alone.
-#include "checkpoint/pickle.h"
+#include "format/pickle.h"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <bitset>
 
-#include "devcheck/error.h"
+#include "devcheck/format/error.h"
 #include "support/support.h"
 
 using ::testing::HasSubstr;
@@ -96,8 +96,8 @@ TEST(PickleScanner, MalformedPicklesAreFormatErrorsWithTheOffset) {
   for (const auto& bytes : bad) {
     try {
       scan_pickle(bytes, "'x.pt' record 'x/data.pkl'");
-      ADD_FAILURE() << "expected FormatError";
-    } catch (const FormatError& e) {
+      ADD_FAILURE() << "expected format::FormatError";
+    } catch (const format::FormatError& e) {
       EXPECT_THAT(e.message(), HasSubstr("'x.pt' record 'x/data.pkl'"));
       EXPECT_THAT(e.message(), HasSubstr("at byte"));
     }
@@ -266,8 +266,8 @@ TEST(PickleRewrite, AStringCopiedByDupIsNotRewritten) {
   site.end = location + 8;
   try {
     string_edits(p, {{site, "cuda:0"}}, "'d.pt' record 'd/data.pkl'");
-    FAIL() << "expected FormatError";
-  } catch (const FormatError& e) {
+    FAIL() << "expected format::FormatError";
+  } catch (const format::FormatError& e) {
     EXPECT_THAT(e.message(), HasSubstr("'d.pt' record 'd/data.pkl'"));
     EXPECT_THAT(e.message(), HasSubstr("DUP"));
   }

@@ -1,11 +1,11 @@
 // Outputs appear whole or not at all, and never replace a file by surprise.
-#include "checkpoint/output.h"
+#include "format/output.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "devcheck/error.h"
+#include "devcheck/format/error.h"
 #include "support/support.h"
 
 using ::testing::HasSubstr;
@@ -49,8 +49,8 @@ TEST(AtomicOutput, RefusesAnExistingFileUnlessOverwriting) {
   write_file(path, "old");
   try {
     AtomicOutput out(path, false);
-    FAIL() << "expected IoError";
-  } catch (const IoError& e) {
+    FAIL() << "expected format::IoError";
+  } catch (const format::IoError& e) {
     EXPECT_THAT(e.message(), HasSubstr(path));
     EXPECT_THAT(e.message(), HasSubstr("--force"));
   }
@@ -65,8 +65,8 @@ TEST(AtomicOutput, MissingFolderIsAnIoErrorNamingThePath) {
   const std::string path = (dir / "no" / "such" / "out.pt").string();
   try {
     AtomicOutput out(path, false);
-    FAIL() << "expected IoError";
-  } catch (const IoError& e) {
+    FAIL() << "expected format::IoError";
+  } catch (const format::IoError& e) {
     EXPECT_THAT(e.message(), HasSubstr(path));
   }
 }

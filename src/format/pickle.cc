@@ -1,4 +1,4 @@
-#include "checkpoint/pickle.h"
+#include "format/pickle.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,8 @@
 #include <set>
 #include <unordered_set>
 
-#include "devcheck/error.h"
+#include "devcheck/format/error.h"
+#include "format/internal_assert.h"
 
 namespace devcheck::detail {
 namespace {
@@ -30,7 +31,7 @@ class Scanner {
 
  private:
   [[noreturn]] void fail(const std::string& problem) const {
-    throw FormatError(fmt::format(
+    throw format::FormatError(fmt::format(
         "[devcheck] cannot read {}: malformed pickle at byte {} (op 0x{:02x}): {}. Fix: the file "
         "is corrupt or not a PyTorch checkpoint; re-save it with torch.save",
         where_, op_begin_, op_, problem));
@@ -623,12 +624,12 @@ std::vector<Edit> string_edits(const Pickle& p, const std::vector<StringChange>&
                                const std::string& where) {
   std::map<std::uint64_t, const StringChange*> by_offset;
   for (const auto& c : changes) {
-    TORCH_INTERNAL_ASSERT(c.site.valid, "string_edits: site is not rewritable");
+    DEVCHECK_INTERNAL_ASSERT(c.site.valid, "string_edits: site is not rewritable");
     by_offset.emplace(c.site.begin, &c);
   }
   for (const std::uint64_t source : p.dup_sources) {
     if (by_offset.count(source) != 0) {
-      throw FormatError(fmt::format(
+      throw format::FormatError(fmt::format(
           "[devcheck] cannot rewrite {}: the str pushed at byte {} is copied by DUP, so the copy "
           "would change too. Fix: load and re-save it with torch.load + torch.save in a trusted "
           "environment",
@@ -667,8 +668,8 @@ std::string apply_edits(std::string_view bytes, std::vector<Edit> edits) {
   out.reserve(bytes.size() + 64 * edits.size());
   std::uint64_t at = 0;
   for (const auto& e : edits) {
-    TORCH_INTERNAL_ASSERT(e.begin >= at && e.end >= e.begin && e.end <= bytes.size(),
-                          "apply_edits: overlapping or out-of-range edit");
+    DEVCHECK_INTERNAL_ASSERT(e.begin >= at && e.end >= e.begin && e.end <= bytes.size(),
+                             "apply_edits: overlapping or out-of-range edit");
     out.append(bytes.substr(at, e.begin - at));
     out += e.replacement;
     at = e.end;

@@ -1,7 +1,7 @@
 // The allowlist and the dtype tables behind tensor interpretation.
 #include <gtest/gtest.h>
 
-#include "checkpoint/reader.h"
+#include "format/reader.h"
 
 namespace devcheck::detail {
 namespace {

@@ -1,4 +1,4 @@
-#include "checkpoint/output.h"
+#include "format/output.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "devcheck/error.h"
+#include "devcheck/format/error.h"
 
 namespace devcheck::detail {
 
@@ -25,20 +25,20 @@ AtomicOutput::AtomicOutput(std::string path, bool overwrite)
     : path_(std::move(path)), overwrite_(overwrite) {
   struct stat st {};
   if (!overwrite_ && ::lstat(path_.c_str(), &st) == 0) {
-    throw IoError(
+    throw format::IoError(
         fmt::format("[devcheck] refusing to overwrite '{}': it exists. Fix: choose "
                     "another output path, or pass --force (RemapOptions::force)",
                     path_));
   }
   if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    throw IoError(fmt::format("[devcheck] cannot write '{}': it is a directory", path_));
+    throw format::IoError(fmt::format("[devcheck] cannot write '{}': it is a directory", path_));
   }
   temp_ = path_ + ".devcheck-tmp-XXXXXX";
   std::vector<char> name(temp_.begin(), temp_.end());
   name.push_back('\0');
   fd_ = ::mkostemp(name.data(), O_CLOEXEC);
   if (fd_ < 0) {
-    throw IoError(
+    throw format::IoError(
         fmt::format("[devcheck] cannot write '{}': {}. Fix: check that its folder "
                     "exists and is writable",
                     path_, std::strerror(errno)));
@@ -56,7 +56,8 @@ void AtomicOutput::commit() {
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {
-    throw IoError(fmt::format("[devcheck] cannot write '{}': {}", path_, std::strerror(errno)));
+    throw format::IoError(
+        fmt::format("[devcheck] cannot write '{}': {}", path_, std::strerror(errno)));
   }
   int rc = 0;
   if (overwrite_) {
@@ -71,7 +72,7 @@ void AtomicOutput::commit() {
   }
   if (rc != 0) {
     const int err = errno;
-    throw IoError(
+    throw format::IoError(
         fmt::format("[devcheck] cannot create '{}': {}{}", path_, std::strerror(err),
                     err == EEXIST ? ". Fix: choose another output path, or pass --force" : ""));
   }

@@ -1,6 +1,6 @@
 // The zip layer: our writer against Python's zipfile and our reader, and the
 // reader's bounds checks.
-#include "checkpoint/archive.h"
+#include "format/archive.h"
 
 #include <fcntl.h>
 #include <gmock/gmock.h>
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "devcheck/error.h"
+#include "devcheck/format/error.h"
 #include "support/support.h"
 
 using ::testing::HasSubstr;
@@ -90,8 +90,8 @@ TEST(ZipReader, TruncatedArchiveIsAFormatErrorNamingTheFile) {
   File f = File::open_read(path);
   try {
     ZipReader reader(f.fd(), f.size(path), path);
-    FAIL() << "expected FormatError";
-  } catch (const FormatError& e) {
+    FAIL() << "expected format::FormatError";
+  } catch (const format::FormatError& e) {
     EXPECT_THAT(e.message(), HasSubstr(path));
     EXPECT_THAT(e.message(), HasSubstr("[devcheck]"));
   }
@@ -109,8 +109,8 @@ TEST(ZipReader, CorruptDataFailsItsCrcCheck) {
   ZipReader reader(f.fd(), f.size(path), path);
   try {
     reader.read(*reader.find("archive/data/0"), 100);
-    FAIL() << "expected FormatError";
-  } catch (const FormatError& e) {
+    FAIL() << "expected format::FormatError";
+  } catch (const format::FormatError& e) {
     EXPECT_THAT(e.message(), HasSubstr("CRC-32"));
     EXPECT_THAT(e.message(), HasSubstr("archive/data/0"));
   }
@@ -122,7 +122,7 @@ TEST(ZipReader, RecordLargerThanAllowedIsRefused) {
   write_zip(path, false);
   File f = File::open_read(path);
   ZipReader reader(f.fd(), f.size(path), path);
-  EXPECT_THROW(reader.read(*reader.find("archive/data/0"), 4), FormatError);
+  EXPECT_THROW(reader.read(*reader.find("archive/data/0"), 4), format::FormatError);
 }
 
 TEST(ZipReader, EmptyAndTinyFilesAreFormatErrors) {
@@ -130,10 +130,10 @@ TEST(ZipReader, EmptyAndTinyFilesAreFormatErrors) {
   const std::string path = (dir / "e.zip").string();
   write_file(path, "");
   File f = File::open_read(path);
-  EXPECT_THROW(ZipReader(f.fd(), 0, path), FormatError);
+  EXPECT_THROW(ZipReader(f.fd(), 0, path), format::FormatError);
   write_file(path, "PK\x03\x04");
   File g = File::open_read(path);
-  EXPECT_THROW(ZipReader(g.fd(), 4, path), FormatError);
+  EXPECT_THROW(ZipReader(g.fd(), 4, path), format::FormatError);
 }
 
 TEST(ZipReader, RecordNameEscapingTheArchiveIsUnsafe) {
@@ -149,8 +149,8 @@ TEST(ZipReader, RecordNameEscapingTheArchiveIsUnsafe) {
   File f = File::open_read(path);
   try {
     ZipReader reader(f.fd(), f.size(path), path);
-    FAIL() << "expected UnsafeContentError";
-  } catch (const UnsafeContentError& e) {
+    FAIL() << "expected format::UnsafeContentError";
+  } catch (const format::UnsafeContentError& e) {
     EXPECT_THAT(e.message(), HasSubstr("../../etc/x"));
   }
 }

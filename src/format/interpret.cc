@@ -6,83 +6,15 @@
 #include <optional>
 #include <unordered_set>
 
-#include "checkpoint/reader.h"
-#include "devcheck/error.h"
+#include "devcheck/format/error.h"
+#include "devcheck/format/units.h"
+#include "format/reader.h"
 
 namespace devcheck::detail {
 namespace {
 
 constexpr int kMaxDepth = 200;
 constexpr std::uint64_t kMaxSteps = 20'000'000;
-
-struct DtypeInfo {
-  const char* name;
-  std::int64_t size;
-};
-
-const std::unordered_map<std::string_view, DtypeInfo>& storage_types() {
-  static const std::unordered_map<std::string_view, DtypeInfo> table = {
-      {"FloatStorage", {"float32", 4}},
-      {"DoubleStorage", {"float64", 8}},
-      {"HalfStorage", {"float16", 2}},
-      {"BFloat16Storage", {"bfloat16", 2}},
-      {"ComplexFloatStorage", {"complex64", 8}},
-      {"ComplexDoubleStorage", {"complex128", 16}},
-      {"LongStorage", {"int64", 8}},
-      {"IntStorage", {"int32", 4}},
-      {"ShortStorage", {"int16", 2}},
-      {"CharStorage", {"int8", 1}},
-      {"ByteStorage", {"uint8", 1}},
-      {"BoolStorage", {"bool", 1}},
-      {"QInt8Storage", {"qint8", 1}},
-      {"QUInt8Storage", {"quint8", 1}},
-      {"QInt32Storage", {"qint32", 4}},
-      {"QUInt4x2Storage", {"quint4x2", 1}},
-      {"QUInt2x4Storage", {"quint2x4", 1}},
-      {"UntypedStorage", {"uint8", 1}},
-  };
-  return table;
-}
-
-const std::unordered_map<std::string_view, DtypeInfo>& dtype_globals() {
-  static const std::unordered_map<std::string_view, DtypeInfo> table = {
-      {"float32", {"float32", 4}},
-      {"float", {"float32", 4}},
-      {"float64", {"float64", 8}},
-      {"double", {"float64", 8}},
-      {"float16", {"float16", 2}},
-      {"half", {"float16", 2}},
-      {"bfloat16", {"bfloat16", 2}},
-      {"complex32", {"complex32", 4}},
-      {"chalf", {"complex32", 4}},
-      {"complex64", {"complex64", 8}},
-      {"cfloat", {"complex64", 8}},
-      {"complex128", {"complex128", 16}},
-      {"cdouble", {"complex128", 16}},
-      {"uint8", {"uint8", 1}},
-      {"int8", {"int8", 1}},
-      {"int16", {"int16", 2}},
-      {"short", {"int16", 2}},
-      {"int32", {"int32", 4}},
-      {"int", {"int32", 4}},
-      {"int64", {"int64", 8}},
-      {"long", {"int64", 8}},
-      {"bool", {"bool", 1}},
-      {"uint16", {"uint16", 2}},
-      {"uint32", {"uint32", 4}},
-      {"uint64", {"uint64", 8}},
-      {"float8_e5m2", {"float8_e5m2", 1}},
-      {"float8_e4m3fn", {"float8_e4m3fn", 1}},
-      {"float8_e5m2fnuz", {"float8_e5m2fnuz", 1}},
-      {"float8_e4m3fnuz", {"float8_e4m3fnuz", 1}},
-      {"qint8", {"qint8", 1}},
-      {"quint8", {"quint8", 1}},
-      {"qint32", {"qint32", 4}},
-      {"quint4x2", {"quint4x2", 1}},
-      {"quint2x4", {"quint2x4", 1}},
-  };
-  return table;
-}
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -235,13 +167,13 @@ class Interpreter {
 
   void walk(std::uint32_t i, const std::string& key, int depth) {
     if (depth > kMaxDepth) {
-      throw UnsafeContentError(fmt::format(
+      throw format::UnsafeContentError(fmt::format(
           "[devcheck] refusing {}: values nest deeper than {} levels at '{}'; a checkpoint never "
           "does (a crafted file can exhaust the stack of a loader)",
           where(), kMaxDepth, key));
     }
     if (++steps_ > kMaxSteps) {
-      throw UnsafeContentError(fmt::format(
+      throw format::UnsafeContentError(fmt::format(
           "[devcheck] refusing {}: its values reference each other more than {} times (a "
           "crafted file can make a loader work exponentially)",
           where(), kMaxSteps));
@@ -485,18 +417,18 @@ class Interpreter {
 
 bool storage_type_dtype(std::string_view storage_type, std::string* dtype,
                         std::int64_t* element_size) {
-  const auto it = storage_types().find(storage_type);
-  if (it == storage_types().end()) return false;
-  *dtype = it->second.name;
-  *element_size = it->second.size;
+  const format::DtypeInfo* d = format::find_dtype_by_storage_type(storage_type);
+  if (d == nullptr) return false;
+  *dtype = d->name;
+  *element_size = d->element_size;
   return true;
 }
 
 bool dtype_from_global(std::string_view name, std::string* dtype, std::int64_t* element_size) {
-  const auto it = dtype_globals().find(name);
-  if (it == dtype_globals().end()) return false;
-  *dtype = it->second.name;
-  *element_size = it->second.size;
+  const format::DtypeInfo* d = format::find_dtype(name);
+  if (d == nullptr) return false;
+  *dtype = d->name;
+  *element_size = d->element_size;
   return true;
 }
 
@@ -538,14 +470,15 @@ bool is_allowed_global(std::string_view module, std::string_view name, bool torc
   const std::string full = std::string(module) + "." + std::string(name);
   if (kExact.count(full) != 0) return true;
   if (module == "torch" || module == "torch.storage" || module == "torch.cuda") {
-    if (ends_with(name, "Storage") && storage_types().count(name) != 0) return true;
+    if (ends_with(name, "Storage") && format::find_dtype_by_storage_type(name) != nullptr)
+      return true;
     if (name == "TypedStorage") return true;
   }
   if ((module == "torch" || module == "torch.cuda") && ends_with(name, "Tensor") &&
       name.size() > 6) {
     return true;  // legacy tensor classes: torch.FloatTensor, torch.cuda.HalfTensor
   }
-  if (module == "torch" && dtype_globals().count(name) != 0) return true;
+  if (module == "torch" && format::find_dtype(name) != nullptr) return true;
   if (torchscript) {
     static const std::unordered_set<std::string_view> kScript = {
         "build_intlist",     "build_tensorlist", "build_doublelist",     "build_boollist",

@@ -1,5 +1,5 @@
 // Format detection, the zip and legacy layouts, record checks and findings.
-#include "checkpoint/reader.h"
+#include "format/reader.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "devcheck/device.h"
-#include "devcheck/error.h"
+#include "devcheck/format/device_name.h"
+#include "devcheck/format/error.h"
 
 namespace devcheck::detail {
 namespace {
@@ -20,7 +20,7 @@ constexpr std::uint64_t kMaxCodeBytes = std::uint64_t{64} << 20;
 constexpr const char* kLegacyMagicHex = "1950a86a20f9469cfc6c";
 
 [[noreturn]] void not_a_checkpoint(const std::string& path, const std::string& problem) {
-  throw FormatError(fmt::format(
+  throw format::FormatError(fmt::format(
       "[devcheck] cannot read '{}': {}; expected a torch.save checkpoint or TorchScript archive. "
       "Fix: check the path, or that the file was written by torch.save / torch.jit.save",
       path, problem));
@@ -286,7 +286,8 @@ void add_summary_findings(ParsedCheckpoint& cp) {
       locations.push_back(st.location);
     }
   }
-  const std::string target = cuda_device_count() > 0 ? "cuda:0" : "cpu";
+  const int cuda_devices = format::driver_cuda_device_count();
+  const std::string target = cuda_devices > 0 ? "cuda:0" : "cpu";
   for (const auto& loc : locations) {
     if (location_available(loc)) continue;
     std::size_t n = 0;
@@ -295,7 +296,7 @@ void add_summary_findings(ParsedCheckpoint& cp) {
         {"device-unavailable", Severity::kWarning,
          fmt::format("{} storage(s) were saved on {}, which this machine does not have ({} CUDA "
                      "device(s)); torch.load without map_location fails here. Fix: {}",
-                     n, loc, cuda_device_count(), remap_hint(cp.path, target))});
+                     n, loc, cuda_devices, remap_hint(cp.path, target))});
   }
   if (locations.size() > 1) {
     cp.findings.push_back({"mixed-devices", Severity::kWarning,

@@ -8,16 +8,24 @@
 #include <map>
 #include <set>
 
-#include "checkpoint/output.h"
-#include "checkpoint/reader.h"
-#include "devcheck/checkpoint.h"
-#include "devcheck/device.h"
-#include "devcheck/error.h"
+#include "devcheck/format/checkpoint.h"
+#include "devcheck/format/error.h"
+#include "devcheck/format/units.h"
+#include "format/internal_assert.h"
+#include "format/output.h"
+#include "format/reader.h"
 
 namespace devcheck {
 namespace {
 
 using detail::Edit;
+using format::DeviceMap;
+using format::format_bytes;
+using format::FormatError;
+using format::IoError;
+using format::RemapOptions;
+using format::UnsafeContentError;
+
 using detail::ParsedCheckpoint;
 using detail::PickleSource;
 
@@ -88,22 +96,22 @@ std::string rewrite_pickle(const ParsedCheckpoint& cp, std::size_t index, const 
   std::string out = detail::apply_edits(src.bytes, std::move(edits));
   // Our own edit must leave a pickle that reads back the same way.
   const detail::Pickle check = detail::scan_pickle(out, "the rewritten pickle");
-  TORCH_INTERNAL_ASSERT(check.persistent_ids.size() == p.persistent_ids.size(),
-                        "remap: rewritten pickle lost persistent ids");
+  DEVCHECK_INTERNAL_ASSERT(check.persistent_ids.size() == p.persistent_ids.size(),
+                           "remap: rewritten pickle lost persistent ids");
   std::bitset<256> added = check.opcodes & ~p.opcodes;
   added.reset('X');  // BINUNICODE: the changed strs
-  TORCH_INTERNAL_ASSERT(added.none(), "remap: rewritten pickle uses an op its input did not");
+  DEVCHECK_INTERNAL_ASSERT(added.none(), "remap: rewritten pickle uses an op its input did not");
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (expected[i].empty()) continue;
     const detail::Node& t = check.at(check.persistent_ids[i].tuple);
-    TORCH_INTERNAL_ASSERT(t.items.size() >= 4 && check.at(t.items[3]).text == expected[i],
-                          "remap: rewritten pickle has the wrong location for a storage");
+    DEVCHECK_INTERNAL_ASSERT(t.items.size() >= 4 && check.at(t.items[3]).text == expected[i],
+                             "remap: rewritten pickle has the wrong location for a storage");
   }
   return out;
 }
 
 std::string rewrite_code(std::string text, const std::vector<detail::CodeLiteral>& literals,
-                         const MapLocation& map, std::vector<std::string>* log) {
+                         const DeviceMap& map, std::vector<std::string>* log) {
   // Right to left, so earlier offsets stay valid.
   for (auto it = literals.rbegin(); it != literals.rend(); ++it) {
     const std::string to = map.apply(it->literal);
@@ -212,8 +220,8 @@ void write_legacy_as_zip(const ParsedCheckpoint& cp, const RemapOptions& o, deta
 
 }  // namespace
 
-RemapReport remap(const std::string& input, const std::string& output,
-                  const RemapOptions& options) {
+RemapReport format::remap(const std::string& input, const std::string& output,
+                          const RemapOptions& options) {
   const auto cp = detail::parse_checkpoint(input);
   if (cp->has_errors()) {
     std::vector<std::string> errors;
