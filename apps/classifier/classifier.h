@@ -50,8 +50,7 @@ struct TrainOptions {
   TORCH_ARG(int64_t, epochs) = 1;
   /// Samples per batch. Default 32.
   TORCH_ARG(int64_t, batch_size) = 32;
-  /// Adam's learning rate. Default 2.5e-3: over seeds 0-3 the one that met
-  /// 0.90 after 3 epochs with the most margin (docs/train.md).
+  /// Adam's learning rate. Default 2.5e-3 (docs/train.md says how it was chosen).
   TORCH_ARG(double, learning_rate) = 2.5e-3;
   /// The learning rate over the run, as a function of the epoch and the step
   /// in it: a run resumed with the same `epochs` follows the same schedule;
@@ -155,8 +154,8 @@ TrainReport train_classifier(const TrainOptions& options, const ProgressCallback
 /// Tells glibc's malloc to keep freed memory in this process (mmap and trim
 /// thresholds 1 GiB, top pad 256 MiB) instead of handing it back to the
 /// kernel. A training loop frees and reallocates the same large buffers every
-/// batch; given back, they are faulted in again page by page, which on this
-/// project's CI VM made evaluation 5x slower. Process-wide and permanent, so
+/// batch; given back, they are faulted in again page by page, which makes
+/// evaluation several times slower (docs/train.md). Process-wide and permanent, so
 /// the library never calls it on its own: `devcheck train` and the benchmarks
 /// do. Returns whether malloc took the settings: false where it is not
 /// glibc's (another C library, or a sanitizer's allocator).

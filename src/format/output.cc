@@ -27,7 +27,7 @@ AtomicOutput::AtomicOutput(std::string path, bool overwrite)
   if (!overwrite_ && ::lstat(path_.c_str(), &st) == 0) {
     throw format::IoError(
         fmt::format("[devcheck] refusing to overwrite '{}': it exists. Fix: choose "
-                    "another output path, or pass --force (RemapOptions::force)",
+                    "another output path, or allow it with RemapOptions::force",
                     path_));
   }
   if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -72,9 +72,10 @@ void AtomicOutput::commit() {
   }
   if (rc != 0) {
     const int err = errno;
-    throw format::IoError(
-        fmt::format("[devcheck] cannot create '{}': {}{}", path_, std::strerror(err),
-                    err == EEXIST ? ". Fix: choose another output path, or pass --force" : ""));
+    throw format::IoError(fmt::format(
+        "[devcheck] cannot create '{}': {}{}", path_, std::strerror(err),
+        err == EEXIST ? ". Fix: choose another output path, or allow it with RemapOptions::force"
+                      : ""));
   }
   committed_ = true;
 }

@@ -145,9 +145,9 @@ void write_zip(const ParsedCheckpoint& cp, const RemapOptions& o, detail::ZipWri
     }
   }
   // In file order, every run of records kept as they are is copied with one
-  // kernel copy, headers and all (202 copies of a 1 GB file took 0.34 s here,
-  // one took 0.18 s, as cp does); a rewritten record before a run is padded so
-  // that the run keeps its offset within a page.
+  // kernel copy, headers and all (one copy instead of one per record, as cp
+  // does; docs/checkpoint.md has the measurements); a rewritten record before a run
+  // is padded so that the run keeps its offset within a page.
   const detail::ZipReader& zip = *cp.zip;
   std::vector<const detail::ZipRecord*> order;
   for (const auto& r : zip.records()) order.push_back(&r);

@@ -147,13 +147,6 @@ std::string trace_json(const Engine& engine, SiteNames& names, std::uint64_t* dr
 
 }  // namespace
 
-std::string format_bytes(std::uint64_t bytes) {
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  if (bytes < 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
-  if (bytes < 1024ULL * 1024 * 1024) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
-  return fmt::format("{:.2f} GiB", bytes / 1073741824.0);
-}
-
 SanitizerFinding make_mismatch_finding(const MismatchRecord& record) {
   SiteNames names;
   return mismatch_finding(record, names);

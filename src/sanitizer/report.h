@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "devcheck/format/units.h"
 #include "devcheck/sanitizer.h"
 #include "sanitizer/engine.h"
 
@@ -20,7 +21,7 @@ SanitizerReport build_report(const Engine& engine);
 // write leaves no partial file. Throws IoError naming `what` and `path`.
 void write_file_atomically(const std::string& path, const std::string& body, const char* what);
 
-// "12 B", "3.0 KiB", "2.3 MiB".
-std::string format_bytes(std::uint64_t bytes);
+// "12 B", "3.0 KiB", "2.3 MiB": the one byte formatter, the format layer's.
+using format::format_bytes;
 
 }  // namespace devcheck::sanitizer

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/run_cli.h"
+#include "command.h"
 #include "devcheck/version.h"
 
 using ::testing::HasSubstr;
@@ -50,3 +51,13 @@ TEST(Cli, TheInstalledProgramHasTheSameExitCodes) {
 
 }  // namespace
 }  // namespace devcheck::cli
+
+TEST(CliTerms, LibraryOptionNamesBecomeTheFlagsTheUserTyped) {
+  EXPECT_EQ(devcheck::cli::in_cli_terms("set TrainOptions::epochs >= 1; TrainOptions::out 'x'"),
+            "set --epochs >= 1; --out 'x'");
+  EXPECT_EQ(devcheck::cli::in_cli_terms("allow it with RemapOptions::force"),
+            "allow it with --force");
+  EXPECT_EQ(devcheck::cli::in_cli_terms("TrainOptions::learning_rate > 0, found -1"),
+            "--lr > 0, found -1");
+  EXPECT_EQ(devcheck::cli::in_cli_terms("no option named here"), "no option named here");
+}

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace devcheck::cli {
 namespace {
@@ -86,7 +87,8 @@ TEST(RemapCommand, ExistingOutputNeedsForce) {
   devcheck::testing::write_file(out, "precious");
   CliResult r = run_cli({"remap", fixture("cpu_state_dict.pt"), "-o", out, "--to", "cpu"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--force"));
+  EXPECT_THAT(r.err, HasSubstr("allow it with --force"));
+  EXPECT_THAT(r.err, Not(HasSubstr("RemapOptions")));
   EXPECT_EQ(read_file(out), "precious");
   r = run_cli({"remap", fixture("cpu_state_dict.pt"), "-o", out, "--to", "cpu", "--force"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -1,7 +1,10 @@
 #include "command.h"
 
 #include <algorithm>
+#include <cstring>
 #include <ostream>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "devcheck/format/error.h"
@@ -38,6 +41,34 @@ int exit_code_for(ErrorCode code) {
     default:
       return kExitBadInput;
   }
+}
+
+std::string in_cli_terms(std::string message) {
+  // Longest names first, so TrainOptions::out never eats part of another.
+  static const std::pair<const char*, const char*> kFlags[] = {
+      {"TrainOptions::learning_rate", "--lr"},
+      {"TrainOptions::test_samples", "--test-samples"},
+      {"TrainOptions::lr_schedule", "--lr-schedule"},
+      {"TrainOptions::batch_size", "--batch-size"},
+      {"TrainOptions::max_steps", "--max-steps"},
+      {"TrainOptions::data_dir", "--data"},
+      {"PrefetchOptions::in_flight", "--prefetch"},
+      {"TrainOptions::threads", "--threads"},
+      {"TrainOptions::epochs", "--epochs"},
+      {"TrainOptions::device", "--device"},
+      {"TrainOptions::resume", "--resume"},
+      {"RemapOptions::force", "--force"},
+      {"TrainOptions::seed", "--seed"},
+      {"TrainOptions::out", "--out"},
+  };
+  for (const auto& [api, flag] : kFlags) {
+    const std::string_view name(api);
+    for (std::size_t at = message.find(name); at != std::string::npos;
+         at = message.find(name, at + std::strlen(flag))) {
+      message.replace(at, name.size(), flag);
+    }
+  }
+  return message;
 }
 
 ForwardRegistrar::ForwardRegistrar(std::string name, std::string description, int order,
@@ -142,7 +173,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   try {
     return chosen();
   } catch (const format::Error& e) {
-    err << e.message() << "\n";
+    err << in_cli_terms(e.message()) << "\n";
     return exit_code_for(e.code());
   } catch (...) {
     const std::exception_ptr error = std::current_exception();

@@ -58,6 +58,10 @@ struct ErrorReporterRegistrar {
 // are findings (1), everything else bad input (2).
 int exit_code_for(ErrorCode code);
 
+// A library message in the CLI's words: the library names its options in API
+// terms (RemapOptions::force, TrainOptions::epochs); the user typed flags.
+std::string in_cli_terms(std::string message);
+
 // The whole CLI, in-process: parses argv, runs one subcommand, maps errors to
 // exit codes, and writes only to `out` and `err`.
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);

@@ -12,7 +12,7 @@ int report_torch_error(const std::exception_ptr& error, std::ostream& err) {
   try {
     std::rethrow_exception(error);
   } catch (const Error& e) {
-    err << e.message() << "\n";
+    err << in_cli_terms(e.message()) << "\n";
     return exit_code_for(e.code());
   } catch (const c10::Error& e) {
     err << "devcheck: " << e.what_without_backtrace() << "\n";
