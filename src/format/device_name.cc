@@ -67,7 +67,7 @@ std::mutex& name_mutex() {
   return *m;
 }
 std::string& name_slot() {
-  static auto* const name = new std::string("privateuseone");
+  static auto* const name = new std::string("fake");
   return *name;
 }
 

@@ -362,9 +362,8 @@ class Interpreter {
               fmt::format("{}: tensor '{}' ({} {}, offset {}, strides {}) reaches past its "
                           "storage '{}' ({} bytes): {}. Loading it would read memory it does not "
                           "own. Fix: re-save the tensor from a trusted copy",
-                          where(), key, t.dtype, fmt::format("[{}]", fmt::join(t.shape, ", ")),
-                          t.storage_offset, fmt::format("[{}]", fmt::join(t.stride, ", ")), st.key,
-                          st.nbytes, why));
+                          where(), key, t.dtype, format::shape_text(t.shape), t.storage_offset,
+                          format::shape_text(t.stride), st.key, st.nbytes, why));
       return;
     }
     cp_.entries.push_back(std::move(t));

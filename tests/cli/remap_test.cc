@@ -6,7 +6,6 @@
 #include "cli/run_cli.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/device.h"
-#include "devcheck/fake_device.h"
 
 #include <filesystem>
 
@@ -118,7 +117,8 @@ TEST(RemapCommand, DevicesAreSpelledAsForEveryOtherFlag) {
   const std::string c = (dir / "c.pt").string();
   r = run_cli({"remap", fixture("cuda1.pt"), "-o", c, "--map", "cuda:1=Fake:1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("cuda:1 -> " + fake_device(1).str()));
+  // Written as torch 2.x names the fake device, whatever this LibTorch calls it.
+  EXPECT_THAT(r.out, HasSubstr("cuda:1 -> fake:1"));
   const std::string d = (dir / "d.pt").string();
   r = run_cli({"remap", fixture("cuda1.pt"), "-o", d, "--to", "tpu:0"});
   EXPECT_EQ(r.exit_code, 2);

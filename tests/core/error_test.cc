@@ -38,10 +38,10 @@ TEST(Error, RecordsTheFileLineAndFunctionThatThrewIt) {
   try {
     throw FormatError("[devcheck] truncated");
   } catch (const Error& e) {
-    EXPECT_TRUE(ends_with(e.file(), "tests/error_test.cc")) << e.file();
+    EXPECT_TRUE(ends_with(e.file(), "tests/core/error_test.cc")) << e.file();
     EXPECT_EQ(e.line(), line);
     EXPECT_STREQ(e.function(), "TestBody");
-    EXPECT_THAT(e.what(), HasSubstr("tests/error_test.cc:" + std::to_string(line)));
+    EXPECT_THAT(e.what(), HasSubstr("tests/core/error_test.cc:" + std::to_string(line)));
   }
 }
 
@@ -51,10 +51,10 @@ TEST(Error, ALibraryErrorNamesTheLibraryFileThatThrewNotErrorCc) {
     FAIL() << "no error";
   } catch (const InvalidArgumentError& e) {
     EXPECT_THAT(e.message(), HasSubstr("invalid device 'tpu:0'"));
-    EXPECT_TRUE(ends_with(e.file(), "src/device.cc")) << e.file();
+    EXPECT_TRUE(ends_with(e.file(), "src/core/device.cc")) << e.file();
     EXPECT_STREQ(e.function(), "parse");
     EXPECT_GT(e.line(), 0);
-    const std::string where = std::string("src/device.cc:") + std::to_string(e.line());
+    const std::string where = std::string("src/core/device.cc:") + std::to_string(e.line());
     EXPECT_THAT(e.what(), HasSubstr(where));
     EXPECT_THAT(e.what(), ::testing::Not(HasSubstr("error.cc")));
   }

@@ -12,12 +12,6 @@ using ::testing::HasSubstr;
 namespace devcheck::sanitizer {
 namespace {
 
-TEST(Report, FormatsBytesWithUnits) {
-  EXPECT_EQ(format_bytes(12), "12 B");
-  EXPECT_EQ(format_bytes(3 * 1024), "3.0 KiB");
-  EXPECT_EQ(format_bytes(5 * 1024 * 1024 + 512 * 1024), "5.5 MiB");
-}
-
 TEST(Report, MismatchFindingNamesEveryArgumentAndMarksTheStray) {
   MismatchRecord r;
   r.op = "aten::add";

@@ -49,9 +49,11 @@ DeviceRequest parse_device_request(std::string_view text);
 /// "auto" and "gpu" throw InvalidArgumentError too.
 Device parse_device(std::string_view text);
 
-/// How LibTorch in this process spells the PrivateUse1 device: "privateuseone"
-/// (LibTorch 1.13, or no LibTorch), or the name its backend registered ("fake"
-/// in LibTorch 2.x). Thread-safe.
+/// How this process spells the PrivateUse1 device: "fake" without LibTorch
+/// (devcheck's name, which torch 2.x programs using the fake device register
+/// too, so `torch.load` there reads what remap writes), else what LibTorch
+/// calls it once the LibTorch side has said so ("privateuseone" in 1.13, the
+/// registered name in 2.x). Thread-safe.
 std::string privateuse1_name();
 /// Set by the LibTorch side once it knows LibTorch's spelling. Thread-safe.
 void set_privateuse1_name(const std::string& name);
