@@ -178,6 +178,12 @@ TORCH_LIBRARY_IMPL(devcheck, CompositeExplicitAutograd, m) {
 
 TORCH_LIBRARY_IMPL(devcheck, Autograd, m) {
   m.impl("rms_norm", TORCH_FN(devcheck::custom_op::rms_norm_autograd));
+  // The two halves are what rms_norm's autograd calls: they are not
+  // differentiable themselves (no double backward), and they pass through
+  // autograd on every device (LibTorch 1.13 lets only some device types fall
+  // through by default; meta and the fake device are not among them).
+  m.impl("rms_norm_forward", torch::CppFunction::makeFallthrough());
+  m.impl("rms_norm_backward", torch::CppFunction::makeFallthrough());
 }
 
 TORCH_LIBRARY_IMPL(devcheck, CPU, m) {
