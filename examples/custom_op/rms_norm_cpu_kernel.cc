@@ -1,12 +1,14 @@
 // The CPU kernel of devcheck::rms_norm, compiled once per CPU capability
-// (CPU_CAPABILITY is DEFAULT or AVX2; CMakeLists.txt sets it and the flags:
-// at::vec's portable Vectorized, which the AVX2 build turns into AVX2 code).
+// (CPU_CAPABILITY is DEFAULT or AVX2; CMakeLists.txt sets it and the flags).
 // Rows run in parallel; each row is one pass for the sum of squares and one
-// for the output, with float accumulation for bfloat16.
+// for the output (the row stays in L1), with float accumulation for bfloat16.
+// The loops are written for the compiler's vectorizer rather than with
+// at::vec::Vectorized: its AVX2 specialisation needs sleef.h, which Debian's
+// LibTorch packages (1.13 and 2.6) do not ship, and its portable fallback
+// goes through stack arrays (measured slower than these loops, docs/custom-ops.md).
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
-#include <ATen/cpu/vec/vec.h>
 #include <c10/util/BFloat16.h>
 
 #include <algorithm>
@@ -23,82 +25,50 @@ namespace {
 template <typename T>
 using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
-template <typename A>
-using Vec = at::vec::Vectorized<A>;
-
-template <typename A>
-A horizontal_sum(const Vec<A>& v) {
-  __at_align__ A lanes[Vec<A>::size()];
-  v.store(lanes);
-  A sum = 0;
-  for (int64_t k = 0; k < Vec<A>::size(); ++k) sum += lanes[k];
-  return sum;
-}
+// Lanes per step: sums are kept in kLanes partial sums so the compiler can
+// vectorize them (one step is two AVX2 registers of float, four of double)
+// without reassociating floating-point math on its own.
+constexpr int64_t kLanes = 16;
 
 // sum(x[i] * x[i])
 template <typename A>
-A sum_squares(const A* x, int64_t n) {
-  constexpr int64_t kW = Vec<A>::size();
-  Vec<A> a0(A(0)), a1(A(0)), a2(A(0)), a3(A(0));
+A sum_squares(const A* __restrict x, int64_t n) {
+  A acc[kLanes] = {};
   int64_t i = 0;
-  for (; i + 4 * kW <= n; i += 4 * kW) {
-    const Vec<A> v0 = Vec<A>::loadu(x + i), v1 = Vec<A>::loadu(x + i + kW);
-    const Vec<A> v2 = Vec<A>::loadu(x + i + 2 * kW), v3 = Vec<A>::loadu(x + i + 3 * kW);
-    a0 = at::vec::fmadd(v0, v0, a0);
-    a1 = at::vec::fmadd(v1, v1, a1);
-    a2 = at::vec::fmadd(v2, v2, a2);
-    a3 = at::vec::fmadd(v3, v3, a3);
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t k = 0; k < kLanes; ++k) acc[k] += x[i + k] * x[i + k];
   }
-  for (; i + kW <= n; i += kW) {
-    const Vec<A> v = Vec<A>::loadu(x + i);
-    a0 = at::vec::fmadd(v, v, a0);
-  }
-  A sum = horizontal_sum<A>((a0 + a1) + (a2 + a3));
+  A sum = 0;
+  for (int64_t k = 0; k < kLanes; ++k) sum += acc[k];
   for (; i < n; ++i) sum += x[i] * x[i];
   return sum;
 }
 
 // sum(g[i] * w[i] * x[i])
 template <typename A>
-A dot3(const A* g, const A* w, const A* x, int64_t n) {
-  constexpr int64_t kW = Vec<A>::size();
-  Vec<A> a0(A(0)), a1(A(0));
+A dot3(const A* __restrict g, const A* __restrict w, const A* __restrict x, int64_t n) {
+  A acc[kLanes] = {};
   int64_t i = 0;
-  for (; i + 2 * kW <= n; i += 2 * kW) {
-    a0 = at::vec::fmadd(Vec<A>::loadu(g + i) * Vec<A>::loadu(w + i), Vec<A>::loadu(x + i), a0);
-    a1 = at::vec::fmadd(Vec<A>::loadu(g + i + kW) * Vec<A>::loadu(w + i + kW),
-                        Vec<A>::loadu(x + i + kW), a1);
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t k = 0; k < kLanes; ++k) acc[k] += g[i + k] * w[i + k] * x[i + k];
   }
-  for (; i + kW <= n; i += kW) {
-    a0 = at::vec::fmadd(Vec<A>::loadu(g + i) * Vec<A>::loadu(w + i), Vec<A>::loadu(x + i), a0);
-  }
-  A sum = horizontal_sum<A>(a0 + a1);
+  A sum = 0;
+  for (int64_t k = 0; k < kLanes; ++k) sum += acc[k];
   for (; i < n; ++i) sum += g[i] * w[i] * x[i];
   return sum;
 }
 
 // y[i] = x[i] * r * w[i]
 template <typename A>
-void scale_row(const A* x, const A* w, A r, A* y, int64_t n) {
-  constexpr int64_t kW = Vec<A>::size();
-  const Vec<A> vr(r);
-  int64_t i = 0;
-  for (; i + kW <= n; i += kW) (Vec<A>::loadu(x + i) * vr * Vec<A>::loadu(w + i)).store(y + i);
-  for (; i < n; ++i) y[i] = x[i] * r * w[i];
+void scale_row(const A* __restrict x, const A* __restrict w, A r, A* __restrict y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * r * w[i];
 }
 
 // gx[i] = r * (g[i] * w[i] - x[i] * c);  pw[i] += g[i] * x[i] * r
 template <typename A>
-void backward_row(const A* g, const A* w, const A* x, A r, A c, A* gx, A* pw, int64_t n) {
-  constexpr int64_t kW = Vec<A>::size();
-  const Vec<A> vr(r), vc(c);
-  int64_t i = 0;
-  for (; i + kW <= n; i += kW) {
-    const Vec<A> vg = Vec<A>::loadu(g + i), vx = Vec<A>::loadu(x + i);
-    (vr * (vg * Vec<A>::loadu(w + i) - vx * vc)).store(gx + i);
-    at::vec::fmadd(vg * vr, vx, Vec<A>::loadu(pw + i)).store(pw + i);
-  }
-  for (; i < n; ++i) {
+void backward_row(const A* __restrict g, const A* __restrict w, const A* __restrict x, A r, A c,
+                  A* __restrict gx, A* __restrict pw, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
     gx[i] = r * (g[i] * w[i] - x[i] * c);
     pw[i] += g[i] * x[i] * r;
   }

@@ -1,0 +1,71 @@
+// devcheck::rms_norm (examples/custom_op) against the same computation
+// composed of ATen ops, x * rsqrt(mean(x^2, -1) + eps) * w, on a 4096 x 1024
+// float32 input: forward (no autograd) and forward + backward. Target: the
+// fused kernel >= 2x faster in both. Threads: LibTorch's default intra-op
+// count (printed); the fused kernel and the composed ops get the same.
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include <string>
+
+#include "ratio.h"
+#include "rms_norm.h"
+
+namespace {
+
+constexpr int64_t kRows = 4096;
+constexpr int64_t kCols = 1024;
+constexpr double kEps = 1e-6;
+
+torch::Tensor composed(const torch::Tensor& x, const torch::Tensor& w) {
+  return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + kEps) * w;
+}
+
+torch::Tensor fused(const torch::Tensor& x, const torch::Tensor& w) {
+  return devcheck::rms_norm(x, w, kEps);
+}
+
+template <torch::Tensor (*F)(const torch::Tensor&, const torch::Tensor&)>
+void forward(benchmark::State& state) {
+  torch::manual_seed(0);
+  const torch::Tensor x = torch::randn({kRows, kCols});
+  const torch::Tensor w = torch::randn({kCols});
+  const torch::NoGradGuard no_grad;
+  for (auto _ : state) benchmark::DoNotOptimize(F(x, w).data_ptr());
+  state.SetItemsProcessed(state.iterations());
+}
+
+template <torch::Tensor (*F)(const torch::Tensor&, const torch::Tensor&)>
+void forward_backward(benchmark::State& state) {
+  torch::manual_seed(0);
+  const torch::Tensor x = torch::randn({kRows, kCols}).requires_grad_(true);
+  const torch::Tensor w = torch::randn({kCols}).requires_grad_(true);
+  const torch::Tensor g = torch::randn({kRows, kCols});
+  for (auto _ : state) {
+    const auto grads = torch::autograd::grad({F(x, w)}, {x, w}, {g});
+    benchmark::DoNotOptimize(grads[0].data_ptr());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+BENCHMARK(forward<composed>)->Name("rms_norm/forward/composed_aten")->UseRealTime();
+BENCHMARK(forward<fused>)->Name("rms_norm/forward/fused")->UseRealTime();
+BENCHMARK(forward_backward<composed>)
+    ->Name("rms_norm/forward_backward/composed_aten")
+    ->UseRealTime();
+BENCHMARK(forward_backward<fused>)->Name("rms_norm/forward_backward/fused")->UseRealTime();
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* capability = std::getenv("ATEN_CPU_CAPABILITY");
+  fmt::print("rms_norm_bench: {} x {} float32; {} intra-op threads; {}; ATEN_CPU_CAPABILITY={}\n",
+             kRows, kCols, at::get_num_threads(), devcheck::bench::load_average_text(),
+             capability == nullptr ? "(unset: AVX2 kernel where the CPU has it)" : capability);
+  return devcheck::bench::run_and_print_ratios(
+      argc, argv,
+      {{"rms_norm/forward/fused/real_time", "rms_norm/forward/composed_aten/real_time", 2.0,
+        /*speedup=*/true},
+       {"rms_norm/forward_backward/fused/real_time",
+        "rms_norm/forward_backward/composed_aten/real_time", 2.0, /*speedup=*/true}});
+}
