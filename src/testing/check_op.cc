@@ -3,6 +3,7 @@
 
 #include "devcheck/check_op.h"
 
+#include <ATen/TensorOperators.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ops/linspace.h>
 #include <c10/core/DeviceType.h>
