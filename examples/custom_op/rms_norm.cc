@@ -68,6 +68,12 @@ void check_rms_norm_backward_args(const char* op, const at::Tensor& grad_y, cons
   }
 }
 
+BackwardArgs contiguous_backward_args(const at::Tensor& grad_y, const at::Tensor& x,
+                                      const at::Tensor& weight, const at::Tensor& rstd) {
+  check_rms_norm_backward_args("devcheck::rms_norm_backward", grad_y, x, weight, rstd);
+  return {grad_y.contiguous(), x.contiguous(), weight.contiguous(), rstd.contiguous()};
+}
+
 c10::ScalarType rstd_dtype(c10::ScalarType x_dtype) {
   return x_dtype == at::kBFloat16 || x_dtype == at::kHalf ? at::kFloat : x_dtype;
 }

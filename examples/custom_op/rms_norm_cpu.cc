@@ -52,11 +52,11 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_backward_cpu(const at::Tensor& grad_
                                                          const at::Tensor& weight,
                                                          const at::Tensor& rstd) {
   const auto inputs = DEVCHECK_OP_INPUTS("devcheck::rms_norm_backward", grad_y, x, weight, rstd);
-  check_rms_norm_backward_args("devcheck::rms_norm_backward", grad_y, x, weight, rstd);
-  const at::Tensor gc = grad_y.contiguous();
-  const at::Tensor xc = x.contiguous();
-  const at::Tensor wc = weight.contiguous();
-  const at::Tensor rc = rstd.contiguous();
+  const BackwardArgs args = contiguous_backward_args(grad_y, x, weight, rstd);
+  const at::Tensor& gc = args.grad_y;
+  const at::Tensor& xc = args.x;
+  const at::Tensor& wc = args.weight;
+  const at::Tensor& rc = args.rstd;
   at::Tensor grad_x = at::empty_like(xc, at::MemoryFormat::Contiguous);
   at::Tensor grad_weight = at::empty_like(wc, at::MemoryFormat::Contiguous);
   if (use_avx2()) {

@@ -34,7 +34,8 @@ using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 template <typename A>
 __device__ A warp_sum(A v) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  for (int offset = kWarp / 2; offset > 0; offset /= 2)
+    v += __shfl_down_sync(0xffffffffu, v, offset);
   return v;
 }
 
@@ -133,13 +134,12 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_forward_cuda(const at::Tensor& x,
     return {y, rstd};
   }
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "rms_norm_forward_cuda",
-                                  [&] {
-                                    forward_kernel<scalar_t><<<rows, kThreads, 0, stream>>>(
-                                        xc.data_ptr<scalar_t>(), wc.data_ptr<scalar_t>(),
-                                        y.data_ptr<scalar_t>(),
-                                        rstd.data_ptr<acc_t<scalar_t>>(), d, eps);
-                                  });
+  AT_DISPATCH_FLOATING_TYPES_AND2(
+      at::kHalf, at::kBFloat16, x.scalar_type(), "rms_norm_forward_cuda", [&] {
+        forward_kernel<scalar_t><<<rows, kThreads, 0, stream>>>(
+            xc.data_ptr<scalar_t>(), wc.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(),
+            rstd.data_ptr<acc_t<scalar_t>>(), d, eps);
+      });
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   DEVCHECK_OP_OUTPUTS(inputs, y, rstd);
   return {y, rstd};
@@ -150,11 +150,11 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_backward_cuda(const at::Tensor& grad
                                                           const at::Tensor& weight,
                                                           const at::Tensor& rstd) {
   const auto inputs = DEVCHECK_OP_INPUTS("devcheck::rms_norm_backward", grad_y, x, weight, rstd);
-  check_rms_norm_backward_args("devcheck::rms_norm_backward", grad_y, x, weight, rstd);
-  const at::Tensor gc = grad_y.contiguous();
-  const at::Tensor xc = x.contiguous();
-  const at::Tensor wc = weight.contiguous();
-  const at::Tensor rc = rstd.contiguous();
+  const BackwardArgs args = contiguous_backward_args(grad_y, x, weight, rstd);
+  const at::Tensor& gc = args.grad_y;
+  const at::Tensor& xc = args.x;
+  const at::Tensor& wc = args.weight;
+  const at::Tensor& rc = args.rstd;
   at::Tensor grad_x = at::empty_like(xc, at::MemoryFormat::Contiguous);
   const int64_t d = x.size(-1);
   const int64_t rows = rstd.numel();

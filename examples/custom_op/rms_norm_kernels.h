@@ -17,6 +17,17 @@ void check_rms_norm_args(const char* op, const at::Tensor& x, const at::Tensor& 
 void check_rms_norm_backward_args(const char* op, const at::Tensor& grad_y, const at::Tensor& x,
                                   const at::Tensor& weight, const at::Tensor& rstd);
 
+// rms_norm_backward's arguments, checked (check_rms_norm_backward_args) and
+// made contiguous: what every device's backward kernel starts from.
+struct BackwardArgs {
+  at::Tensor grad_y;
+  at::Tensor x;
+  at::Tensor weight;
+  at::Tensor rstd;
+};
+BackwardArgs contiguous_backward_args(const at::Tensor& grad_y, const at::Tensor& x,
+                                      const at::Tensor& weight, const at::Tensor& rstd);
+
 // The dtype of the saved 1/rms per row: float for reduced-precision inputs.
 c10::ScalarType rstd_dtype(c10::ScalarType x_dtype);
 
