@@ -2,15 +2,22 @@
 // composed of ATen ops, x * rsqrt(mean(x^2, -1) + eps) * w, on a 4096 x 1024
 // float32 input: forward (no autograd) and forward + backward, and the
 // forward composed into preallocated temporaries. Target: the fused kernel
-// >= 2x faster in all three. Threads: LibTorch's default intra-op
+// >= 2x faster in all three. With LibTorch 2.4 on, also against at::rms_norm
+// (what torch.nn.functional.rms_norm runs): target >= 1x. Threads: LibTorch's default intra-op
 // count (printed); the fused kernel and the composed ops get the same.
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <string>
+#include <vector>
 
+#include "detail/compat.h"
 #include "ratio.h"
 #include "rms_norm.h"
+
+#if DEVCHECK_HAS_ATEN_RMS_NORM
+#include <ATen/ops/rms_norm.h>
+#endif
 
 namespace {
 
@@ -21,6 +28,13 @@ constexpr double kEps = 1e-6;
 torch::Tensor composed(const torch::Tensor& x, const torch::Tensor& w) {
   return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + kEps) * w;
 }
+
+#if DEVCHECK_HAS_ATEN_RMS_NORM
+// What torch.nn.functional.rms_norm calls (LibTorch 2.4 on).
+torch::Tensor aten_rms_norm(const torch::Tensor& x, const torch::Tensor& w) {
+  return at::rms_norm(x, {kCols}, w, kEps);
+}
+#endif
 
 torch::Tensor fused(const torch::Tensor& x, const torch::Tensor& w) {
   return devcheck::rms_norm(x, w, kEps);
@@ -82,6 +96,13 @@ BENCHMARK(forward_backward<composed>)
     ->UseRealTime();
 BENCHMARK(forward_backward<fused>)->Name("rms_norm/forward_backward/fused")->UseRealTime();
 
+#if DEVCHECK_HAS_ATEN_RMS_NORM
+BENCHMARK(forward<aten_rms_norm>)->Name("rms_norm/forward/aten_rms_norm")->UseRealTime();
+BENCHMARK(forward_backward<aten_rms_norm>)
+    ->Name("rms_norm/forward_backward/aten_rms_norm")
+    ->UseRealTime();
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -89,12 +110,19 @@ int main(int argc, char** argv) {
   fmt::print("rms_norm_bench: {} x {} float32; {} intra-op threads; {}; ATEN_CPU_CAPABILITY={}\n",
              kRows, kCols, at::get_num_threads(), devcheck::bench::load_average_text(),
              capability == nullptr ? "(unset: AVX2 kernel where the CPU has it)" : capability);
-  return devcheck::bench::run_and_print_ratios(
-      argc, argv,
-      {{"rms_norm/forward/fused/real_time", "rms_norm/forward/composed_aten/real_time", 2.0,
-        /*speedup=*/true},
-       {"rms_norm/forward/fused/real_time", "rms_norm/forward/composed_aten_preallocated/real_time",
-        2.0, /*speedup=*/true},
-       {"rms_norm/forward_backward/fused/real_time",
-        "rms_norm/forward_backward/composed_aten/real_time", 2.0, /*speedup=*/true}});
+  std::vector<devcheck::bench::RatioCheck> checks = {
+      {"rms_norm/forward/fused/real_time", "rms_norm/forward/composed_aten/real_time", 2.0,
+       /*speedup=*/true},
+      {"rms_norm/forward/fused/real_time", "rms_norm/forward/composed_aten_preallocated/real_time",
+       2.0, /*speedup=*/true},
+      {"rms_norm/forward_backward/fused/real_time",
+       "rms_norm/forward_backward/composed_aten/real_time", 2.0, /*speedup=*/true}};
+#if DEVCHECK_HAS_ATEN_RMS_NORM
+  // Against what torch.nn.functional.rms_norm runs: target >= 1x.
+  checks.push_back({"rms_norm/forward/fused/real_time", "rms_norm/forward/aten_rms_norm/real_time",
+                    1.0, /*speedup=*/true});
+  checks.push_back({"rms_norm/forward_backward/fused/real_time",
+                    "rms_norm/forward_backward/aten_rms_norm/real_time", 1.0, /*speedup=*/true});
+#endif
+  return devcheck::bench::run_and_print_ratios(argc, argv, checks);
 }
