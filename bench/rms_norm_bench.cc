@@ -6,6 +6,7 @@
 // (what torch.nn.functional.rms_norm runs): target >= 1x. Threads: LibTorch's default intra-op
 // count (printed); the fused kernel and the composed ops get the same.
 #include <ATen/Parallel.h>
+#include <malloc.h>
 #include <torch/torch.h>
 
 #include <string>
@@ -106,10 +107,19 @@ BENCHMARK(forward_backward<aten_rms_norm>)
 }  // namespace
 
 int main(int argc, char** argv) {
+  // glibc hands 16 MiB blocks back to the system when they are freed, and
+  // whether a run then page-faults its outputs and temporaries in again
+  // depends on what ran before it in the process. Keeping freed memory makes
+  // every variant's cost its own passes over memory, in any order.
+  const bool kept =
+      mallopt(M_MMAP_THRESHOLD, 1 << 30) == 1 && mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
   const char* capability = std::getenv("ATEN_CPU_CAPABILITY");
-  fmt::print("rms_norm_bench: {} x {} float32; {} intra-op threads; {}; ATEN_CPU_CAPABILITY={}\n",
-             kRows, kCols, at::get_num_threads(), devcheck::bench::load_average_text(),
-             capability == nullptr ? "(unset: AVX2 kernel where the CPU has it)" : capability);
+  fmt::print(
+      "rms_norm_bench: {} x {} float32; {} intra-op threads; {}; ATEN_CPU_CAPABILITY={}; freed "
+      "memory {}\n",
+      kRows, kCols, at::get_num_threads(), devcheck::bench::load_average_text(),
+      capability == nullptr ? "(unset: AVX2 kernel where the CPU has it)" : capability,
+      kept ? "kept by glibc (no page faults on reuse)" : "returned to the system (mallopt failed)");
   std::vector<devcheck::bench::RatioCheck> checks = {
       {"rms_norm/forward/fused/real_time", "rms_norm/forward/composed_aten/real_time", 2.0,
        /*speedup=*/true},
