@@ -8,6 +8,7 @@
 #include "devcheck/doctor.h"
 #include "devcheck/error.h"
 #include "devcheck/move.h"
+#include "devcheck/op.h"
 #include "devcheck/prefetch.h"
 #include "devcheck/sanitizer.h"
 #include "devcheck/scope.h"

@@ -194,3 +194,8 @@ inline void register_fake_backend_extras() {
 }
 
 }  // namespace devcheck::detail
+
+// ---- aten::rms_norm (used by bench/rms_norm_bench.cc) -----------------------
+// LibTorch 2.4 added at::rms_norm (composed of ATen ops, as
+// torch.nn.functional.rms_norm); 1.13 has none.
+#define DEVCHECK_HAS_ATEN_RMS_NORM DEVCHECK_TORCH_AT_LEAST(2, 4)
