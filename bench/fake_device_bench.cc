@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "devcheck/fake_device.h"
 #include "classifier/classifier.h"
+#include "devcheck/fake_device.h"
 #include "ratio.h"
 
 namespace {

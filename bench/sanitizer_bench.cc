@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "devcheck/sanitizer.h"
 #include "classifier/classifier.h"
+#include "devcheck/sanitizer.h"
 #include "ratio.h"
 
 namespace {

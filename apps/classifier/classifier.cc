@@ -14,10 +14,10 @@
 #include <malloc.h>
 #endif
 
+#include "classifier/classifier.h"
 #include "devcheck/amp.h"
 #include "devcheck/move.h"
 #include "devcheck/prefetch.h"
-#include "classifier/classifier.h"
 
 namespace devcheck {
 

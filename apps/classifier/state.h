@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "devcheck/amp.h"
 #include "classifier/classifier.h"
+#include "devcheck/amp.h"
 
 namespace devcheck::detail {
 

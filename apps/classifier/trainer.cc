@@ -14,12 +14,12 @@
 #include <cmath>
 #include <cstdint>
 
+#include "classifier/classifier.h"
+#include "classifier/state.h"
 #include "devcheck/amp.h"
 #include "devcheck/device.h"
 #include "devcheck/error.h"
 #include "devcheck/prefetch.h"
-#include "classifier/classifier.h"
-#include "classifier/state.h"
 
 namespace devcheck {
 namespace {

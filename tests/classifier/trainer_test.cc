@@ -11,12 +11,12 @@
 #include <string>
 
 #include "checkpoint/fixtures.h"
+#include "classifier/classifier.h"
+#include "classifier/state.h"
 #include "devcheck/amp.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
-#include "classifier/classifier.h"
 #include "support/support.h"
-#include "classifier/state.h"
 
 using ::testing::HasSubstr;
 

@@ -8,9 +8,9 @@
 #include <optional>
 #include <ostream>
 
+#include "classifier/classifier.h"
 #include "command.h"
 #include "devcheck/sanitizer.h"
-#include "classifier/classifier.h"
 #include "torch_commands.h"
 
 namespace devcheck::cli {
