@@ -6,18 +6,23 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "detail/compat.h"
-#include "detail/names.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
+#include "devcheck/format/units.h"
 
 namespace devcheck::detail {
 namespace {
 
 constexpr const char* kModelPrefix = "model.";
+
+std::string shape_of(const at::Tensor& t) {
+  return format::shape_text(t.sizes().data(), t.sizes().size());
+}
 
 at::Tensor cpu_copy(const at::Tensor& t) { return t.detach().to(at::kCPU).clone(); }
 
@@ -52,7 +57,7 @@ class Entries {
       throw FormatError(
           fmt::format("[devcheck] checkpoint {}: entry '{}' has shape {}, expected {} (a different "
                       "model?)",
-                      path_, key, shape_str(t.sizes()), shape_str(like.sizes())));
+                      path_, key, shape_of(t), shape_of(like)));
     }
     return t.to(like.device(), like.scalar_type());
   }

@@ -9,6 +9,10 @@
 
 #include <ATen/core/Tensor.h>
 
+// The library is built with hidden symbols, as devcheck's are: its API is
+// what carries this mark (the kernels and their registration stay inside).
+#define DEVCHECK_RMS_NORM_API [[gnu::visibility("default")]]
+
 namespace devcheck {
 
 /// y = x / sqrt(mean(x * x, -1) + eps) * weight, over x's last dimension.
@@ -19,6 +23,7 @@ namespace devcheck {
 /// DeviceMismatchError naming `x` and `weight` and both devices when they
 /// are on different devices, InvalidArgumentError for bad shapes, dtypes or
 /// a negative eps. Thread-safe.
-at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps = 1e-6);
+DEVCHECK_RMS_NORM_API at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight,
+                                          double eps = 1e-6);
 
 }  // namespace devcheck

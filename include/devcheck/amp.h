@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "devcheck/export.h"
+
 namespace torch::optim {
 class Optimizer;
 }  // namespace torch::optim
@@ -31,7 +33,7 @@ namespace devcheck {
 /// throws InvalidArgumentError naming the device type and dtype, except a
 /// disabled scope for another device type, which does nothing (so that
 /// `AutocastScope scope(device.type(), use_amp)` works on any device).
-class AutocastScope {
+class DEVCHECK_API AutocastScope {
  public:
   AutocastScope(c10::DeviceType device_type, c10::ScalarType dtype, bool enabled = true);
   /// The device's usual dtype: bfloat16 on the CPU, float16 on CUDA.
@@ -51,14 +53,14 @@ class AutocastScope {
 };
 
 /// Whether autocast is on for `device_type` on this thread (CPU or CUDA).
-bool autocast_enabled(c10::DeviceType device_type);
+DEVCHECK_API bool autocast_enabled(c10::DeviceType device_type);
 /// The lower-precision dtype autocast uses for `device_type` on this thread.
-c10::ScalarType autocast_dtype(c10::DeviceType device_type);
+DEVCHECK_API c10::ScalarType autocast_dtype(c10::DeviceType device_type);
 /// bfloat16 for the CPU, float16 for CUDA: what AutocastScope(type) picks.
-c10::ScalarType default_autocast_dtype(c10::DeviceType device_type);
+DEVCHECK_API c10::ScalarType default_autocast_dtype(c10::DeviceType device_type);
 
 /// GradScaler's options; defaults are PyTorch's.
-struct GradScalerOptions {
+struct DEVCHECK_API GradScalerOptions {
   /// The first scale factor. Default 2^16.
   TORCH_ARG(double, init_scale) = 65536.0;
   /// Scale multiplier after `growth_interval` steps without inf/NaN. Default 2.0.
@@ -74,7 +76,7 @@ struct GradScalerOptions {
 
 /// What GradScaler::state_dict() returns: the same fields, under the same
 /// names, as Python's GradScaler.state_dict().
-struct GradScalerState {
+struct DEVCHECK_API GradScalerState {
   double scale = 65536.0;
   double growth_factor = 2.0;
   double backoff_factor = 0.5;
@@ -105,7 +107,7 @@ struct GradScalerState {
 /// twice before update(), step() twice before update(), unscale_() of
 /// float16 gradients, unscale_()/step()/update() before any scale().
 /// Not thread-safe.
-class GradScaler {
+class DEVCHECK_API GradScaler {
  public:
   explicit GradScaler(GradScalerOptions options = {});
 

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "devcheck/export.h"
+
 namespace torch::nn {
 class Module;
 template <typename Contained>
@@ -22,7 +24,7 @@ namespace devcheck {
 
 /// A tensor and the name a message calls it by. Holds references: use it only
 /// within the full expression of a check call (as the braced lists below do).
-struct NamedTensor {
+struct DEVCHECK_API NamedTensor {
   NamedTensor(std::string_view name, const at::Tensor& tensor) : name(name), tensor(&tensor) {}
   std::string_view name;
   const at::Tensor* tensor;
@@ -39,21 +41,23 @@ struct NamedTensor {
 /// when the check passes. Thread-safe.
 ///
 ///   devcheck::check_same_device({{"input", x}, {"weight", w}}, "linear");
-void check_same_device(std::initializer_list<NamedTensor> tensors, std::string_view what = {});
+DEVCHECK_API void check_same_device(std::initializer_list<NamedTensor> tensors,
+                                    std::string_view what = {});
 /// As above, for a list built at run time.
-void check_same_device(const std::vector<NamedTensor>& tensors, std::string_view what = {});
+DEVCHECK_API void check_same_device(const std::vector<NamedTensor>& tensors,
+                                    std::string_view what = {});
 
 /// Throws DeviceMismatchError unless every defined tensor in `tensors` is on
 /// `expected` (0-dim CPU tensors allowed). The message names `what`, each
 /// stray tensor with its device, dtype and shape, and the fix. Thread-safe.
-void check_on(c10::Device expected, std::initializer_list<NamedTensor> tensors,
-              std::string_view what = {});
+DEVCHECK_API void check_on(c10::Device expected, std::initializer_list<NamedTensor> tensors,
+                           std::string_view what = {});
 /// As above, for a list built at run time.
-void check_on(c10::Device expected, const std::vector<NamedTensor>& tensors,
-              std::string_view what = {});
+DEVCHECK_API void check_on(c10::Device expected, const std::vector<NamedTensor>& tensors,
+                           std::string_view what = {});
 
 /// One parameter or buffer of a module, as audit() reports it.
-struct PlacementEntry {
+struct DEVCHECK_API PlacementEntry {
   std::string name;  ///< Qualified name: "encoder.layers.3.norm.running_mean".
   bool is_buffer = false;
   c10::Device device = c10::Device(c10::kCPU);
@@ -63,7 +67,7 @@ struct PlacementEntry {
 };
 
 /// Per-device totals in a PlacementReport.
-struct DeviceTotals {
+struct DEVCHECK_API DeviceTotals {
   c10::Device device = c10::Device(c10::kCPU);
   std::size_t parameters = 0;  ///< Number of parameter tensors.
   std::size_t buffers = 0;     ///< Number of buffer tensors.
@@ -71,7 +75,7 @@ struct DeviceTotals {
 };
 
 /// Where a module's parameters and buffers are. Value type.
-struct PlacementReport {
+struct DEVCHECK_API PlacementReport {
   std::string module;  ///< The module's name (its class, as LibTorch names it).
   /// The device everything should be on: the one given to audit(), else the
   /// device holding most tensors (ties as in check_same_device()).
@@ -91,8 +95,8 @@ struct PlacementReport {
 /// Counts parameters and buffers per device and lists every one off the
 /// `expected` device (or off the majority device when none is given). Never
 /// throws for a misplaced entry: that is what the report is for.
-PlacementReport audit(const torch::nn::Module& module,
-                      std::optional<c10::Device> expected = std::nullopt);
+DEVCHECK_API PlacementReport audit(const torch::nn::Module& module,
+                                   std::optional<c10::Device> expected = std::nullopt);
 template <typename M>
 PlacementReport audit(const torch::nn::ModuleHolder<M>& module,
                       std::optional<c10::Device> expected = std::nullopt) {
@@ -103,17 +107,18 @@ PlacementReport audit(const torch::nn::ModuleHolder<M>& module,
 /// on the device of `module` (see module_device()), naming the module, the
 /// argument, both devices and the fix. A module without parameters or buffers
 /// checks its inputs against each other instead.
-void check_inputs(const torch::nn::Module& module, std::initializer_list<NamedTensor> inputs);
+DEVCHECK_API void check_inputs(const torch::nn::Module& module,
+                               std::initializer_list<NamedTensor> inputs);
 template <typename M>
 void check_inputs(const torch::nn::ModuleHolder<M>& module,
                   std::initializer_list<NamedTensor> inputs) {
   check_inputs(*module, inputs);
 }
 
-namespace detail {
+namespace impl {
 /// Backs DEVCHECK_CHECK_INPUTS: `names` is the macro's argument text ("x, y").
-void check_inputs_impl(const torch::nn::Module& module, const char* names,
-                       const at::Tensor* const* inputs, std::size_t count);
+DEVCHECK_API void check_inputs_impl(const torch::nn::Module& module, const char* names,
+                                    const at::Tensor* const* inputs, std::size_t count);
 inline const torch::nn::Module& as_module(const torch::nn::Module& module) { return module; }
 template <typename M>
 const torch::nn::Module& as_module(const torch::nn::ModuleHolder<M>& module) {
@@ -124,11 +129,11 @@ void check_inputs_named(const Mod& module, const char* names, const Ts&... input
   const at::Tensor* ptrs[] = {&static_cast<const at::Tensor&>(inputs)...};
   check_inputs_impl(as_module(module), names, ptrs, sizeof...(Ts));
 }
-}  // namespace detail
+}  // namespace impl
 
 }  // namespace devcheck
 
 /// check_inputs() with the argument names taken from the expression text:
 ///   DEVCHECK_CHECK_INPUTS(*this, x, mask);   // names "x" and "mask"
 #define DEVCHECK_CHECK_INPUTS(module, ...) \
-  ::devcheck::detail::check_inputs_named((module), #__VA_ARGS__, __VA_ARGS__)
+  ::devcheck::impl::check_inputs_named((module), #__VA_ARGS__, __VA_ARGS__)

@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "devcheck/export.h"
+
 namespace devcheck::testing {
 
 /// One call's arguments, in the schema's order, every tensor on the CPU
@@ -37,7 +39,7 @@ namespace devcheck::testing {
 using OpSample = std::vector<c10::IValue>;
 
 /// How check_op compares and what it tries.
-struct CheckOpOptions {
+struct DEVCHECK_API CheckOpOptions {
   /// Relative tolerance against the CPU's results for float32/float64
   /// (and their gradients). Default 1e-5.
   double rtol = 1e-5;
@@ -52,7 +54,7 @@ struct CheckOpOptions {
 };
 
 /// What check_op found. `failures` is empty when every check passed.
-struct CheckOpReport {
+struct DEVCHECK_API CheckOpReport {
   std::string op;                     ///< The operator checked ("ns::name[.overload]").
   std::vector<std::string> devices;   ///< The devices it ran on, as LibTorch prints them.
   int checks_passed = 0;              ///< How many individual checks passed.
@@ -69,7 +71,7 @@ struct CheckOpReport {
 /// tensor that is not on the CPU; every problem of the op itself is a
 /// failure in the report. Not thread-safe with other code that changes the
 /// current device.
-CheckOpReport check_op(const std::string& op, const std::vector<OpSample>& samples,
-                       const CheckOpOptions& options = {});
+DEVCHECK_API CheckOpReport check_op(const std::string& op, const std::vector<OpSample>& samples,
+                                    const CheckOpOptions& options = {});
 
 }  // namespace devcheck::testing

@@ -27,13 +27,14 @@ namespace torch::nn {
 class Module;
 }  // namespace torch::nn
 
+#include "devcheck/export.h"
 #include "devcheck/format/checkpoint.h"
 
 namespace devcheck {
 
 /// torch.load's `map_location`, as a value: where each saved storage location
 /// goes. Value type; thread-safe to share once built.
-class MapLocation {
+class DEVCHECK_API MapLocation {
  public:
   /// No remap: every tensor goes where it was saved.
   static MapLocation keep();
@@ -64,7 +65,7 @@ class MapLocation {
 /// A metadata view of a checkpoint file (format::Checkpoint) whose errors are
 /// devcheck::Error and whose device totals know this process's devices (the
 /// fake device, CUDA as LibTorch sees it). Cheap to copy; thread-safe to read.
-class Checkpoint : public ::devcheck::format::Checkpoint {
+class DEVCHECK_API Checkpoint : public ::devcheck::format::Checkpoint {
  public:
   /// Reads `path`. Throws IoError (cannot open), FormatError (not a checkpoint,
   /// truncated, corrupt), UnsafeContentError (a record name escaping the
@@ -87,7 +88,7 @@ class Checkpoint : public ::devcheck::format::Checkpoint {
 
 /// Options of remap(). Defaults change nothing but the format (legacy files
 /// come out in the zip format).
-struct RemapOptions {
+struct DEVCHECK_API RemapOptions {
   /// Where storages go. Default: keep.
   TORCH_ARG(MapLocation, map_location) = MapLocation::keep();
   /// Removed from the start of every dict key that has it ("module."). Default: none.
@@ -106,8 +107,8 @@ struct RemapOptions {
 /// when the input has kError findings; IoError when `output` exists (without
 /// force) or is `input`; FormatError for unreadable input. Thread-safe for
 /// distinct outputs.
-RemapReport remap(const std::string& input, const std::string& output,
-                  const RemapOptions& options = {});
+DEVCHECK_API RemapReport remap(const std::string& input, const std::string& output,
+                               const RemapOptions& options = {});
 
 /// Every tensor of `path` as (flattened key, tensor), in pickle order, created
 /// directly on the device `map_location` gives. Tensors that share a storage in
@@ -122,11 +123,11 @@ RemapReport remap(const std::string& input, const std::string& output,
 /// both devices when a tensor would land on a device this machine lacks;
 /// UnsafeContentError for kError findings; FormatError / IoError as
 /// Checkpoint::open.
-std::vector<std::pair<std::string, at::Tensor>> load_tensors(
+DEVCHECK_API std::vector<std::pair<std::string, at::Tensor>> load_tensors(
     const std::string& path, const MapLocation& map_location = MapLocation::keep());
 
 /// Options of load_state_dict().
-struct LoadOptions {
+struct DEVCHECK_API LoadOptions {
   /// Throw (before changing the module) when keys are missing or unexpected or a
   /// shape differs. Default: true.
   TORCH_ARG(bool, strict) = true;
@@ -139,7 +140,7 @@ struct LoadOptions {
 };
 
 /// What load_state_dict() matched.
-struct LoadReport {
+struct DEVCHECK_API LoadReport {
   struct ShapeMismatch {
     std::string key;
     std::vector<std::int64_t> module_shape, file_shape;
@@ -162,8 +163,8 @@ struct LoadReport {
 /// copying each tensor onto the device its parameter lives on. In strict mode
 /// throws InvalidArgumentError with the report's facts before changing anything.
 /// Not thread-safe with other users of `module`.
-LoadReport load_state_dict(torch::nn::Module& module, const std::string& path,
-                           const LoadOptions& options = {});
+DEVCHECK_API LoadReport load_state_dict(torch::nn::Module& module, const std::string& path,
+                                        const LoadOptions& options = {});
 
 /// As above, from tensors already in memory (load_tensors()'s result, or a
 /// part of it): the same matching of keys and shapes, the same check of
@@ -171,22 +172,21 @@ LoadReport load_state_dict(torch::nn::Module& module, const std::string& path,
 /// (each tensor is copied onto its parameter's device); `source` names the
 /// tensors in the report and in messages (a path). Not thread-safe with other
 /// users of `module`.
-LoadReport load_state_dict(torch::nn::Module& module,
-                           const std::vector<std::pair<std::string, at::Tensor>>& tensors,
-                           const LoadOptions& options = {},
-                           const std::string& source = "the given tensors");
+DEVCHECK_API LoadReport load_state_dict(
+    torch::nn::Module& module, const std::vector<std::pair<std::string, at::Tensor>>& tensors,
+    const LoadOptions& options = {}, const std::string& source = "the given tensors");
 
 /// Writes `module`'s parameters and buffers as an OrderedDict of CPU tensors
 /// (Python's state_dict key order), in torch.save's zip format: Python's
 /// torch.load (1.13 and 2.x, weights_only too) reads it. Atomic (temporary file
 /// and rename). Throws IoError.
-void save_state_dict(const torch::nn::Module& module, const std::string& path);
+DEVCHECK_API void save_state_dict(const torch::nn::Module& module, const std::string& path);
 
 /// Writes `tensors` as an OrderedDict with the keys as given, CPU tensors, in
 /// torch.save's zip format. Tensors sharing a storage share it in the file.
 /// Atomic. Throws IoError; InvalidArgumentError for a dtype torch.save cannot
 /// name or a duplicate key.
-void save_tensors(const std::string& path,
-                  const std::vector<std::pair<std::string, at::Tensor>>& tensors);
+DEVCHECK_API void save_tensors(const std::string& path,
+                               const std::vector<std::pair<std::string, at::Tensor>>& tensors);
 
 }  // namespace devcheck

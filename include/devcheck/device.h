@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "devcheck/export.h"
 #include "devcheck/format/units.h"
 
 namespace devcheck {
@@ -21,7 +22,7 @@ namespace devcheck {
 /// "fake", "fake:N", or LibTorch's own name for it, "privateuseone[:N]".
 /// "auto" and "gpu" never choose the fake device. Surrounding spaces and case
 /// are ignored.
-class DeviceSpec {
+class DEVCHECK_API DeviceSpec {
  public:
   enum class Kind { kAuto, kGpu, kCpu, kCuda, kMeta, kFake };
 
@@ -57,7 +58,7 @@ class DeviceSpec {
 };
 
 /// The outcome of select_device: where to run and why.
-struct Selection {
+struct DEVCHECK_API Selection {
   c10::Device device = c10::Device(c10::kCPU);
   /// One sentence for logs: "cuda:1: most free memory of 2 GPUs (70.1 GiB free)".
   std::string reason;
@@ -70,13 +71,13 @@ struct Selection {
 /// saying how many CUDA devices there are, and for "fake"/"fake:N" when the
 /// program does not link devcheck::fake_device or has fewer fake devices;
 /// "fake" registers the fake backend (fake_device()). Thread-safe.
-Selection select_device(const DeviceSpec& spec);
+DEVCHECK_API Selection select_device(const DeviceSpec& spec);
 
 /// Convenience: select_device(DeviceSpec::parse(spec)).
-Selection select_device(const std::string& spec);
+DEVCHECK_API Selection select_device(const std::string& spec);
 
 /// What is known about one device. Memory fields are empty where unknown.
-struct DeviceInfo {
+struct DEVCHECK_API DeviceInfo {
   c10::Device device = c10::Device(c10::kCPU);
   std::string name;                          ///< "NVIDIA H200", or the CPU model.
   std::optional<std::uint64_t> total_bytes;  ///< Total memory, in bytes.
@@ -87,17 +88,17 @@ struct DeviceInfo {
 /// device, then the fake devices once the fake backend is registered.
 /// CUDA facts come from the driver at run time (no compile-time CUDA dependency).
 /// Thread-safe.
-std::vector<DeviceInfo> list_devices();
+DEVCHECK_API std::vector<DeviceInfo> list_devices();
 
 /// Whether this process can use `device`: cpu and meta always; cuda[:N] when
 /// LibTorch sees that many CUDA devices; the fake device when the program
 /// links devcheck::fake_device and has that many (asking registers it).
 /// Without LibTorch, format::device_available() answers from the driver alone.
 /// Thread-safe.
-bool device_available(c10::Device device);
+DEVCHECK_API bool device_available(c10::Device device);
 
 /// Number of CUDA devices LibTorch can use in this process (0 without CUDA).
-int cuda_device_count();
+DEVCHECK_API int cuda_device_count();
 
 /// "12.3 GiB", "512 B": bytes for humans (devcheck/format/units.h).
 using format::format_bytes;

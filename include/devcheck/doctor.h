@@ -5,11 +5,12 @@
 #include <vector>
 
 #include "devcheck/device.h"
+#include "devcheck/export.h"
 
 namespace devcheck {
 
 /// LibTorch build facts, devices and the choice "auto" would make. Value type.
-struct EnvironmentReport {
+struct DEVCHECK_API EnvironmentReport {
   std::string torch_version;        ///< LibTorch's version, "1.13.0".
   std::string devcheck_version;     ///< devcheck's version.
   bool cuda_built = false;          ///< LibTorch in this process has CUDA (libtorch_cuda loaded).
@@ -30,6 +31,6 @@ struct EnvironmentReport {
 };
 
 /// Gathers the report now. Never throws for a missing GPU or driver (that is a fact to report).
-EnvironmentReport environment_report();
+DEVCHECK_API EnvironmentReport environment_report();
 
 }  // namespace devcheck

@@ -15,11 +15,12 @@
 #include <utility>
 
 #include "devcheck/error_code.h"
+#include "devcheck/export.h"
 
 namespace devcheck {
 
 /// Base class of all devcheck errors. Thread-safe to copy and read.
-class Error : public c10::Error {
+class DEVCHECK_API Error : public c10::Error {
  public:
   /// `message` is the full, user-facing text: expected, found, which object, the fix.
   /// `file`, `line`, `function`: where it is thrown (default: the caller).
@@ -46,7 +47,7 @@ class Error : public c10::Error {
 };
 
 /// Tensors, parameters or buffers that are not on the device they must be on.
-class DeviceMismatchError : public Error {
+class DEVCHECK_API DeviceMismatchError : public Error {
  public:
   explicit DeviceMismatchError(std::string message, const char* file = __builtin_FILE(),
                                int line = __builtin_LINE(),
@@ -55,7 +56,7 @@ class DeviceMismatchError : public Error {
 };
 
 /// A device that was asked for and does not exist here (e.g. cuda:3 on a 2-GPU machine).
-class DeviceUnavailableError : public Error {
+class DEVCHECK_API DeviceUnavailableError : public Error {
  public:
   explicit DeviceUnavailableError(std::string message, const char* file = __builtin_FILE(),
                                   int line = __builtin_LINE(),
@@ -64,7 +65,7 @@ class DeviceUnavailableError : public Error {
 };
 
 /// An argument that is malformed (device string, option value).
-class InvalidArgumentError : public Error {
+class DEVCHECK_API InvalidArgumentError : public Error {
  public:
   explicit InvalidArgumentError(std::string message, const char* file = __builtin_FILE(),
                                 int line = __builtin_LINE(),
@@ -74,7 +75,7 @@ class InvalidArgumentError : public Error {
 
 /// A file that cannot be read as what it claims to be: truncated, corrupt,
 /// not a checkpoint. The message names the file and the problem.
-class FormatError : public Error {
+class DEVCHECK_API FormatError : public Error {
  public:
   explicit FormatError(std::string message, const char* file = __builtin_FILE(),
                        int line = __builtin_LINE(), const char* function = __builtin_FUNCTION())
@@ -83,7 +84,7 @@ class FormatError : public Error {
 
 /// Content that is refused because trusting it would run code or break
 /// bounds (a pickle global outside the allowlist, a view past its storage).
-class UnsafeContentError : public Error {
+class DEVCHECK_API UnsafeContentError : public Error {
  public:
   explicit UnsafeContentError(std::string message, const char* file = __builtin_FILE(),
                               int line = __builtin_LINE(),
@@ -93,7 +94,7 @@ class UnsafeContentError : public Error {
 
 /// The file system refused: a missing file, no permission, a full disk, an
 /// output that exists already. The message names the path.
-class IoError : public Error {
+class DEVCHECK_API IoError : public Error {
  public:
   explicit IoError(std::string message, const char* file = __builtin_FILE(),
                    int line = __builtin_LINE(), const char* function = __builtin_FUNCTION())

@@ -32,19 +32,21 @@
 
 #include <c10/core/Device.h>
 
+#include "devcheck/export.h"
+
 namespace devcheck {
 
 /// Registers the fake backend on first use and returns fake device `index`.
 /// Throws InvalidArgumentError for an index outside [0, fake_device_count()),
 /// or when DEVCHECK_FAKE_DEVICES is malformed. Thread-safe.
-c10::Device fake_device(int index = 0);
+DEVCHECK_API c10::Device fake_device(int index = 0);
 
 /// How many fake devices this process has: 2 by default; DEVCHECK_FAKE_DEVICES=N
 /// (1..8) sets it, read once, at the first call. Throws InvalidArgumentError
 /// naming the variable when it is not an integer in 1..8. Thread-safe.
-int fake_device_count();
+DEVCHECK_API int fake_device_count();
 
 /// Whether fake_device() has registered the backend in this process. Thread-safe.
-bool fake_device_registered() noexcept;
+DEVCHECK_API bool fake_device_registered() noexcept;
 
 }  // namespace devcheck

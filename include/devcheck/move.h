@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "devcheck/export.h"
+
 namespace torch::nn {
 class Module;
 template <typename Contained>
@@ -23,10 +25,10 @@ class ModuleHolder;
 
 namespace devcheck {
 
-namespace detail {
+namespace impl {
 template <typename T, typename Enable = void>
 struct TensorWalk;
-}  // namespace detail
+}  // namespace impl
 
 /// `x` with every defined tensor inside it replaced by `f(tensor)`: tensors,
 /// std::vector, std::map, std::unordered_map, std::pair, std::tuple,
@@ -36,7 +38,7 @@ struct TensorWalk;
 /// at::Tensor. This is the one walk to_device() and DevicePrefetcher use.
 template <typename T, typename F>
 T map_tensors(const T& x, F&& f) {
-  return detail::TensorWalk<T>::map(x, f);
+  return impl::TensorWalk<T>::map(x, f);
 }
 
 /// Calls `f(tensor)` for every defined tensor inside `x` (the types of
@@ -44,15 +46,17 @@ T map_tensors(const T& x, F&& f) {
 /// tuples and pairs by position, an Example's data before its target.
 template <typename T, typename F>
 void for_each_tensor(const T& x, F&& f) {
-  detail::TensorWalk<T>::visit(x, f);
+  impl::TensorWalk<T>::visit(x, f);
 }
 
 /// `t` on `device`; `t` itself when it is already there (no copy), an
 /// undefined tensor unchanged. `non_blocking` as in Tensor::to.
-at::Tensor to_device(const at::Tensor& t, c10::Device device, bool non_blocking = false);
+DEVCHECK_API at::Tensor to_device(const at::Tensor& t, c10::Device device,
+                                  bool non_blocking = false);
 /// Every tensor inside `value` (nested lists, dicts, tuples) on `device`;
 /// anything else is returned unchanged.
-c10::IValue to_device(const c10::IValue& value, c10::Device device, bool non_blocking = false);
+DEVCHECK_API c10::IValue to_device(const c10::IValue& value, c10::Device device,
+                                   bool non_blocking = false);
 /// Every tensor inside `x` on `device`, for every type map_tensors() walks
 /// (a map of vectors of optionals of tensors works); anything that holds no
 /// tensor (ints, strings, ...) is returned unchanged. The input is untouched.
@@ -74,7 +78,7 @@ T to_like(const T& x, const at::Tensor& ref, bool non_blocking = false) {
 /// DeviceMismatchError listing each device with the qualified names found
 /// there when they disagree, and InvalidArgumentError for a module with no
 /// parameters or buffers. Thread-safe if the module is not being modified.
-c10::Device module_device(const torch::nn::Module& module);
+DEVCHECK_API c10::Device module_device(const torch::nn::Module& module);
 template <typename M>
 c10::Device module_device(const torch::nn::ModuleHolder<M>& module) {
   return module_device(*module);
@@ -82,12 +86,13 @@ c10::Device module_device(const torch::nn::ModuleHolder<M>& module) {
 
 // ---- the walk ----------------------------------------------------------------
 
-namespace detail {
+namespace impl {
 
 // The IValue walk, type-erased (it recurses through dynamically typed values).
-c10::IValue map_ivalue_tensors(const c10::IValue& value,
-                               c10::function_ref<at::Tensor(const at::Tensor&)> f);
-void visit_ivalue_tensors(const c10::IValue& value, c10::function_ref<void(const at::Tensor&)> f);
+DEVCHECK_API c10::IValue map_ivalue_tensors(const c10::IValue& value,
+                                            c10::function_ref<at::Tensor(const at::Tensor&)> f);
+DEVCHECK_API void visit_ivalue_tensors(const c10::IValue& value,
+                                       c10::function_ref<void(const at::Tensor&)> f);
 
 // One specialization per container; the primary template is "holds no
 // tensor". Specializations are found when a walk is instantiated, so nested
@@ -244,6 +249,6 @@ struct TensorWalk<torch::data::Example<D, torch::data::example::NoTarget>> {
   }
 };
 
-}  // namespace detail
+}  // namespace impl
 
 }  // namespace devcheck

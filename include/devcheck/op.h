@@ -27,14 +27,16 @@
 #include <string>
 #include <string_view>
 
+#include "devcheck/export.h"
+
 namespace devcheck {
 
-namespace detail {
+namespace impl {
 
 /// One argument of DEVCHECK_OP_INPUTS / DEVCHECK_OP_OUTPUTS: a tensor, an
 /// optional tensor (absent or undefined ones are skipped) or a tensor list.
 /// It refers to the caller's object, which must outlive the check call.
-class OpArg {
+class DEVCHECK_API OpArg {
  public:
   OpArg(const at::Tensor& tensor) : tensor_(&tensor) {}  // NOLINT(google-explicit-constructor)
   OpArg(const c10::optional<at::Tensor>& tensor)         // NOLINT(google-explicit-constructor)
@@ -54,17 +56,17 @@ class OpArg {
   bool is_list_ = false;
 };
 
-}  // namespace detail
+}  // namespace impl
 
 /// What DEVCHECK_OP_INPUTS returns: the device the inputs agree on, which it
 /// keeps current (a device guard) until it is destroyed. Not copyable or
 /// movable; bind it to a local variable for the kernel's lifetime. Not
 /// thread-safe to share (a device guard belongs to its thread).
 class OpInputs;
-OpInputs check_op_inputs(std::string_view op, std::string_view names,
-                         std::initializer_list<detail::OpArg> inputs);
+DEVCHECK_API OpInputs check_op_inputs(std::string_view op, std::string_view names,
+                                      std::initializer_list<impl::OpArg> inputs);
 
-class [[nodiscard]] OpInputs {
+class [[nodiscard]] DEVCHECK_API OpInputs {
  public:
   OpInputs(const OpInputs&) = delete;
   OpInputs& operator=(const OpInputs&) = delete;
@@ -82,11 +84,11 @@ class [[nodiscard]] OpInputs {
   /// DeviceMismatchError naming the op, the output (from `names`, the
   /// expressions' text, as DEVCHECK_OP_OUTPUTS passes it), its device and
   /// shape, and the inputs' device. Use DEVCHECK_OP_OUTPUTS.
-  void check_outputs(std::string_view names, std::initializer_list<detail::OpArg> outputs) const;
+  void check_outputs(std::string_view names, std::initializer_list<impl::OpArg> outputs) const;
 
  private:
   friend OpInputs check_op_inputs(std::string_view op, std::string_view names,
-                                  std::initializer_list<detail::OpArg> inputs);
+                                  std::initializer_list<impl::OpArg> inputs);
   OpInputs(std::string op, c10::Device device);
 
   std::string op_;
@@ -100,8 +102,8 @@ class [[nodiscard]] OpInputs {
 /// expressions (what DEVCHECK_OP_INPUTS passes); argument i is named by its
 /// i-th entry. Throws DeviceMismatchError naming `op`, the arguments that
 /// disagree, and every input with its shape, dtype and device. Thread-safe.
-OpInputs check_op_inputs(std::string_view op, std::string_view names,
-                         std::initializer_list<detail::OpArg> inputs);
+DEVCHECK_API OpInputs check_op_inputs(std::string_view op, std::string_view names,
+                                      std::initializer_list<impl::OpArg> inputs);
 
 }  // namespace devcheck
 

@@ -39,13 +39,14 @@
 #include <utility>
 #include <vector>
 
+#include "devcheck/export.h"
 #include "devcheck/move.h"
 
 namespace devcheck {
 
 /// How a DevicePrefetcher delivers batches. `device` is required; the rest
 /// are optional setters, each with its default.
-struct PrefetchOptions {
+struct DEVCHECK_API PrefetchOptions {
   explicit PrefetchOptions(c10::Device device) : device_(device) {}
   /// Where batches are delivered. A device without an index ("cuda") means
   /// the current device of that type when the prefetcher is made.
@@ -61,12 +62,12 @@ struct PrefetchOptions {
   TORCH_ARG(bool, pin_memory) = true;
 };
 
-namespace detail {
+namespace impl {
 
 /// The device-specific half of DevicePrefetcher (not a template): stacking,
 /// pinning, the side stream, events. Immutable after construction; its const
 /// methods may be called from the worker and the consumer thread at once.
-class Stager {
+class DEVCHECK_API Stager {
  public:
   explicit Stager(const PrefetchOptions& options);
   /// The resolved target device ("cuda" -> "cuda:0").
@@ -99,9 +100,10 @@ class Stager {
 
 // Collation: a vector of examples becomes one example of stacked tensors;
 // anything else (an already collated batch) is passed on unchanged.
-torch::data::Example<> collate(std::vector<torch::data::Example<>> samples, const Stager& stager);
-torch::data::TensorExample collate(std::vector<torch::data::TensorExample> samples,
-                                   const Stager& stager);
+DEVCHECK_API torch::data::Example<> collate(std::vector<torch::data::Example<>> samples,
+                                            const Stager& stager);
+DEVCHECK_API torch::data::TensorExample collate(std::vector<torch::data::TensorExample> samples,
+                                                const Stager& stager);
 template <typename T>
 T collate(T batch, const Stager& /*stager*/) {
   return batch;
@@ -122,7 +124,7 @@ std::vector<at::Tensor> collect(const Batch& batch) {
   return out;
 }
 
-}  // namespace detail
+}  // namespace impl
 
 /// Prefetches the batches of `Source` onto a device. `Source` is any range
 /// (begin()/end()) of batches: a torch::data data loader (whose batches are
@@ -152,7 +154,7 @@ class DevicePrefetcher {
  public:
   /// What the loop receives: the collated batch, its tensors on the device.
   using Batch =
-      decltype(detail::collate(std::declval<HostBatch>(), std::declval<const detail::Stager&>()));
+      decltype(impl::collate(std::declval<HostBatch>(), std::declval<const impl::Stager&>()));
 
   /// Prefetches from `source`, which must outlive this object. Throws
   /// DeviceUnavailableError-style c10 errors when the device cannot be used.
@@ -241,7 +243,7 @@ class DevicePrefetcher {
       return c10::nullopt;
     }
     if (slot.ready) {
-      stager_.hand_over(*slot.ready, detail::collect(*slot.batch));
+      stager_.hand_over(*slot.ready, impl::collect(*slot.batch));
     }
     return std::move(slot.batch);
   }
@@ -270,13 +272,13 @@ class DevicePrefetcher {
 
   Slot produce(HostBatch host, bool side_stream) {
     Slot slot;
-    Batch collated = detail::collate(std::move(host), stager_);
+    Batch collated = impl::collate(std::move(host), stager_);
     if (side_stream && stager_.asynchronous()) {
       c10::OptionalStreamGuard guard(stager_.side_stream());
-      slot.batch = detail::stage(collated, stager_);
+      slot.batch = impl::stage(collated, stager_);
       slot.ready = stager_.record();
     } else {
-      slot.batch = detail::stage(collated, stager_);
+      slot.batch = impl::stage(collated, stager_);
     }
     return slot;
   }
@@ -341,7 +343,7 @@ class DevicePrefetcher {
   std::unique_ptr<Source> owned_;
   Source* source_;
   PrefetchOptions options_;
-  detail::Stager stager_;
+  impl::Stager stager_;
 
   bool running_ = false;
   std::optional<std::pair<SourceIterator, SourceEnd>> sync_;

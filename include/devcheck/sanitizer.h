@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "devcheck/export.h"
+
 namespace devcheck {
 
 /// What the sanitizer does when it finds something.
@@ -32,14 +34,14 @@ enum class SanitizerMode {
 };
 
 /// "report", "warn", "fail" -> the mode. Throws InvalidArgumentError naming `text`.
-SanitizerMode parse_sanitizer_mode(const std::string& text);
+DEVCHECK_API SanitizerMode parse_sanitizer_mode(const std::string& text);
 /// The mode's name: "report", "warn", "fail".
-const char* to_string(SanitizerMode mode);
+DEVCHECK_API const char* to_string(SanitizerMode mode);
 
 /// How the sanitizer runs. Every setter returns *this, so options chain:
 ///   SanitizerOptions().mode(SanitizerMode::kFail).provenance(false)
 /// Value type; thread-safe to copy.
-class SanitizerOptions {
+class DEVCHECK_API SanitizerOptions {
  public:
   /// Default kReport.
   SanitizerOptions& mode(SanitizerMode value) {
@@ -156,7 +158,7 @@ class SanitizerOptions {
 };
 
 /// One tensor argument of an op in a device-mismatch finding.
-struct SanitizerArgument {
+struct DEVCHECK_API SanitizerArgument {
   std::string name;  ///< Schema name: "self", "other", "tensors[1]".
   c10::Device device = c10::Device(c10::kCPU);
   std::string dtype;  ///< PyTorch's name: "float32".
@@ -173,7 +175,7 @@ enum class FindingKind {
 };
 
 /// One finding: a kind, the op, the user's call site, and the fix. Value type.
-struct SanitizerFinding {
+struct DEVCHECK_API SanitizerFinding {
   FindingKind kind = FindingKind::kDeviceMismatch;
   std::string op;    ///< "aten::add"; "aten::copy_" for copies.
   std::string site;  ///< The user's line that ran the op: "train.cc:41" / "prog.py:9".
@@ -188,7 +190,7 @@ struct SanitizerFinding {
 };
 
 /// Copies of one direction from one site.
-struct TransferStat {
+struct DEVCHECK_API TransferStat {
   std::string op;         ///< "aten::copy_", "aten::pin_memory".
   std::string direction;  ///< "cpu -> cuda:0"; "cpu -> cpu (pinned)".
   std::string site;
@@ -198,7 +200,7 @@ struct TransferStat {
 };
 
 /// Synchronizing ops (item, _local_scalar_dense, blocking copies to host) from one site.
-struct SyncStat {
+struct DEVCHECK_API SyncStat {
   std::string op;
   std::string site;
   std::string device;  ///< The device the host waited for.
@@ -206,7 +208,7 @@ struct SyncStat {
 };
 
 /// What the sanitizer saw. Value type; methods are const and thread-safe.
-struct SanitizerReport {
+struct DEVCHECK_API SanitizerReport {
   std::vector<SanitizerFinding> findings;
   std::vector<TransferStat> transfers;  ///< Largest count first.
   std::vector<SyncStat> syncs;          ///< Largest count first.
@@ -236,7 +238,7 @@ struct SanitizerReport {
 /// print_summary, prints the report to stderr if it found anything; in
 /// kFail mode a mismatch makes the process exit status 1 at exit.
 /// Methods are thread-safe.
-class Sanitizer {
+class DEVCHECK_API Sanitizer {
  public:
   explicit Sanitizer(SanitizerOptions options = SanitizerOptions());
   ~Sanitizer();
@@ -260,17 +262,17 @@ class Sanitizer {
 /// installed (each argument, its device and where it was made), after the
 /// error's first line. Without such a finding, the error's message and a hint
 /// to run under the sanitizer. Thread-safe.
-std::string explain(const c10::Error& error);
+DEVCHECK_API std::string explain(const c10::Error& error);
 
 /// Runs a command under the sanitizer (see `devcheck run`).
-struct SanitizedRunOptions {
+struct DEVCHECK_API SanitizedRunOptions {
   SanitizerOptions sanitizer;  ///< mode, provenance, json_path, trace_path are used.
   /// The preload library; default: libdevcheck_preload.so next to libdevcheck.
   std::string preload_library;
 };
 
 /// One process of a sanitized run that loaded LibTorch.
-struct SanitizedProcess {
+struct DEVCHECK_API SanitizedProcess {
   long pid = 0;
   std::string text;  ///< Its text report.
   std::string json;  ///< Its JSON report.
@@ -279,7 +281,7 @@ struct SanitizedProcess {
 };
 
 /// The outcome of run_sanitized().
-struct SanitizedRun {
+struct DEVCHECK_API SanitizedRun {
   int exit_status = 0;  ///< The command's exit code, or 128+signal.
   int term_signal = 0;  ///< The signal that ended it, 0 when it exited.
   std::vector<SanitizedProcess> processes;
@@ -295,11 +297,11 @@ struct SanitizedRun {
 /// and options.trace_path (one merged trace). Throws InvalidArgumentError for
 /// an empty command, IoError when the command or the preload library cannot
 /// be found.
-SanitizedRun run_sanitized(const std::vector<std::string>& command,
-                           const SanitizedRunOptions& options);
+DEVCHECK_API SanitizedRun run_sanitized(const std::vector<std::string>& command,
+                                        const SanitizedRunOptions& options);
 
 /// Path of the preload library next to libdevcheck ($DEVCHECK_PRELOAD wins).
 /// Throws IoError when it is missing.
-std::string sanitizer_preload_library();
+DEVCHECK_API std::string sanitizer_preload_library();
 
 }  // namespace devcheck

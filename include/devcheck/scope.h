@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "devcheck/export.h"
+
 namespace devcheck {
 
 /// RAII: makes `device` the default device of this thread until destroyed,
@@ -16,7 +18,7 @@ namespace devcheck {
 /// index, such as cuda:1. Nestable; scopes must be destroyed in reverse order
 /// of creation on the thread that created them (as with any guard). Not
 /// copyable or movable. Other threads are unaffected.
-class DeviceScope {
+class DEVCHECK_API DeviceScope {
  public:
   /// Enters a scope on `device`.
   explicit DeviceScope(c10::Device device);
@@ -42,13 +44,13 @@ class DeviceScope {
 
 /// The device of this thread's innermost DeviceScope, or cpu outside any scope
 /// (LibTorch's own default). Cheap (a thread-local read).
-c10::Device default_device() noexcept;
+DEVCHECK_API c10::Device default_device() noexcept;
 
 /// Whether this thread is inside a DeviceScope.
-bool in_device_scope() noexcept;
+DEVCHECK_API bool in_device_scope() noexcept;
 
 /// TensorOptions on default_device(): `torch::randn({3, 3}, devcheck::options())`
 /// lands on the scope's device. Chain dtype etc. as usual.
-c10::TensorOptions options() noexcept;
+DEVCHECK_API c10::TensorOptions options() noexcept;
 
 }  // namespace devcheck

@@ -44,7 +44,7 @@ constexpr std::uint64_t kRecordAlignment = 64;
 
 // The file's own pages for storage `s` when its record is stored as it is,
 // 64-byte aligned and large; else an empty DataPtr (the caller copies).
-c10::DataPtr map_record(const detail::ParsedCheckpoint& cp, std::size_t s) {
+c10::DataPtr map_record(const impl::ParsedCheckpoint& cp, std::size_t s) {
   const std::uint64_t nbytes = cp.storages[s].nbytes;
   const detail::ZipRecord* record = cp.sources[s].record;
   if (nbytes < kMapMin || cp.format == detail::Format::kLegacy || record == nullptr ||
@@ -58,7 +58,7 @@ c10::DataPtr map_record(const detail::ParsedCheckpoint& cp, std::size_t s) {
 
 // The bytes of one storage, on `device`. On another device than the CPU, the
 // host bytes are only staging for the copy there.
-c10::Storage read_storage(const detail::ParsedCheckpoint& cp, std::size_t s, c10::Device device) {
+c10::Storage read_storage(const impl::ParsedCheckpoint& cp, std::size_t s, c10::Device device) {
   const StorageEntry& st = cp.storages[s];
   const detail::StorageSource& src = cp.sources[s];
   if (device.type() == c10::DeviceType::Meta) {

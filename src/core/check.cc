@@ -293,7 +293,7 @@ void check_inputs(const torch::nn::Module& module, std::initializer_list<NamedTe
                       [&](std::size_t i) { return std::string(named[i].name); });
 }
 
-namespace detail {
+namespace impl {
 
 void check_inputs_impl(const torch::nn::Module& module, const char* names,
                        const at::Tensor* const* inputs, std::size_t count) {
@@ -304,6 +304,6 @@ void check_inputs_impl(const torch::nn::Module& module, const char* names,
   });
 }
 
-}  // namespace detail
+}  // namespace impl
 
 }  // namespace devcheck

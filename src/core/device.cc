@@ -133,10 +133,10 @@ detail::FakeDeviceHooks& hooks_slot() {
 
 }  // namespace
 
-namespace detail {
+namespace impl {
 void set_fake_device_hooks(const FakeDeviceHooks& hooks) noexcept { hooks_slot() = hooks; }
 FakeDeviceHooks fake_device_hooks() noexcept { return hooks_slot(); }
-}  // namespace detail
+}  // namespace impl
 
 DeviceSpec DeviceSpec::parse(const std::string& text) {
   format::DeviceRequest request;

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace devcheck::detail {
+#include "devcheck/export.h"
+
+namespace devcheck::impl {
 
 struct CudaDeviceFacts {
   int ordinal = 0;  // as LibTorch numbers it (after CUDA_VISIBLE_DEVICES)
@@ -24,10 +26,16 @@ struct CudaProbe {
 };
 
 // Queries the driver now (free memory changes; nothing is cached).
-CudaProbe probe_cuda();
+DEVCHECK_API CudaProbe probe_cuda();
 
 // The CUDA version the LibTorch in this process was built with, "12.4"; empty
 // when it has no CUDA (libtorch_cuda not loaded). Needs no GPU and no driver.
 std::string torch_cuda_version();
 
+}  // namespace devcheck::impl
+
+// Internals shared between devcheck's libraries live in impl:: (exported where
+// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
+namespace devcheck::detail {
+using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail

@@ -5,7 +5,9 @@
 
 #include <c10/core/Device.h>
 
-namespace devcheck::detail {
+#include "devcheck/export.h"
+
+namespace devcheck::impl {
 
 struct FakeDeviceHooks {
   c10::Device (*device)(int index) = nullptr;  // fake_device()
@@ -14,9 +16,15 @@ struct FakeDeviceHooks {
 };
 
 // Sets the hooks (the fake device library does, once, when loaded).
-void set_fake_device_hooks(const FakeDeviceHooks& hooks) noexcept;
+DEVCHECK_API void set_fake_device_hooks(const FakeDeviceHooks& hooks) noexcept;
 
 // The hooks; every member is nullptr when the fake device is not linked.
-FakeDeviceHooks fake_device_hooks() noexcept;
+DEVCHECK_API FakeDeviceHooks fake_device_hooks() noexcept;
 
+}  // namespace devcheck::impl
+
+// Internals shared between devcheck's libraries live in impl:: (exported where
+// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
+namespace devcheck::detail {
+using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail

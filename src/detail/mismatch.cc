@@ -6,7 +6,7 @@
 
 #include "detail/names.h"
 
-namespace devcheck::detail {
+namespace devcheck::impl {
 
 void DeviceTally::add(c10::Device device, std::size_t tensors) {
   auto it = std::find_if(counts_.begin(), counts_.end(),
@@ -90,4 +90,4 @@ MismatchText describe_mismatch(const std::vector<MismatchRow>& rows, c10::Device
   return out;
 }
 
-}  // namespace devcheck::detail
+}  // namespace devcheck::impl

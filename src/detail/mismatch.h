@@ -14,7 +14,9 @@
 #include <utility>
 #include <vector>
 
-namespace devcheck::detail {
+#include "devcheck/export.h"
+
+namespace devcheck::impl {
 
 // PyTorch lets a 0-dim CPU tensor (a wrapped scalar) meet tensors on any
 // device, so it never counts for or against a device.
@@ -24,7 +26,7 @@ inline bool wrapped_scalar(c10::Device device, std::size_t dim) {
 
 // Counts tensors per device and picks the one they all should be on.
 // Callers leave wrapped scalars and undefined tensors out.
-class DeviceTally {
+class DEVCHECK_API DeviceTally {
  public:
   void add(c10::Device device, std::size_t tensors = 1);
   // More than one device counted.
@@ -55,7 +57,7 @@ struct MismatchRow {
 // Whether a defined tensor on `device` with `dim` dimensions breaks the rule
 // against `expected` (an index-less expected device matches every index of
 // its type; a wrapped scalar never does).
-bool is_stray(c10::Device device, std::size_t dim, c10::Device expected);
+DEVCHECK_API bool is_stray(c10::Device device, std::size_t dim, c10::Device expected);
 
 // The shared parts of a device-mismatch message.
 struct MismatchText {
@@ -66,7 +68,14 @@ struct MismatchText {
 
 // The table and fix for `rows` against `expected`. `stray_origin`, when not
 // empty, says where the strays are made ("train.py:12").
-MismatchText describe_mismatch(const std::vector<MismatchRow>& rows, c10::Device expected,
-                               const std::string& stray_origin = {});
+DEVCHECK_API MismatchText describe_mismatch(const std::vector<MismatchRow>& rows,
+                                            c10::Device expected,
+                                            const std::string& stray_origin = {});
 
+}  // namespace devcheck::impl
+
+// Internals shared between devcheck's libraries live in impl:: (exported where
+// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
+namespace devcheck::detail {
+using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail

@@ -10,16 +10,18 @@
 #include <string>
 #include <string_view>
 
-namespace devcheck::detail {
+#include "devcheck/export.h"
+
+namespace devcheck::impl {
 
 // PyTorch's Python name of a dtype: "float32", "bfloat16", "complex64".
-std::string dtype_name(c10::ScalarType type);
+DEVCHECK_API std::string dtype_name(c10::ScalarType type);
 
 // The ScalarType PyTorch calls `name` ("float32"), from format::dtype_table().
-std::optional<c10::ScalarType> scalar_type_of(std::string_view name);
+DEVCHECK_API std::optional<c10::ScalarType> scalar_type_of(std::string_view name);
 
 // "[32, 784]"; "[]" for a 0-dim tensor (format::shape_text).
-std::string shape_str(c10::IntArrayRef shape);
+DEVCHECK_API std::string shape_str(c10::IntArrayRef shape);
 
 // A module's name without LibTorch's decoration: "torch::nn::LinearImpl" -> "Linear".
 std::string clean_module_name(std::string_view name);
@@ -30,4 +32,10 @@ inline bool device_matches(c10::Device expected, c10::Device actual) {
   return expected.has_index() ? expected == actual : expected.type() == actual.type();
 }
 
+}  // namespace devcheck::impl
+
+// Internals shared between devcheck's libraries live in impl:: (exported where
+// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
+namespace devcheck::detail {
+using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail

@@ -4,11 +4,13 @@
 // counted in its ledger under that label, and never make a "many small
 // copies" finding, which is about a program's own per-sample copy loops.
 
-namespace devcheck::detail {
+#include "devcheck/export.h"
+
+namespace devcheck::impl {
 
 // While alive, copies this thread makes are staged by `who` (a string literal,
 // e.g. "devcheck::DevicePrefetcher"). Not copyable; nests (the innermost wins).
-class StagingScope {
+class DEVCHECK_API StagingScope {
  public:
   explicit StagingScope(const char* who) noexcept;
   ~StagingScope();
@@ -20,6 +22,12 @@ class StagingScope {
 };
 
 // The label of the innermost StagingScope on this thread; nullptr outside one.
-const char* staging_label() noexcept;
+DEVCHECK_API const char* staging_label() noexcept;
 
+}  // namespace devcheck::impl
+
+// Internals shared between devcheck's libraries live in impl:: (exported where
+// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
+namespace devcheck::detail {
+using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail

@@ -14,7 +14,7 @@
 #include "devcheck/format/error.h"
 #include "format/internal_assert.h"
 
-namespace devcheck::detail {
+namespace devcheck::impl {
 namespace {
 
 constexpr std::uint32_t kLocalSig = 0x04034b50;
@@ -627,4 +627,4 @@ void ZipWriter::finish() {
   put(cd.data(), cd.size());
 }
 
-}  // namespace devcheck::detail
+}  // namespace devcheck::impl

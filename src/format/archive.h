@@ -12,7 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
-namespace devcheck::detail {
+#include "devcheck/export.h"
+
+namespace devcheck::impl {
 
 // An owned file descriptor.
 class File {
@@ -37,10 +39,10 @@ class File {
 
 // Reads exactly `size` bytes at `offset`. Throws FormatError ("truncated")
 // when the file ends first, IoError when the read fails.
-void read_exact(int fd, std::uint64_t offset, void* dst, std::uint64_t size,
-                const std::string& path);
+DEVCHECK_API void read_exact(int fd, std::uint64_t offset, void* dst, std::uint64_t size,
+                             const std::string& path);
 // Writes all of `size` bytes at the current position. Throws IoError.
-void write_all(int fd, const void* data, std::uint64_t size, const std::string& path);
+DEVCHECK_API void write_all(int fd, const void* data, std::uint64_t size, const std::string& path);
 
 // zlib's CRC-32, continued from `crc`.
 std::uint32_t crc32_of(const void* data, std::uint64_t size, std::uint32_t crc = 0);
@@ -63,7 +65,7 @@ bool is_safe_record_name(std::string_view name);
 // against the file before use. Throws FormatError (not a zip, truncated,
 // unsupported feature) or UnsafeContentError (a record name escaping the
 // archive), each naming the file.
-class ZipReader {
+class DEVCHECK_API ZipReader {
  public:
   // `fd` must stay open while the reader is used; `path` is for messages.
   ZipReader(int fd, std::uint64_t file_size, std::string path);
@@ -104,7 +106,7 @@ class ZipReader {
 // Writes a zip the way PyTorchStreamWriter does: records stored, each data
 // start aligned to 64 bytes with an "FB" padding extra field, zip64 records
 // where sizes or offsets need them. Writes to `fd` from its current position 0.
-class ZipWriter {
+class DEVCHECK_API ZipWriter {
  public:
   ZipWriter(int fd, std::string path);
   // Adds `size` bytes as a stored record; computes the CRC.
@@ -162,4 +164,10 @@ class ZipWriter {
   std::vector<ZipRecord> entries_;
 };
 
+}  // namespace devcheck::impl
+
+// Internals shared between devcheck's libraries live in impl:: (exported where
+// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
+namespace devcheck::detail {
+using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail

@@ -10,7 +10,7 @@
 #include "devcheck/format/units.h"
 #include "format/reader.h"
 
-namespace devcheck::detail {
+namespace devcheck::impl {
 namespace {
 
 constexpr int kMaxDepth = 200;
@@ -497,4 +497,4 @@ void interpret_pickle(ParsedCheckpoint& cp, int pickle, const std::string& key_p
   Interpreter(cp, pickle).run(key_prefix);
 }
 
-}  // namespace devcheck::detail
+}  // namespace devcheck::impl

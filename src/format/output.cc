@@ -12,7 +12,7 @@
 
 #include "devcheck/format/error.h"
 
-namespace devcheck::detail {
+namespace devcheck::impl {
 
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa {
@@ -80,4 +80,4 @@ void AtomicOutput::commit() {
   committed_ = true;
 }
 
-}  // namespace devcheck::detail
+}  // namespace devcheck::impl

@@ -5,9 +5,11 @@
 
 #include <string>
 
-namespace devcheck::detail {
+#include "devcheck/export.h"
 
-class AtomicOutput {
+namespace devcheck::impl {
+
+class DEVCHECK_API AtomicOutput {
  public:
   // Creates the temporary file. Throws IoError naming `path` when the folder
   // is missing or not writable, or (without `overwrite`) when `path` exists.
@@ -33,4 +35,10 @@ class AtomicOutput {
 // Whether `a` and `b` name the same existing file.
 bool same_file(const std::string& a, const std::string& b);
 
+}  // namespace devcheck::impl
+
+// Internals shared between devcheck's libraries live in impl:: (exported where
+// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
+namespace devcheck::detail {
+using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail

@@ -13,7 +13,7 @@
 #include "devcheck/format/error.h"
 #include "format/internal_assert.h"
 
-namespace devcheck::detail {
+namespace devcheck::impl {
 namespace {
 
 struct Entry {
@@ -678,4 +678,4 @@ std::string apply_edits(std::string_view bytes, std::vector<Edit> edits) {
   return out;
 }
 
-}  // namespace devcheck::detail
+}  // namespace devcheck::impl

@@ -15,7 +15,9 @@
 #include <utility>
 #include <vector>
 
-namespace devcheck::detail {
+#include "devcheck/export.h"
+
+namespace devcheck::impl {
 
 constexpr std::uint32_t kNoNode = 0xFFFFFFFFu;
 constexpr std::uint64_t kNoOffset = ~std::uint64_t{0};
@@ -117,16 +119,17 @@ struct PickleTruncated {
 // for messages ("'model.pt' record 'model/data.pkl'"). Throws FormatError for
 // malformed pickles (unknown opcode, stack underflow, bad memo index, ...),
 // PickleTruncated when the bytes end before STOP.
-Pickle scan_pickle(std::string_view bytes, const std::string& where, std::uint64_t start = 0);
+DEVCHECK_API Pickle scan_pickle(std::string_view bytes, const std::string& where,
+                                std::uint64_t start = 0);
 
 // The pickle op that pushes `value` as a str (BINUNICODE).
-std::string pickle_unicode(std::string_view value);
+DEVCHECK_API std::string pickle_unicode(std::string_view value);
 
 // The opcodes torch.load(weights_only=True) accepts in every PyTorch version
 // devcheck supports: those of 1.13's torch/_weights_only_unpickler.py, which
 // 2.6's accepts too (2.6 adds only BINFLOAT). Everything devcheck writes uses
 // no others: no POP, DUP, MEMOIZE, FRAME or SHORT_BINUNICODE.
-bool weights_only_opcode(unsigned char op);
+DEVCHECK_API bool weights_only_opcode(unsigned char op);
 
 struct Edit {
   std::uint64_t begin = 0, end = 0;
@@ -156,4 +159,10 @@ std::vector<Edit> string_edits(const Pickle& p, const std::vector<StringChange>&
 // Applies non-overlapping edits (any order) to `bytes`.
 std::string apply_edits(std::string_view bytes, std::vector<Edit> edits);
 
+}  // namespace devcheck::impl
+
+// Internals shared between devcheck's libraries live in impl:: (exported where
+// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
+namespace devcheck::detail {
+using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail

@@ -11,7 +11,7 @@
 #include "devcheck/format/device_name.h"
 #include "devcheck/format/error.h"
 
-namespace devcheck::detail {
+namespace devcheck::impl {
 namespace {
 
 constexpr std::uint64_t kMaxPickleBytes = std::uint64_t{1} << 31;
@@ -337,11 +337,6 @@ void add_summary_findings(ParsedCheckpoint& cp) {
 
 }  // namespace
 
-bool ParsedCheckpoint::has_errors() const {
-  return std::any_of(findings.begin(), findings.end(),
-                     [](const Finding& f) { return f.severity == Severity::kError; });
-}
-
 std::shared_ptr<ParsedCheckpoint> parse_checkpoint(const std::string& path) {
   auto cp = std::make_shared<ParsedCheckpoint>();
   cp->path = path;
@@ -373,4 +368,13 @@ std::shared_ptr<ParsedCheckpoint> parse_checkpoint(const std::string& path) {
   return cp;
 }
 
-}  // namespace devcheck::detail
+}  // namespace devcheck::impl
+
+namespace devcheck::impl {
+
+bool ParsedCheckpoint::has_errors() const {
+  return std::any_of(findings.begin(), findings.end(),
+                     [](const Finding& f) { return f.severity == Severity::kError; });
+}
+
+}  // namespace devcheck::impl

@@ -11,11 +11,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "devcheck/export.h"
 #include "devcheck/format/checkpoint.h"
 #include "format/archive.h"
 #include "format/pickle.h"
 
-namespace devcheck::detail {
+namespace devcheck::impl {
 
 enum class Format { kZip, kTorchScript, kLegacy };
 
@@ -45,7 +46,7 @@ struct CodeLiteral {
   std::string literal;      // "cuda:0"
 };
 
-struct ParsedCheckpoint {
+struct DEVCHECK_API ParsedCheckpoint {
   std::string path;
   Format format = Format::kZip;
   File file;
@@ -73,7 +74,7 @@ struct ParsedCheckpoint {
 void interpret_pickle(ParsedCheckpoint& cp, int pickle, const std::string& key_prefix);
 
 // Reads and checks `path`. Throws IoError, FormatError, UnsafeContentError.
-std::shared_ptr<ParsedCheckpoint> parse_checkpoint(const std::string& path);
+DEVCHECK_API std::shared_ptr<ParsedCheckpoint> parse_checkpoint(const std::string& path);
 
 // Whether torch.load(weights_only=True) (or, for TorchScript archives,
 // torch.jit.load) accepts the global `module.name`.
@@ -94,4 +95,10 @@ std::vector<CodeLiteral> find_device_literals(const std::string& record, const s
 // Whether `location` names a device this machine has ("cpu", "meta" always).
 bool location_available(const std::string& location);
 
+}  // namespace devcheck::impl
+
+// Internals shared between devcheck's libraries live in impl:: (exported where
+// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
+namespace devcheck::detail {
+using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail

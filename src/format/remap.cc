@@ -26,8 +26,8 @@ using format::IoError;
 using format::RemapOptions;
 using format::UnsafeContentError;
 
-using detail::ParsedCheckpoint;
 using detail::PickleSource;
+using impl::ParsedCheckpoint;
 
 [[noreturn]] void cannot_rewrite(const ParsedCheckpoint& cp, const PickleSource& src,
                                  const std::string& what) {

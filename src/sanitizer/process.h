@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "devcheck/export.h"
+
 namespace devcheck::sanitizer {
 
 // The one fail-mode exit path: at exit, a mismatch a kFail session recorded
@@ -36,20 +38,20 @@ std::string report_file(const std::string& dir, long pid, const char* suffix);
 // with dlsym; Python's ctypes can use the others, as bench/ does).
 extern "C" {
 // Installs the sanitizer from DEVCHECK_SANITIZE*; 1 when it did.
-int devcheck_sanitizer_autostart();
+DEVCHECK_API int devcheck_sanitizer_autostart();
 // The preload library's sigaction() asks this first. For a fatal signal the
 // sanitizer's handler holds, `act` becomes the action it hands the signal on
 // to and `old` gets the one before; returns 1 (done, nothing else to do).
 // Returns 0 for any other signal: the caller does the real sigaction.
 // Async-signal-safe.
-int devcheck_sanitizer_sigaction(int sig, const struct sigaction* act, struct sigaction* old);
+DEVCHECK_API int devcheck_sanitizer_sigaction(int sig, const struct sigaction* act, struct sigaction* old);
 // Takes back each fatal signal the sanitizer held and another library then
 // installed its handler for past sigaction() interposers (UCX does): that
 // handler is handed the signal first, after the report. The preload library
 // calls it around dlopen.
-void devcheck_sanitizer_reassert_signals();
+DEVCHECK_API void devcheck_sanitizer_reassert_signals();
 // Installs a report-mode sanitizer; 0 on success, -1 when one is active.
-int devcheck_sanitizer_start(int provenance);
+DEVCHECK_API int devcheck_sanitizer_start(int provenance);
 // Removes it; returns how many findings it had (-1 when none was started).
-int devcheck_sanitizer_stop();
+DEVCHECK_API int devcheck_sanitizer_stop();
 }

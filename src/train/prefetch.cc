@@ -6,7 +6,7 @@
 
 #include "detail/staging.h"
 
-namespace devcheck::detail {
+namespace devcheck::impl {
 namespace {
 
 // Devices whose copies can be ordered by streams and events. The CPU and meta
@@ -42,7 +42,7 @@ at::Tensor Stager::pin(const at::Tensor& t) const {
 
 at::Tensor Stager::copy(const at::Tensor& t) const {
   if (!t.defined() || t.device() == device_) return t;
-  const StagingScope staging("devcheck::DevicePrefetcher (batch staging)");
+  const detail::StagingScope staging("devcheck::DevicePrefetcher (batch staging)");
   return t.to(device_, /*non_blocking=*/asynchronous());
 }
 
@@ -84,4 +84,4 @@ torch::data::TensorExample collate(std::vector<torch::data::TensorExample> sampl
   return torch::data::TensorExample(stager.stack(data));
 }
 
-}  // namespace devcheck::detail
+}  // namespace devcheck::impl

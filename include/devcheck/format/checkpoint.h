@@ -16,29 +16,30 @@
 #include <utility>
 #include <vector>
 
+#include "devcheck/export.h"
 #include "devcheck/format/device_name.h"
 
 namespace devcheck {
 
-namespace detail {
+namespace impl {
 struct ParsedCheckpoint;
-}  // namespace detail
+}  // namespace impl
 
 /// How bad a finding is. kError findings make inspect exit 1 and remap refuse.
 enum class Severity { kInfo, kWarning, kError };
 
 /// "info", "warning", "error".
-std::string severity_name(Severity severity);
+DEVCHECK_API std::string severity_name(Severity severity);
 
 /// One fact worth reporting about a checkpoint.
-struct Finding {
+struct DEVCHECK_API Finding {
   std::string code;  ///< Stable identifier: "unsafe-global", "device-unavailable", ...
   Severity severity = Severity::kInfo;
   std::string message;  ///< One sentence naming the object, the devices and the fix.
 };
 
 /// One tensor of a checkpoint, as saved. Value type.
-struct TensorEntry {
+struct DEVCHECK_API TensorEntry {
   std::string key;    ///< Flattened: "optimizer.state.0.exp_avg" (list indices as numbers).
   std::string dtype;  ///< PyTorch's name: "float32", "bfloat16", "complex64".
   std::int64_t element_size = 0;  ///< In bytes.
@@ -55,7 +56,7 @@ struct TensorEntry {
 };
 
 /// One storage record. Value type.
-struct StorageEntry {
+struct DEVCHECK_API StorageEntry {
   std::string key;           ///< As in the persistent id ("0"; legacy: a number).
   std::string record;        ///< Zip record name ("archive/data/0"); empty for legacy files.
   std::string storage_type;  ///< "FloatStorage", "UntypedStorage", ...
@@ -65,7 +66,7 @@ struct StorageEntry {
 };
 
 /// Totals for one saved location.
-struct DeviceTotal {
+struct DEVCHECK_API DeviceTotal {
   std::string device;  ///< The saved location, "cuda:1".
   std::size_t tensors = 0;
   std::size_t storages = 0;
@@ -74,7 +75,7 @@ struct DeviceTotal {
 };
 
 /// Format and version facts.
-struct FormatFacts {
+struct DEVCHECK_API FormatFacts {
   std::string kind;         ///< "zip", "torchscript" or "legacy".
   std::string description;  ///< "torch.save zip archive (PyTorch >= 1.6)", ...
   std::string archive;      ///< The zip's top folder ("model"); empty for legacy.
@@ -86,7 +87,7 @@ struct FormatFacts {
 };
 
 /// What remap() did.
-struct RemapReport {
+struct DEVCHECK_API RemapReport {
   struct Move {
     std::string from, to;
     std::size_t storages = 0;
@@ -110,7 +111,7 @@ namespace devcheck::format {
 /// torch.load's `map_location`, as a value: where each saved storage location
 /// goes. The saved locations are text as the file has them ("cuda:1"); the
 /// targets are devices. Value type; thread-safe to share once built.
-class DeviceMap {
+class DEVCHECK_API DeviceMap {
  public:
   /// No remap: every tensor goes where it was saved.
   static DeviceMap keep() { return DeviceMap(); }
@@ -137,7 +138,7 @@ class DeviceMap {
 /// A metadata view of a checkpoint file: format, tensors, storages, devices and
 /// findings, read without tensor data. Cheap to copy (shared, immutable);
 /// thread-safe to read.
-class Checkpoint {
+class DEVCHECK_API Checkpoint {
  public:
   /// Reads `path`. Throws IoError (cannot open), FormatError (not a checkpoint,
   /// truncated, corrupt), UnsafeContentError (a record name escaping the
@@ -167,16 +168,16 @@ class Checkpoint {
   std::string to_json(const std::vector<DeviceTotal>& devices) const;
 
   /// Internal: the parsed file, for remap and load.
-  const detail::ParsedCheckpoint& parsed() const { return *data_; }
+  const impl::ParsedCheckpoint& parsed() const { return *data_; }
 
  private:
-  explicit Checkpoint(std::shared_ptr<const detail::ParsedCheckpoint> data);
-  std::shared_ptr<const detail::ParsedCheckpoint> data_;
+  explicit Checkpoint(std::shared_ptr<const impl::ParsedCheckpoint> data);
+  std::shared_ptr<const impl::ParsedCheckpoint> data_;
 };
 
 /// Options of remap(). Defaults change nothing but the format (legacy files
 /// come out in the zip format). Setters chain, as LibTorch's options do.
-class RemapOptions {
+class DEVCHECK_API RemapOptions {
  public:
   /// Where storages go. Default: keep.
   RemapOptions& map_location(DeviceMap value) {
@@ -218,7 +219,7 @@ class RemapOptions {
 /// when the input has kError findings; IoError when `output` exists (without
 /// force) or is `input`; FormatError for unreadable input. Thread-safe for
 /// distinct outputs.
-RemapReport remap(const std::string& input, const std::string& output,
-                  const RemapOptions& options = {});
+DEVCHECK_API RemapReport remap(const std::string& input, const std::string& output,
+                               const RemapOptions& options = {});
 
 }  // namespace devcheck::format

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "devcheck/export.h"
+
 namespace devcheck::format {
 
 /// The device types devcheck names. kFake is LibTorch's PrivateUse1 key,
@@ -13,7 +15,7 @@ namespace devcheck::format {
 enum class DeviceType { kCpu, kCuda, kMeta, kFake, kMps, kXpu };
 
 /// A device: a type and, optionally, an index. Value type; thread-safe.
-struct Device {
+struct DEVCHECK_API Device {
   DeviceType type = DeviceType::kCpu;
   int index = -1;  ///< -1: no index ("cuda" means the current CUDA device).
 
@@ -30,47 +32,47 @@ struct Device {
 
 /// What a user wrote: a device, or one of the keywords that only the machine
 /// can answer ("auto": the best available device; "gpu": any accelerator).
-struct DeviceRequest {
+struct DEVCHECK_API DeviceRequest {
   enum class Kind { kDevice, kAuto, kGpu };
   Kind kind = Kind::kAuto;
   Device device;  ///< For kDevice.
 };
 
 /// The accepted forms, for messages: "auto, gpu, cpu, cuda, cuda:N (N >= 0), ...".
-extern const char* const kDeviceForms;
+DEVCHECK_API extern const char* const kDeviceForms;
 
 /// Parses `text`: "auto", "gpu", "cpu", "cuda", "cuda:N", "meta", "fake",
 /// "fake:N", "privateuseone[:N]", "mps", "xpu", "xpu:N" (N in 0..127).
 /// Surrounding spaces and case are ignored. Throws InvalidArgumentError
 /// naming `text` and listing the accepted forms, or the index range.
-DeviceRequest parse_device_request(std::string_view text);
+DEVCHECK_API DeviceRequest parse_device_request(std::string_view text);
 
 /// As parse_device_request(), for a place that needs a device: the keywords
 /// "auto" and "gpu" throw InvalidArgumentError too.
-Device parse_device(std::string_view text);
+DEVCHECK_API Device parse_device(std::string_view text);
 
 /// How this process spells the PrivateUse1 device: "fake" without LibTorch
 /// (devcheck's name, which torch 2.x programs using the fake device register
 /// too, so `torch.load` there reads what remap writes), else what LibTorch
 /// calls it once the LibTorch side has said so ("privateuseone" in 1.13, the
 /// registered name in 2.x). Thread-safe.
-std::string privateuse1_name();
+DEVCHECK_API std::string privateuse1_name();
 /// Set by the LibTorch side once it knows LibTorch's spelling. Thread-safe.
-void set_privateuse1_name(const std::string& name);
+DEVCHECK_API void set_privateuse1_name(const std::string& name);
 
 /// Whether this machine has `device`, as far as a process without LibTorch
 /// can tell: cpu and meta always; cuda[:N] when the CUDA driver reports that
 /// many devices (CUDA_VISIBLE_DEVICES honoured); the fake device, mps and
 /// xpu never (the fake device exists only inside a process that registered
 /// it). Thread-safe.
-bool device_available(const Device& device);
+DEVCHECK_API bool device_available(const Device& device);
 
 /// CUDA devices the driver reports (0 without a driver). Thread-safe.
-int driver_cuda_device_count();
+DEVCHECK_API int driver_cuda_device_count();
 
 /// What "auto" and "gpu" mean on this machine without LibTorch: the CUDA
 /// device with the most free memory, else cpu. `reason`, when given, gets one
 /// sentence on why. Thread-safe.
-Device auto_device(std::string* reason = nullptr);
+DEVCHECK_API Device auto_device(std::string* reason = nullptr);
 
 }  // namespace devcheck::format

@@ -8,11 +8,12 @@
 #include <string>
 
 #include "devcheck/error_code.h"
+#include "devcheck/export.h"
 
 namespace devcheck::format {
 
 /// Base of the format library's errors. `what()` is the message. Thread-safe to copy and read.
-class Error : public std::runtime_error {
+class DEVCHECK_API Error : public std::runtime_error {
  public:
   /// `message` is the full, user-facing text: expected, found, which object, the fix.
   Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
@@ -27,25 +28,25 @@ class Error : public std::runtime_error {
 };
 
 /// A file that cannot be read as what it claims to be (ErrorCode::kFormat).
-class FormatError : public Error {
+class DEVCHECK_API FormatError : public Error {
  public:
   explicit FormatError(const std::string& message) : Error(ErrorCode::kFormat, message) {}
 };
 
 /// Content refused because trusting it would run code or break bounds (ErrorCode::kUnsafe).
-class UnsafeContentError : public Error {
+class DEVCHECK_API UnsafeContentError : public Error {
  public:
   explicit UnsafeContentError(const std::string& message) : Error(ErrorCode::kUnsafe, message) {}
 };
 
 /// The file system refused (ErrorCode::kIo). The message names the path.
-class IoError : public Error {
+class DEVCHECK_API IoError : public Error {
  public:
   explicit IoError(const std::string& message) : Error(ErrorCode::kIo, message) {}
 };
 
 /// A malformed argument: a device string, an option value (ErrorCode::kInvalidArgument).
-class InvalidArgumentError : public Error {
+class DEVCHECK_API InvalidArgumentError : public Error {
  public:
   explicit InvalidArgumentError(const std::string& message)
       : Error(ErrorCode::kInvalidArgument, message) {}

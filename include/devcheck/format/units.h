@@ -8,18 +8,20 @@
 #include <string_view>
 #include <vector>
 
+#include "devcheck/export.h"
+
 namespace devcheck::format {
 
 /// "12.3 GiB", "512 B": bytes for humans (binary units, one decimal).
-std::string format_bytes(std::uint64_t bytes);
+DEVCHECK_API std::string format_bytes(std::uint64_t bytes);
 
 /// "[32, 784]"; "[]" for a 0-dim tensor.
-std::string shape_text(const std::vector<std::int64_t>& shape);
+DEVCHECK_API std::string shape_text(const std::vector<std::int64_t>& shape);
 /// As above, over any contiguous int64 sequence (LibTorch's IntArrayRef).
-std::string shape_text(const std::int64_t* sizes, std::size_t count);
+DEVCHECK_API std::string shape_text(const std::int64_t* sizes, std::size_t count);
 
 /// One PyTorch dtype.
-struct DtypeInfo {
+struct DEVCHECK_API DtypeInfo {
   const char* name;           ///< PyTorch's Python name: "float32", "bfloat16", "qint8".
   std::int64_t element_size;  ///< In bytes.
   const char* c10_name;  ///< LibTorch's ScalarType name ("Float"); empty when LibTorch has none.
@@ -30,10 +32,10 @@ struct DtypeInfo {
 };
 
 /// Every dtype devcheck knows, in one table.
-const std::vector<DtypeInfo>& dtype_table();
+DEVCHECK_API const std::vector<DtypeInfo>& dtype_table();
 /// The dtype called `name` (its name or a torch.<alias>), or null.
-const DtypeInfo* find_dtype(std::string_view name);
+DEVCHECK_API const DtypeInfo* find_dtype(std::string_view name);
 /// The dtype of a storage class ("FloatStorage"; "UntypedStorage" is uint8), or null.
-const DtypeInfo* find_dtype_by_storage_type(std::string_view storage_type);
+DEVCHECK_API const DtypeInfo* find_dtype_by_storage_type(std::string_view storage_type);
 
 }  // namespace devcheck::format
