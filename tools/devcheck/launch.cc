@@ -44,10 +44,19 @@ using Clock = std::chrono::steady_clock;
 // The write end of the self-pipe; the handler is async-signal-safe.
 int g_signal_pipe = -1;
 
-void on_signal(int signo) {
+// What the handler sends through the self-pipe: one write of 8 bytes, which
+// a pipe keeps whole. For SIGCHLD, `pid` is the child that changed state:
+// when two ranks die close together the kernel merges their SIGCHLDs, and
+// the one delivered names the first, so the first failure is named right.
+struct SignalRecord {
+  std::int32_t signo;
+  std::int32_t pid;
+};
+
+void on_signal(int signo, siginfo_t* info, void* /*context*/) {
   const int saved = errno;
-  const auto byte = static_cast<unsigned char>(signo);
-  [[maybe_unused]] const ssize_t n = ::write(g_signal_pipe, &byte, 1);
+  const SignalRecord record{signo, info != nullptr ? info->si_pid : 0};
+  [[maybe_unused]] const ssize_t n = ::write(g_signal_pipe, &record, sizeof(record));
   errno = saved;
 }
 
@@ -60,9 +69,9 @@ class SignalPipe {
     }
     g_signal_pipe = fds_[1];
     struct sigaction action {};
-    action.sa_handler = on_signal;
+    action.sa_sigaction = on_signal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    action.sa_flags = SA_RESTART | SA_NOCLDSTOP | SA_SIGINFO;
     for (std::size_t i = 0; i < std::size(kSignals); ++i) {
       ::sigaction(kSignals[i], &action, &previous_[i]);
     }
@@ -391,8 +400,7 @@ class Launch {
         }
       }
       write_out(sink);
-      handle_signals(signal_fd);
-      reap();
+      reap(handle_signals(signal_fd));
       if (kill_at_ && !killed_ && Clock::now() >= *kill_at_) {
         kill_remaining(std::string("still running ") + grace_text() +
                        " after it was asked to stop");
@@ -454,13 +462,18 @@ class Launch {
     }
   }
 
-  void handle_signals(int signal_fd) {
-    unsigned char got[64];
+  // Returns the pids SIGCHLD named, in the order the signals came.
+  std::vector<pid_t> handle_signals(int signal_fd) {
+    std::vector<pid_t> ended;
+    SignalRecord got[64];
     ssize_t n = 0;
     while ((n = ::read(signal_fd, got, sizeof(got))) > 0) {
-      for (ssize_t i = 0; i < n; ++i) {
-        const int signo = got[i];
-        if (signo != SIGINT && signo != SIGTERM) continue;  // SIGCHLD only wakes the loop
+      for (std::size_t i = 0; i < static_cast<std::size_t>(n) / sizeof(SignalRecord); ++i) {
+        const int signo = got[i].signo;
+        if (signo == SIGCHLD) {
+          ended.push_back(got[i].pid);
+          continue;
+        }
         if (!stopping_) {
           received_signal_ = signo;
           stop(signo, signal_name(signo) + " received; passing it to the ranks");
@@ -470,10 +483,24 @@ class Launch {
         }
       }
     }
+    return ended;
   }
 
-  void reap() {
+  // The ranks SIGCHLD named first, in that order, then every other.
+  void reap(const std::vector<pid_t>& ended) {
+    std::vector<Rank*> order;
+    for (const pid_t pid : ended) {
+      for (auto& rank : ranks_) {
+        if (rank.pid == pid && std::find(order.begin(), order.end(), &rank) == order.end()) {
+          order.push_back(&rank);
+        }
+      }
+    }
     for (auto& rank : ranks_) {
+      if (std::find(order.begin(), order.end(), &rank) == order.end()) order.push_back(&rank);
+    }
+    for (Rank* next : order) {
+      Rank& rank = *next;
       if (!rank.running) continue;
       int status = 0;
       const pid_t done = ::waitpid(rank.pid, &status, WNOHANG);
