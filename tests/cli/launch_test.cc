@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -226,7 +227,10 @@ TEST(LaunchCommand, MasterPortFlagReachesEveryRank) {
 
 TEST(LaunchCommand, SetsOmpNumThreadsToCoresPerRankUnlessSet) {
   TempDir dir;
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(set), &set), 0);
+  const int cores = CPU_COUNT(&set);
   Devcheck unset(launch_args({"-n", "2"}, rank_tool({"env"})), dir.path(), {"OMP_NUM_THREADS"});
   ASSERT_EQ(unset.wait(std::chrono::seconds(60)), 0) << unset.err();
   const std::string expected = std::to_string(std::max(1, cores / 2));
@@ -235,9 +239,16 @@ TEST(LaunchCommand, SetsOmpNumThreadsToCoresPerRankUnlessSet) {
               HasSubstr("devcheck launch: set OMP_NUM_THREADS=" + expected + " for each rank (" +
                         std::to_string(cores) + " CPUs / 2 ranks)"));
 
+  const char* before = std::getenv("OMP_NUM_THREADS");
+  const std::optional<std::string> saved =
+      before != nullptr ? std::optional<std::string>(before) : std::nullopt;
   ::setenv("OMP_NUM_THREADS", "7", 1);
   const CliResult kept = run_cli(launch_args({"-n", "2"}, rank_tool({"env"})));
-  ::setenv("OMP_NUM_THREADS", "1", 1);  // what ctest runs every test with
+  if (saved) {
+    ::setenv("OMP_NUM_THREADS", saved->c_str(), 1);
+  } else {
+    ::unsetenv("OMP_NUM_THREADS");
+  }
   ASSERT_EQ(kept.exit_code, 0) << kept.err;
   EXPECT_EQ(rank_env(kept.out).at(0).at("OMP_NUM_THREADS"), "7");
   EXPECT_THAT(kept.err, Not(HasSubstr("OMP_NUM_THREADS")));
@@ -391,6 +402,39 @@ TEST(LaunchProcess, ARankThatIgnoresSigtermGetsSigkillAfterTheGracePeriod) {
   EXPECT_FALSE(alive(std::stoi(pid0)));
 }
 
+TEST(LaunchProcess, ASecondSigtermWhileStoppingSendsSigkillAtOnce) {
+  TempDir dir;
+  Devcheck run(launch_args({"-n", "2", "--grace", "60"},
+                           rank_tool({"behave", dir.path().string(), "--ignore"})),
+               dir.path());
+  ASSERT_FALSE(wait_for_file(dir / "rank0.pid").empty()) << run.err();
+  ASSERT_FALSE(wait_for_file(dir / "rank1.pid").empty()) << run.err();
+  ::kill(run.pid(), SIGTERM);
+  ASSERT_FALSE(wait_for_file(dir / "rank0.signal").empty()) << run.err();
+  ASSERT_FALSE(wait_for_file(dir / "rank1.signal").empty()) << run.err();
+  EXPECT_FALSE(run.wait(std::chrono::milliseconds(300)).has_value())
+      << "the ranks ignore SIGTERM, so the launcher should still wait for them: " << run.err();
+  ::kill(run.pid(), SIGTERM);
+  const auto code = run.wait(std::chrono::seconds(10));
+  ASSERT_TRUE(code.has_value()) << "a second SIGTERM did not end the ranks";
+  EXPECT_EQ(*code, 128 + SIGTERM);
+  EXPECT_THAT(run.err(), HasSubstr("(pid " + read_file(dir / "rank1.pid") +
+                                   ") SIGTERM received while stopping; sending SIGKILL"));
+  EXPECT_LT(run.seconds(), 30.0);
+}
+
+TEST(LaunchCommand, ARankThatSucceedsEarlyLeavesTheOthersRunning) {
+  const CliResult r =
+      run_cli(launch_args({"-n", "2"}, {DEVCHECK_PYTHON, "-c",
+                                        "import os, time\n"
+                                        "if os.environ['RANK'] == '1':\n"
+                                        "    time.sleep(0.5)\n"
+                                        "print('rank', os.environ['RANK'], 'done')\n"}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "[rank0]: rank 0 done\n[rank1]: rank 1 done\n");
+  EXPECT_THAT(r.err, Not(HasSubstr("stopping")));
+}
+
 TEST(LaunchProcess, NoRankOutlivesTheLauncherKilledWithSigkill) {
   TempDir dir;
   Devcheck run(launch_args({"-n", "2"}, rank_tool({"behave", dir.path().string()})), dir.path());
@@ -465,6 +509,13 @@ TEST(LaunchProcess, TrainWithNprocStartsThatManyHelpersAndPassesRankZerosStdout)
   EXPECT_THAT(one.output, HasSubstr("\"rank\": null, \"world_size\": null}"));
   EXPECT_THAT(one.output, HasSubstr("helper process rank=None"));
   EXPECT_THAT(one.output, Not(HasSubstr("[rank")));
+
+  // --help is printed once, by one helper.
+  const auto help = devcheck::testing::run_process(
+      {binary_dir() + "/devcheck", "train", "--nproc", "2", "--help"}, {helper});
+  ASSERT_EQ(help.exit_code, 0) << help.output;
+  EXPECT_THAT(help.output, HasSubstr("\"--nproc\", \"2\", \"--help\"], \"rank\": null"));
+  EXPECT_THAT(help.output, Not(HasSubstr("[rank")));
 }
 
 // The same with real PyTorch: an unchanged torchrun-style DDP script.

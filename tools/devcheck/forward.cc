@@ -41,11 +41,12 @@ std::vector<std::string> helper_candidates() {
 }
 
 // N of `train ... --nproc N` (or --nproc=N), 0 when absent or not a number
-// (then the helper itself reports the bad value).
+// (then the helper itself reports the bad value) and with --help (printed once).
 int nproc_of(int argc, const char* const* argv) {
   int nproc = 0;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") return 0;
     std::string value;
     if (arg == "--nproc" && i + 1 < argc) {
       value = argv[++i];
