@@ -216,9 +216,9 @@ TEST(LaunchCommand, RanksSeeTorchrunsEnvironment) {
   EXPECT_THAT(r.out, HasSubstr("[rank0]: stdin=b''"));
 }
 
-TEST(LaunchCommand, MasterPortFlagReachesEveryRank) {
+TEST(LaunchCommand, MasterPortFlagReachesEveryRankAndTorchrunsNprocFlagWorks) {
   const CliResult r =
-      run_cli(launch_args({"-n", "2", "--master-port", "29517"}, rank_tool({"env"})));
+      run_cli(launch_args({"--nproc-per-node", "2", "--master-port", "29517"}, rank_tool({"env"})));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto env = rank_env(r.out);
   EXPECT_EQ(env.at(0).at("MASTER_PORT"), "29517");

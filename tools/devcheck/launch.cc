@@ -191,7 +191,9 @@ int free_port() {
       ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
     port = ntohs(address.sin_port);
   }
+  const int error = errno;
   ::close(fd);
+  errno = error;
   return port;
 }
 
@@ -291,6 +293,11 @@ class Launch {
 
   bool start(const std::string& program) {
     const int port = options_.master_port != 0 ? options_.master_port : free_port();
+    if (port == 0) {
+      io_.err << options_.name << ": cannot find a free port on 127.0.0.1 (" << std::strerror(errno)
+              << "); choose one with --master-port\n";
+      return false;
+    }
     const std::string id = run_id();
     const std::string n = std::to_string(options_.nproc);
     std::vector<std::string> common = {
@@ -626,7 +633,8 @@ namespace {
 
 Runner setup_launch(CLI::App& sub, Streams& io) {
   auto options = std::make_shared<LaunchOptions>();
-  sub.add_option("-n,--nproc", options->nproc, "How many processes (ranks) to start")
+  sub.add_option("-n,--nproc,--nproc-per-node", options->nproc,
+                 "How many processes (ranks) to start")
       ->required()
       ->check(CLI::Range(1, kMaxProcesses));
   sub.add_option("--master-port", options->master_port,
