@@ -452,9 +452,9 @@ TEST(LaunchProcess, NoRankOutlivesTheLauncherKilledWithSigkill) {
       << "a rank outlived the launcher by more than a second: " << ranks[0] << " " << ranks[1];
 }
 
-TEST(LaunchProcess, SigtermAndSigintToTheLauncherReachEveryRank) {
-  for (const int signo : {SIGTERM, SIGINT}) {
-    const std::string name = signo == SIGTERM ? "SIGTERM" : "SIGINT";
+TEST(LaunchProcess, SigtermSigintAndSighupToTheLauncherReachEveryRank) {
+  for (const int signo : {SIGTERM, SIGINT, SIGHUP}) {
+    const std::string name = std::string("SIG") + ::sigabbrev_np(signo);
     TempDir dir;
     Devcheck run(launch_args({"-n", "2"}, rank_tool({"behave", dir.path().string()})), dir.path());
     ASSERT_FALSE(wait_for_file(dir / "rank0.pid").empty()) << run.err();

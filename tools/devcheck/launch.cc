@@ -1,7 +1,7 @@
 // devcheck launch -n N [--master-port P] [--grace SECONDS] -- COMMAND ARGS...
 //
 // One single-threaded poll loop owns every rank: a pipe per rank and stream,
-// a self-pipe for SIGINT/SIGTERM/SIGCHLD, and a 100 ms tick for the SIGKILL
+// a self-pipe for SIGCHLD and the signals it passes on, and a 100 ms tick for the SIGKILL
 // deadline. Only this loop writes to stdout and stderr, a whole line at a
 // time, so two ranks' text never meets on one line.
 #include "launch.h"
@@ -88,7 +88,8 @@ class SignalPipe {
   SignalPipe& operator=(const SignalPipe&) = delete;
   int read_end() const { return fds_[0]; }
 
-  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGCHLD};
+  // SIGCHLD, and what the launcher passes on to the ranks (as torchrun 2.x).
+  static constexpr int kSignals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
  private:
   int fds_[2] = {-1, -1};
@@ -651,7 +652,8 @@ Runner setup_launch(CLI::App& sub, Streams& io) {
       "prefixes each output line with [rankK]; when a rank fails, stops the others (SIGTERM, then\n"
       "SIGKILL after --grace) and exits with its status.\n"
       "Exit status: 0 all ranks succeeded; the first failed rank's status (128+N for signal N);\n"
-      "128+N when the launcher got signal N; 2 bad usage or a command not found.\n"
+      "128+N when the launcher got signal N (INT, TERM, HUP, QUIT: passed on to the ranks);\n"
+      "2 bad usage or a command not found.\n"
       "Example: devcheck launch -n 2 -- python3 train_ddp.py --epochs 1");
   return [options, &io]() { return launch(*options, io); };
 }

@@ -40,12 +40,12 @@ constexpr std::size_t kMaxLineBytes = std::size_t{64} * 1024;
 /// waits for them. Rank output goes to `io.out`/`io.err` in whole lines; the
 /// launcher's messages go to `io.err`. Returns 0 when every rank exited 0;
 /// the first failed rank's exit status (128+N for signal N); 128+N when the
-/// launcher itself got SIGINT or SIGTERM (N) and handed it to the ranks; 2
-/// when the options are invalid or the command cannot be found (nothing is
-/// started then). Installs its own SIGINT, SIGTERM and SIGCHLD handlers while
-/// it runs and restores the previous ones; not thread-safe (one launch per
-/// process at a time, from the thread that should own the ranks: they get
-/// SIGKILL when that thread exits).
+/// launcher itself got SIGINT, SIGTERM, SIGHUP or SIGQUIT (N) and handed it
+/// to the ranks; 2 when the options are invalid or the command cannot be
+/// found (nothing is started then). Installs its own handlers for those
+/// signals and SIGCHLD while it runs and restores the previous ones; not thread-safe (one launch
+/// per process at a time, from the thread that should own the ranks: they get SIGKILL when that
+/// thread exits).
 int launch(const LaunchOptions& options, Streams& io);
 
 }  // namespace devcheck::cli

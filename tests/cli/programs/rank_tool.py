@@ -6,7 +6,7 @@
                                         odd-sized pieces so lines arrive split
   rank_tool.py long BYTES               BYTES of 'x' on stdout, no newline at all
   rank_tool.py behave DIR [options]     write DIR/rankK.pid, then sleep, fail or
-                                        handle SIGTERM/SIGINT as told (see below)
+                                        handle SIGTERM/SIGINT/SIGHUP as told (see below)
 """
 import argparse
 import os
@@ -68,6 +68,7 @@ def behave(args):
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
     with open(path + ".pid.tmp", "w") as f:
         f.write(str(os.getpid()))
     os.rename(path + ".pid.tmp", path + ".pid")
@@ -101,7 +102,7 @@ def main():
     p.add_argument("--fail-rank", type=int, default=-1)
     p.add_argument("--how", default="kill9", help="kill9 or exitN")
     p.add_argument("--after", type=float, default=0.5, help="seconds before failing")
-    p.add_argument("--ignore", action="store_true", help="record SIGTERM/SIGINT, keep going")
+    p.add_argument("--ignore", action="store_true", help="record SIGTERM/SIGINT/SIGHUP, keep going")
     p.add_argument("--sleep", type=float, default=60)
     p.set_defaults(run=behave)
     args = parser.parse_args()
