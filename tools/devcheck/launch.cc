@@ -1,9 +1,9 @@
 // devcheck launch -n N [--master-port P] [--grace SECONDS] -- COMMAND ARGS...
 //
 // One single-threaded poll loop owns every rank: a pipe per rank and stream,
-// a self-pipe for SIGCHLD and the signals it passes on, and a 100 ms tick for the SIGKILL
-// deadline. Only this loop writes to stdout and stderr, a whole line at a
-// time, so two ranks' text never meets on one line.
+// a self-pipe for SIGCHLD and the signals it passes on, and a 100 ms tick
+// for the SIGKILL deadline. Only this loop writes to stdout and stderr, a
+// whole line at a time, so two ranks' text never meets on one line.
 #include "launch.h"
 
 #include <arpa/inet.h>
@@ -416,16 +416,19 @@ class Launch {
     }
   }
 
-  // One read per ready stream and turn, so a chatty rank cannot starve the others.
-  void read_some(Rank& rank, int stream, std::string sink[2]) {
+  // One read per ready stream and turn, so a chatty rank cannot starve the
+  // others. Returns whether to read again: data came, or a signal cut in.
+  bool read_some(Rank& rank, int stream, std::string sink[2]) {
     char buffer[65536];
     const ssize_t n = ::read(rank.fd[stream], buffer, sizeof(buffer));
     if (n > 0) {
       rank.relay[stream].feed(buffer, static_cast<std::size_t>(n), prefix_for(rank, stream),
                               sink[stream]);
-    } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-      close_stream(rank, stream, sink);
+      return true;
     }
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return errno == EINTR;
+    close_stream(rank, stream, sink);  // end of file, or the pipe is broken
+    return false;
   }
 
   std::string prefix_for(const Rank& rank, int stream) const {
@@ -442,18 +445,10 @@ class Launch {
   // Whatever an exited rank left in its pipes; a child it left behind that
   // still holds them is not waited for.
   void drain(Rank& rank, std::string sink[2]) {
-    char buffer[65536];
     for (int s = 0; s < 2; ++s) {
-      while (rank.fd[s] >= 0) {
-        const ssize_t n = ::read(rank.fd[s], buffer, sizeof(buffer));
-        if (n > 0) {
-          rank.relay[s].feed(buffer, static_cast<std::size_t>(n), prefix_for(rank, s), sink[s]);
-        } else if (n < 0 && errno == EINTR) {
-          continue;
-        } else {
-          close_stream(rank, s, sink);
-        }
+      while (rank.fd[s] >= 0 && read_some(rank, s, sink)) {
       }
+      if (rank.fd[s] >= 0) close_stream(rank, s, sink);
     }
   }
 
