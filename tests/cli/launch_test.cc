@@ -322,6 +322,19 @@ TEST(LaunchCommand, BadUsageIsOneMessageAndExitTwo) {
   }
 }
 
+TEST(LaunchCommand, AProgramThatCannotBeExecutedFailsItsRankWith127) {
+  // Found and executable, so the check before starting passes; execve refuses it.
+  TempDir dir;
+  const std::string bad = (dir / "not-a-program").string();
+  devcheck::testing::write_file(bad, std::string("\x01\x02\x03garbage", 10));
+  std::filesystem::permissions(bad, std::filesystem::perms::owner_all);
+  const CliResult r = run_cli(launch_args({"-n", "1"}, {bad}));
+  EXPECT_EQ(r.exit_code, 127) << r.err;
+  EXPECT_THAT(r.err,
+              HasSubstr("[rank0]: devcheck launch: cannot run " + bad + ": Exec format error\n"));
+  EXPECT_THAT(r.err, HasSubstr(") exited with status 127\n"));
+}
+
 TEST(LaunchFunction, StdoutCanPassThroughUnprefixedWhileStderrKeepsThePrefix) {
   // As `devcheck train --nproc N` runs its ranks: rank 0 alone prints the
   // JSON summary; every rank logs on stderr.
@@ -434,6 +447,24 @@ TEST(LaunchCommand, ARankThatSucceedsEarlyLeavesTheOthersRunning) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "[rank0]: rank 0 done\n[rank1]: rank 1 done\n");
   EXPECT_THAT(r.err, Not(HasSubstr("stopping")));
+}
+
+TEST(LaunchProcess, WhatARankStartedIsStoppedWithIt) {
+  // Each rank is a process group: the shell's background sleep gets the
+  // SIGTERM too, though only the shell is the launcher's child.
+  TempDir dir;
+  const std::string script =
+      "sleep 60 & echo $! > " + dir.path().string() + "/child$RANK.pid; wait";
+  Devcheck run(launch_args({"-n", "2"}, {"sh", "-c", script}), dir.path());
+  std::vector<pid_t> children;
+  for (int k = 0; k < 2; ++k) {
+    const std::string pid = wait_for_file(dir / ("child" + std::to_string(k) + ".pid"));
+    ASSERT_FALSE(pid.empty()) << run.err();
+    children.push_back(std::stoi(pid));
+  }
+  ::kill(run.pid(), SIGTERM);
+  ASSERT_EQ(run.wait(std::chrono::seconds(30)), 128 + SIGTERM) << run.err();
+  EXPECT_TRUE(all_end_within(children, 1.0)) << children[0] << " " << children[1];
 }
 
 TEST(LaunchProcess, NoRankOutlivesTheLauncherKilledWithSigkill) {
