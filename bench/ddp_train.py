@@ -20,31 +20,17 @@ the other ranks print nothing. Without the launcher's variables it trains in
 one process (the one-process anchor, same global batch).
 """
 import argparse
-import gzip
 import json
 import math
 import os
 import time
 
-import numpy as np
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-LR = 2.5e-3  # devcheck train's default --lr
-
-
-def read_idx(path, offset):
-    with gzip.open(path) as f:
-        return np.frombuffer(f.read(), np.uint8, offset=offset).copy()
-
-
-def load(data, split):
-    x = read_idx(f"{data}/{split}-images-idx3-ubyte.gz", 16)
-    y = read_idx(f"{data}/{split}-labels-idx1-ubyte.gz", 8)
-    x = torch.from_numpy(x).float().div_(255).view(-1, 1, 28, 28)
-    return x, torch.from_numpy(y).long()
+from train_compare import LR, load  # the one-process anchor's data and learning rate
 
 
 def main():
