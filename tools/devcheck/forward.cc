@@ -1,6 +1,7 @@
 // In the `devcheck` program, which never loads LibTorch: the commands that
 // need it (torch_commands.h) are run by the helper program devcheck-torch,
 // found beside this one as git finds its helpers, with the same command line.
+// `train --nproc N` with N >= 2 starts N of them instead (launch.h).
 #include <limits.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "command.h"
+#include "launch.h"
 #include "torch_commands.h"
 
 namespace devcheck::cli {
@@ -38,14 +40,57 @@ std::vector<std::string> helper_candidates() {
   return {dir + "/../libexec/devcheck/devcheck-torch", dir + "/libexec/devcheck/devcheck-torch"};
 }
 
+// N of `train ... --nproc N` (or --nproc=N), 0 when absent or not a number
+// (then the helper itself reports the bad value) and with --help (printed once).
+int nproc_of(int argc, const char* const* argv) {
+  int nproc = 0;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") return 0;
+    std::string value;
+    if (arg == "--nproc" && i + 1 < argc) {
+      value = argv[++i];
+    } else if (arg.rfind("--nproc=", 0) == 0) {
+      value = arg.substr(std::strlen("--nproc="));
+    } else {
+      continue;
+    }
+    char* end = nullptr;
+    errno = 0;
+    const long n = std::strtol(value.c_str(), &end, 10);
+    const bool whole = !value.empty() && *end == '\0' && errno == 0;
+    nproc = whole && n > 0 && n <= kMaxProcesses ? static_cast<int>(n) : 0;
+  }
+  return nproc;
+}
+
+// `devcheck train --nproc N` (N >= 2): N ranks of the helper's train, with
+// the same arguments, started as `devcheck launch -n N` starts them. Rank 0
+// alone prints the summary, so stdout passes through unprefixed (one clean
+// --json document); stderr keeps the [rankK] prefix.
+int launch_helper(const std::string& helper, int nproc, int argc, const char* const* argv,
+                  Streams& io) {
+  LaunchOptions options;
+  options.nproc = nproc;
+  options.command.assign(argv, argv + argc);
+  options.command.front() = helper;
+  options.prefix_stdout = false;
+  options.prefix_stderr = true;
+  options.name = std::string("devcheck ") + argv[1];
+  return launch(options, io);
+}
+
 int forward_to_helper(int argc, const char* const* argv, Streams& io) {
   const std::vector<std::string> candidates = helper_candidates();
+  const int nproc =
+      argc > 1 && std::strcmp(argv[1], kTrainCommand.name) == 0 ? nproc_of(argc, argv) : 0;
   std::string tried;
   for (const auto& path : candidates) {
     if (::access(path.c_str(), X_OK) != 0) {
       tried += (tried.empty() ? "" : ", ") + path;
       continue;
     }
+    if (nproc >= 2) return launch_helper(path, nproc, argc, argv, io);
     io.out.flush();
     io.err.flush();
     std::cout.flush();
