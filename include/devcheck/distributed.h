@@ -156,15 +156,15 @@ struct DEVCHECK_API DistributedDataParallelOptions {
 /// order. Not thread-safe; one training loop drives it.
 class DEVCHECK_API DistributedDataParallel {
  public:
-  DistributedDataParallel(std::shared_ptr<torch::nn::Module> module, ProcessGroup group,
-                          const DistributedDataParallelOptions& options =
-                              DistributedDataParallelOptions());
+  DistributedDataParallel(
+      std::shared_ptr<torch::nn::Module> module, ProcessGroup group,
+      const DistributedDataParallelOptions& options = DistributedDataParallelOptions());
   /// For a module holder (`Classifier`, `torch::nn::Linear`, ...).
   template <typename ModuleHolder,
             typename = decltype(std::declval<ModuleHolder&>().ptr()->parameters())>
-  DistributedDataParallel(ModuleHolder& module, ProcessGroup group,
-                          const DistributedDataParallelOptions& options =
-                              DistributedDataParallelOptions())
+  DistributedDataParallel(
+      ModuleHolder& module, ProcessGroup group,
+      const DistributedDataParallelOptions& options = DistributedDataParallelOptions())
       : DistributedDataParallel(std::static_pointer_cast<torch::nn::Module>(module.ptr()),
                                 std::move(group), options) {}
   ~DistributedDataParallel();

@@ -65,12 +65,13 @@ class StagedAllReduceHook final : public c10d::CommHookInterface {
 
 class ReducerSync final : public DistributedDataParallel::Sync {
  public:
-  ReducerSync(const std::vector<at::Tensor>& params,
-              std::unordered_map<size_t, std::string> names, const ProcessGroup& group,
-              const DistributedDataParallelOptions& o, std::vector<std::vector<size_t>>& buckets) {
+  ReducerSync(const std::vector<at::Tensor>& params, std::unordered_map<size_t, std::string> names,
+              const ProcessGroup& group, const DistributedDataParallelOptions& o,
+              std::vector<std::vector<size_t>>& buckets) {
     const std::vector<bool> sparse(params.size(), false);
     auto [indices, limits] = c10d::compute_bucket_assignment_by_size(
-        params, {static_cast<size_t>(o.first_bucket_bytes()), static_cast<size_t>(o.bucket_bytes())},
+        params,
+        {static_cast<size_t>(o.first_bucket_bytes()), static_cast<size_t>(o.bucket_bytes())},
         sparse);
     // Gradients arrive roughly in reverse order of definition: reduce the
     // buckets of the last parameters first (as Python's DDP does).
@@ -82,15 +83,17 @@ class ReducerSync final : public DistributedDataParallel::Sync {
         /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false, std::move(names),
         o.first_bucket_bytes());
     const c10::DeviceType type = group.device().type();
-    if (type != c10::kCPU && type != c10::kCUDA) {
-      reducer_->register_comm_hook(std::make_unique<StagedAllReduceHook>(group));
-    }
+    staged_ = type != c10::kCPU && type != c10::kCUDA;
+    if (staged_) reducer_->register_comm_hook(std::make_unique<StagedAllReduceHook>(group));
   }
 
   void before_forward(bool grad_enabled, bool sync) override {
     if (grad_enabled && sync) reducer_->prepare_for_forward();
     // Once, after the first backward: buckets in the order gradients came.
-    if (grad_enabled) reducer_->rebuild_buckets();
+    // Not on a staged device: the Reducer broadcasts the new order as a
+    // tensor on the parameters' device through the c10d dispatcher, which
+    // has no kernel for the fake device (its buckets keep their first order).
+    if (grad_enabled && !staged_) reducer_->rebuild_buckets();
   }
 
   void after_forward(bool grad_enabled, bool sync) override {
@@ -99,6 +102,7 @@ class ReducerSync final : public DistributedDataParallel::Sync {
 
  private:
   std::unique_ptr<c10d::Reducer> reducer_;
+  bool staged_ = false;
 };
 
 // One blocking all-reduce per parameter once backward has finished: the
@@ -184,8 +188,8 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<torch::nn::Modu
         "gradients; this one has none, so there is nothing to average");
   }
   if (options_.gradient_sync() == GradientSync::kBucketed) {
-    sync_ = std::make_unique<ReducerSync>(params, std::move(names), group_, options_,
-                                          bucket_indices_);
+    sync_ =
+        std::make_unique<ReducerSync>(params, std::move(names), group_, options_, bucket_indices_);
   } else {
     sync_ = std::make_unique<PerParameterSync>(std::move(params), group_);
   }

@@ -67,8 +67,8 @@ ModuleFingerprint fingerprint(const torch::nn::Module& module, const ProcessGrou
   f.local_rank = group.local_rank();
   f.device = group.device().str();
   const auto add = [&f](const char* kind, const std::string& name, const at::Tensor& t) {
-    f.tensors.push_back({kind, name, shape_str(t.sizes()), dtype_name(t.scalar_type()),
-                         t.device().str()});
+    f.tensors.push_back(
+        {kind, name, shape_str(t.sizes()), dtype_name(t.scalar_type()), t.device().str()});
   };
   for (const auto& item : module.named_parameters()) add("parameter", item.key(), item.value());
   for (const auto& item : module.named_buffers()) add("buffer", item.key(), item.value());
@@ -105,10 +105,11 @@ void check_fingerprints(const std::vector<ModuleFingerprint>& ranks) {
     if (first.tensors.size() != r.tensors.size()) {
       const bool longer = r.tensors.size() > first.tensors.size();
       const TensorFingerprint& extra = longer ? r.tensors[common] : first.tensors[common];
-      disagree(fmt::format("rank {} has {} parameters and buffers, rank {} has {}: {} '{}' is on "
-                           "rank {} only",
-                           first.rank, first.tensors.size(), r.rank, r.tensors.size(), extra.kind,
-                           extra.name, longer ? r.rank : first.rank));
+      disagree(
+          fmt::format("rank {} has {} parameters and buffers, rank {} has {}: {} '{}' is on "
+                      "rank {} only",
+                      first.rank, first.tensors.size(), r.rank, r.tensors.size(), extra.kind,
+                      extra.name, longer ? r.rank : first.rank));
     }
   }
 }

@@ -47,9 +47,8 @@ int env_int(const char* name, long low, long high, const char* what) {
   char* end = nullptr;
   const long value = std::strtol(text->c_str(), &end, 10);
   if (errno != 0 || end == text->c_str() || *end != '\0' || value < low || value > high) {
-    throw InvalidArgumentError(
-        fmt::format("[devcheck] distributed: environment variable {}={:?} is not {}", name,
-                    *text, what));
+    throw InvalidArgumentError(fmt::format(
+        "[devcheck] distributed: environment variable {}={:?} is not {}", name, *text, what));
   }
   return static_cast<int>(value);
 }
@@ -104,10 +103,9 @@ c10::Device rank_device(const std::string& policy, int local_rank) {
 DistributedEnv DistributedEnv::from_env() {
   DistributedEnv env;
   env.world_size = env_int("WORLD_SIZE", 1, INT_MAX, "an integer >= 1 (the number of ranks)");
-  env.rank = env_int("RANK", 0, env.world_size - 1,
-                     fmt::format("an integer in [0, {}) (WORLD_SIZE={})", env.world_size,
-                                 env.world_size)
-                         .c_str());
+  env.rank = env_int(
+      "RANK", 0, env.world_size - 1,
+      fmt::format("an integer in [0, {}) (WORLD_SIZE={})", env.world_size, env.world_size).c_str());
   env.local_rank = getenv_string("LOCAL_RANK")
                        ? env_int("LOCAL_RANK", 0, INT_MAX, "an integer >= 0 (the device index)")
                        : env.rank;
@@ -164,8 +162,8 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const ProcessGroupOptions&
 #ifdef USE_C10D_NCCL
     auto nccl_options = c10d::ProcessGroupNCCL::Options::create();
     nccl_options->timeout = options.timeout();
-    auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(backend_store, env.rank,
-                                                             env.world_size, nccl_options);
+    auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(backend_store, env.rank, env.world_size,
+                                                            nccl_options);
     impl->group = detail::process_group_over<c10d::ProcessGroup>(
         nccl, tcp, env.rank, env.world_size, c10::kCUDA, detail::C10dBackend::kNccl);
 #else
@@ -178,8 +176,8 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const ProcessGroupOptions&
   } else {
     auto gloo_options = c10d::ProcessGroupGloo::Options::create(options.timeout());
     gloo_options->devices.push_back(gloo_device(env.master_addr));
-    auto gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(backend_store, env.rank,
-                                                             env.world_size, gloo_options);
+    auto gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(backend_store, env.rank, env.world_size,
+                                                            gloo_options);
     impl->group = detail::process_group_over<c10d::ProcessGroup>(
         gloo, tcp, env.rank, env.world_size, c10::kCPU, detail::C10dBackend::kGloo);
   }

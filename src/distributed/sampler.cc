@@ -38,8 +38,8 @@ void DistributedSampler::draw() {
 
   std::vector<size_t> order(dataset_size_);
   if (options_.shuffle() && dataset_size_ > 0) {
-    at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(
-        options_.seed() + static_cast<uint64_t>(epoch_));
+    at::Generator generator =
+        at::make_generator<at::CPUGeneratorImpl>(options_.seed() + static_cast<uint64_t>(epoch_));
     const at::Tensor perm =
         at::randperm(static_cast<int64_t>(dataset_size_), generator, at::TensorOptions(at::kLong));
     const int64_t* p = perm.data_ptr<int64_t>();
