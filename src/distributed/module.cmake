@@ -4,10 +4,18 @@
 # libtorch_cuda) only when the Torch found has CUDA, as examples/custom_op
 # decides for its CUDA kernel; its headers need the CUDA toolkit's and NCCL's.
 target_compile_definitions(devcheck_distributed PRIVATE USE_C10D_GLOO)
+# (Checked: the sources compile against Debian 13's LibTorch 2.6 with
+# USE_C10D_NCCL; ProcessGroupNCCL is in libtorch_cuda.)
 if(C10_CUDA_LIBRARY)
-  find_package(CUDAToolkit REQUIRED)
   target_compile_definitions(devcheck_distributed PRIVATE USE_C10D_NCCL)
-  target_link_libraries(devcheck_distributed PRIVATE CUDA::cudart ${C10_CUDA_LIBRARY})
+  target_link_libraries(devcheck_distributed PRIVATE ${C10_CUDA_LIBRARY})
+  if(TARGET torch_cuda)
+    target_link_libraries(devcheck_distributed PRIVATE torch_cuda)
+  endif()
+  find_package(CUDAToolkit QUIET)
+  if(TARGET CUDA::cudart)
+    target_link_libraries(devcheck_distributed PRIVATE CUDA::cudart)
+  endif()
   message(STATUS "devcheck::distributed: NCCL backend built")
 endif()
 
