@@ -110,9 +110,8 @@ class DEVCHECK_API ProcessGroup {
   /// The c10d group itself, for c10d's own API.
   const c10::intrusive_ptr<c10d::ProcessGroup>& c10d_group() const;
 
-  struct Impl;
-
  private:
+  struct Impl;
   std::shared_ptr<Impl> impl_;
 };
 
@@ -212,6 +211,7 @@ class DEVCHECK_API DistributedDataParallel {
   /// Reducer first assigned them; empty for kPerParameterAfterBackward.
   const std::vector<std::vector<size_t>>& bucket_indices() const { return bucket_indices_; }
 
+  /// Internal: how gradients are averaged (src/distributed/ddp.cc).
   struct Sync;
 
  private:

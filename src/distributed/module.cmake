@@ -31,3 +31,7 @@ if(_devcheck_torch_include AND
    NOT EXISTS ${_devcheck_torch_include}/torch/csrc/distributed/autograd/context/context.h)
   target_include_directories(devcheck_distributed PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/distributed/torch_1_13)
 endif()
+
+# Only what carries DEVCHECK_API is exported (include/devcheck/export.h).
+set_target_properties(devcheck_distributed PROPERTIES CXX_VISIBILITY_PRESET hidden
+                                                      VISIBILITY_INLINES_HIDDEN ON)

@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "devcheck/device.h"
 #include "devcheck/distributed.h"
 #include "devcheck/error.h"
 #include "devcheck/fake_device.h"
 #include "distributed/ranks.h"
+#include "support/support.h"
 
 namespace devcheck {
 namespace {
@@ -122,6 +124,16 @@ TEST(ProcessGroup, FakeDeviceTensorsGoThroughGlooInPlace) {
   group.all_reduce_sum(t.view({2, 3}).t());  // not contiguous: staged by a copy
   EXPECT_EQ(t.device(), group.device());
   EXPECT_TRUE(at::equal(t.cpu(), at::arange(6, at::kFloat)));
+}
+
+TEST(ProcessGroup, AWorldOfOneOnCudaIsNccl_CUDA) {
+  DEVCHECK_REQUIRE_CUDA();
+  ProcessGroup group(world_of_one(), ProcessGroupOptions().device("cuda"));
+  EXPECT_EQ(group.backend(), "nccl");
+  EXPECT_EQ(group.device(), c10::Device(c10::kCUDA, 0));
+  at::Tensor t = at::arange(4, at::TensorOptions(at::kFloat).device(group.device()));
+  group.all_reduce_sum(t);
+  EXPECT_TRUE(at::equal(t.cpu(), at::arange(4, at::kFloat)));
 }
 
 TEST(ProcessGroup, RefusesAPolicyWithAnIndex) {
