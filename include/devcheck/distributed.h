@@ -170,14 +170,14 @@ class DEVCHECK_API DistributedDataParallel {
   DistributedDataParallel(const DistributedDataParallel&) = delete;
   DistributedDataParallel& operator=(const DistributedDataParallel&) = delete;
 
-  /// Runs `forward` (a callable running the module's forward on this rank's
+  /// Runs `fn` (a callable running the module's forward on this rank's
   /// batch) as DDP's forward: when gradients are enabled and not under
   /// no_sync(), the next backward averages gradients over ranks. A backward
   /// whose forward did not go through here is not synchronized.
   template <typename Forward>
-  auto forward(Forward&& forward) -> decltype(forward()) {
+  auto forward(Forward&& fn) -> decltype(fn()) {
     before_forward();
-    auto out = forward();
+    auto out = fn();
     after_forward();
     return out;
   }
