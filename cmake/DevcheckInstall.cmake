@@ -2,6 +2,7 @@
 include(CMakePackageConfigHelpers)
 
 install(TARGETS devcheck devcheck_format devcheck_core devcheck_checkpoint devcheck_sanitizer devcheck_train
+                devcheck_distributed
                 devcheck_fake_device EXPORT devcheckTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -96,7 +96,9 @@ std::string format_progress_bar(const TrainProgress& p, int width) {
 std::string TrainReport::summary_text() const {
   std::string out =
       fmt::format("test accuracy: {:.4f} ({} samples)\n", test_accuracy, test_samples);
-  out += fmt::format("time: {:.1f} s ({:.1f} s training)\n", total_seconds, train_seconds);
+  out += fmt::format("time: {:.1f} s ({:.1f} s training, {:.0f} samples/s", total_seconds,
+                     train_seconds, samples_per_second);
+  out += world_size > 1 ? fmt::format(" over {} processes)\n", world_size) : std::string(")\n");
   if (!checkpoint.empty()) out += fmt::format("checkpoint: {}\n", checkpoint);
   if (!sanitizer.empty()) {
     out += sanitizer;
@@ -120,6 +122,8 @@ std::string TrainReport::to_json() const {
   j["device"] = device;
   j["device_reason"] = device_reason;
   j["amp"] = amp;
+  j["rank"] = rank;
+  j["world_size"] = world_size;
   j["resumed_from"] = resumed_from;
   j["first_epoch"] = first_epoch;
   j["global_step"] = global_step;
@@ -137,6 +141,7 @@ std::string TrainReport::to_json() const {
   j["test_accuracy"] = test_accuracy;
   j["test_samples"] = test_samples;
   j["train_seconds"] = train_seconds;
+  j["samples_per_second"] = samples_per_second;
   j["total_seconds"] = total_seconds;
   j["checkpoint"] = checkpoint;
   j["sanitizer"] = sanitizer;

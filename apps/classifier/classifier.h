@@ -83,6 +83,15 @@ struct TrainOptions {
   TORCH_ARG(int, threads) = 0;
   /// Steps between progress reports (each costs one device sync). Default 50.
   TORCH_ARG(int64_t, report_every) = 50;
+  /// Processes of a distributed data parallel run. 1: this process trains
+  /// alone. N >= 2: this process is one rank of N, started by a launcher
+  /// that set WORLD_SIZE=N, RANK, LOCAL_RANK, MASTER_ADDR and MASTER_PORT;
+  /// each rank trains on its shard (DistributedSampler) with batch_size / N
+  /// samples per step, so a step still takes batch_size samples in all;
+  /// gradients are averaged across ranks (DistributedDataParallel); only
+  /// rank 0 evaluates and writes `out`. `device` is the ranks' policy: each
+  /// takes its LOCAL_RANK's device of that kind. Default 1.
+  TORCH_ARG(int64_t, nproc) = 1;
 };
 
 /// One finished epoch.
@@ -100,6 +109,8 @@ struct TrainProgress {
   enum class Kind { kStarted, kStep, kEpochEnd };
   Kind kind = Kind::kStep;
   std::string device;         ///< kStarted: the chosen device ("cuda:0").
+  int rank = 0;               ///< This process's rank (0 when not distributed).
+  int world_size = 1;         ///< Processes training together.
   std::string device_reason;  ///< kStarted: why it was chosen.
   int64_t epoch = 0;          ///< 1-based.
   int64_t epochs = 0;
@@ -119,6 +130,8 @@ struct TrainReport {
   std::string device;
   std::string device_reason;
   bool amp = false;
+  int rank = 0;              ///< This process's rank (0 when not distributed).
+  int world_size = 1;        ///< Processes that trained together (TrainOptions::nproc).
   std::string resumed_from;  ///< TrainOptions::resume, if set.
   int64_t first_epoch = 1;   ///< 1-based epoch this run started at (> 1 when resumed).
   int64_t global_step = 0;   ///< Optimizer steps in total, across resumed runs.
@@ -128,6 +141,9 @@ struct TrainReport {
   double test_accuracy = 0;
   int64_t test_samples = 0;
   double train_seconds = 0;  ///< Training loops only, in seconds.
+  /// Samples trained per second over all ranks (every epoch's samples, all
+  /// ranks', over train_seconds).
+  double samples_per_second = 0;
   double total_seconds = 0;  ///< Everything, data loading and evaluation included.
   std::string checkpoint;    ///< The file written, if any.
   std::string sanitizer;     ///< The device sanitizer's report, when it ran.
@@ -147,7 +163,8 @@ std::string format_progress_bar(const TrainProgress& progress, int width = 30);
 
 /// Trains the seed classifier on Fashion-MNIST and evaluates it on the test
 /// split. Throws IoError/FormatError (data, checkpoint), InvalidArgumentError
-/// (options), DeviceUnavailableError (device). Not thread-safe (sets the
+/// (options; with nproc >= 2 also when WORLD_SIZE is missing or not nproc),
+/// DeviceUnavailableError (device), DeviceMismatchError (ranks disagree). Not thread-safe (sets the
 /// global seed and, when `threads` > 0, LibTorch's thread count).
 TrainReport train_classifier(const TrainOptions& options, const ProgressCallback& progress = {});
 

@@ -13,11 +13,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
 
 #include "classifier/classifier.h"
 #include "classifier/state.h"
 #include "devcheck/amp.h"
 #include "devcheck/device.h"
+#include "devcheck/distributed.h"
 #include "devcheck/error.h"
 #include "devcheck/prefetch.h"
 
@@ -46,6 +50,34 @@ void validate(const TrainOptions& o) {
     throw bad("TrainOptions::report_every >= 1", std::to_string(o.report_every()));
   if (!(o.learning_rate() > 0))
     throw bad("TrainOptions::learning_rate > 0", fmt::format("{}", o.learning_rate()));
+  if (o.nproc() < 1) throw bad("TrainOptions::nproc >= 1", std::to_string(o.nproc()));
+  if (o.batch_size() % o.nproc() != 0) {
+    throw bad(fmt::format("TrainOptions::batch_size divisible by nproc ({}): each of the {} "
+                          "processes takes batch_size / nproc samples per step",
+                          o.nproc(), o.nproc()),
+              std::to_string(o.batch_size()));
+  }
+}
+
+// The process group of a run with nproc >= 2, after checking that this
+// process is one of its nproc ranks.
+ProcessGroup join_ranks(const TrainOptions& o) {
+  const char* world = std::getenv("WORLD_SIZE");
+  if (world == nullptr || *world == '\0') {
+    throw InvalidArgumentError(fmt::format(
+        "[devcheck] train: TrainOptions::nproc is {} but this process is not a rank of a "
+        "distributed run (WORLD_SIZE is not set); start {} ranks with a launcher that sets "
+        "RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT",
+        o.nproc(), o.nproc()));
+  }
+  if (std::string(world) != std::to_string(o.nproc())) {
+    throw InvalidArgumentError(
+        fmt::format("[devcheck] train: TrainOptions::nproc is {} but WORLD_SIZE is {}; every "
+                    "rank must be started with the same nproc as the launcher's world",
+                    o.nproc(), world));
+  }
+  const DistributedEnv env = DistributedEnv::from_env();
+  return ProcessGroup(env, ProcessGroupOptions().device(o.device()));
 }
 
 // The learning rate at step `step` (0-based) of epoch `epoch` (1-based). The
@@ -86,18 +118,30 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
   if (o.threads() > 0) at::set_num_threads(o.threads());
 
   // ---- every device decision of the program ---------------------------------
-  const Selection selection = select_device(o.device());
+  std::optional<ProcessGroup> group;
+  if (o.nproc() > 1) group.emplace(join_ranks(o));
+  const Selection selection =
+      group ? Selection{group->device(),
+                        fmt::format("rank {} of {}, LOCAL_RANK={} ({})", group->rank(),
+                                    group->world_size(), group->local_rank(), group->backend())}
+            : select_device(o.device());
   const c10::Device device = selection.device;
   const c10::DeviceType autocast_type = device.type();
+  const int rank = group ? group->rank() : 0;
+  const int world = group ? group->world_size() : 1;
   TrainReport report;
   report.device = device.str();
   report.device_reason = selection.reason;
   report.amp = o.amp();
+  report.rank = rank;
+  report.world_size = world;
   {
     TrainProgress p;
     p.kind = TrainProgress::Kind::kStarted;
     p.device = report.device;
     p.device_reason = report.device_reason;
+    p.rank = rank;
+    p.world_size = world;
     p.epochs = o.epochs();
     emit(progress, p);
   }
@@ -107,6 +151,9 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
   FashionMnist test_set(FashionMnist::Split::kTest, o.data_dir());
   Classifier model;
   model->to(device);  // once
+  // With several ranks: rank 0's weights everywhere, gradients averaged.
+  std::unique_ptr<DistributedDataParallel> ddp;
+  if (group) ddp = std::make_unique<DistributedDataParallel>(model, *group);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(o.learning_rate()));
   // Loss scaling is for float16 (CUDA); CPU autocast uses bfloat16, which has
   // float32's range and needs none. A disabled scaler is a pass-through.
@@ -120,18 +167,27 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
   }
   report.first_epoch = position.epoch + 1;
 
-  const auto train_size = static_cast<int64_t>(*train_set.size());
-  auto loader = torch::data::make_data_loader(
-      std::move(train_set), torch::data::samplers::RandomSampler(train_size),
-      torch::data::DataLoaderOptions(static_cast<size_t>(o.batch_size())));
-  DevicePrefetcher batches(*loader, PrefetchOptions(device).in_flight(o.prefetch()));
-  const int64_t full_epoch = (train_size + o.batch_size() - 1) / o.batch_size();
+  const auto train_size = static_cast<size_t>(*train_set.size());
+  const int64_t rank_batch = o.batch_size() / world;
+  std::optional<DistributedSampler> shard;
+  if (group) {
+    shard.emplace(train_size, DistributedSamplerOptions(rank, world).seed(o.seed()));
+  }
+  const auto rank_samples = static_cast<int64_t>(shard ? shard->num_samples() : train_size);
+  const int64_t full_epoch = (rank_samples + rank_batch - 1) / rank_batch;
   const int64_t steps_per_epoch =
       o.max_steps() > 0 ? std::min(o.max_steps(), full_epoch) : full_epoch;
+  // The mean over all ranks of a loss sum kept on the device.
+  const auto mean_over_ranks = [&](const at::Tensor& sum) {
+    if (!group) return sum.item<double>();
+    const at::Tensor copy = sum.clone();
+    group->all_reduce_sum(copy);
+    return copy.item<double>() / static_cast<double>(world);
+  };
 
   // ---- the loop: no device code below this line -----------------------------
   bool have_start_loss = false;
-  for (int64_t epoch = report.first_epoch; epoch <= o.epochs(); ++epoch) {
+  const auto train_epoch = [&](auto& batches, int64_t epoch) {
     model->train();
     const auto epoch_started = Clock::now();
     at::Tensor epoch_loss;  // sums stay on the device: no sync per step
@@ -139,14 +195,15 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
     int64_t window_steps = 0;
     int64_t steps = 0;
     int64_t samples = 0;
-    torch::manual_seed(epoch_seed(o.seed(), epoch));  // the sampler draws this epoch's order
     for (auto& batch : batches) {
       set_learning_rate(optimizer, learning_rate_at(o, epoch, steps, steps_per_epoch));
       optimizer.zero_grad();
       at::Tensor loss;
       {
         const AutocastScope autocast(autocast_type, o.amp());
-        loss = torch::nn::functional::cross_entropy(model->forward(batch.data), batch.target);
+        const auto forward = [&] { return model->forward(batch.data); };
+        loss = torch::nn::functional::cross_entropy(ddp ? ddp->forward(forward) : forward(),
+                                                    batch.target);
       }
       scaler.scale(loss).backward();
       scaler.step(optimizer);
@@ -158,15 +215,17 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
       ++window_steps;
       ++steps;
       ++position.step;
-      samples += batch.target.size(0);
+      samples += batch.target.size(0) * world;
       const bool last = steps == steps_per_epoch;
       if (window_steps == o.report_every() || last) {
-        const double mean = window_loss.item<double>() / static_cast<double>(window_steps);
+        const double mean = mean_over_ranks(window_loss) / static_cast<double>(window_steps);
         if (!have_start_loss) report.loss_start = mean, have_start_loss = true;
         report.loss_end = mean;
         const double elapsed = seconds_since(epoch_started);
         TrainProgress p;
         p.kind = TrainProgress::Kind::kStep;
+        p.rank = rank;
+        p.world_size = world;
         p.epoch = epoch;
         p.epochs = o.epochs();
         p.step = steps;
@@ -188,32 +247,60 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
     e.steps = steps;
     e.samples = samples;
     e.seconds = seconds_since(epoch_started);
-    e.mean_loss = steps > 0 ? epoch_loss.item<double>() / static_cast<double>(steps) : 0.0;
+    e.mean_loss = steps > 0 ? mean_over_ranks(epoch_loss) / static_cast<double>(steps) : 0.0;
     e.samples_per_second = e.seconds > 0 ? static_cast<double>(samples) / e.seconds : 0.0;
     report.train_seconds += e.seconds;
     report.epochs.push_back(e);
     position.epoch = epoch;
-    if (!o.out().empty()) {
+    if (!o.out().empty() && rank == 0) {
       detail::save_training_checkpoint(
           o.out(), detail::flatten_training_state(model, optimizer, scaler, position));
       report.checkpoint = o.out();
     }
     TrainProgress p;
     p.kind = TrainProgress::Kind::kEpochEnd;
+    p.rank = rank;
+    p.world_size = world;
     p.epoch = epoch;
     p.epochs = o.epochs();
     p.step = steps;
     p.steps_in_epoch = steps_per_epoch;
     p.epoch_report = e;
     emit(progress, p);
+  };
+
+  const torch::data::DataLoaderOptions loader_options(static_cast<size_t>(rank_batch));
+  if (shard) {
+    for (int64_t epoch = report.first_epoch; epoch <= o.epochs(); ++epoch) {
+      shard->set_epoch(epoch);  // this epoch's permutation, the same on every rank
+      auto loader = torch::data::make_data_loader(train_set, *shard, loader_options);
+      DevicePrefetcher batches(*loader, PrefetchOptions(device).in_flight(o.prefetch()));
+      train_epoch(batches, epoch);
+    }
+  } else {
+    auto loader = torch::data::make_data_loader(
+        std::move(train_set), torch::data::samplers::RandomSampler(train_size), loader_options);
+    DevicePrefetcher batches(*loader, PrefetchOptions(device).in_flight(o.prefetch()));
+    for (int64_t epoch = report.first_epoch; epoch <= o.epochs(); ++epoch) {
+      torch::manual_seed(epoch_seed(o.seed(), epoch));  // the sampler draws this epoch's order
+      train_epoch(batches, epoch);
+    }
   }
   // A resumed run that has nothing left to train still writes --out.
-  if (!o.out().empty() && report.checkpoint.empty()) {
+  if (!o.out().empty() && report.checkpoint.empty() && rank == 0) {
     detail::save_training_checkpoint(
         o.out(), detail::flatten_training_state(model, optimizer, scaler, position));
     report.checkpoint = o.out();
   }
   report.global_step = position.step;
+  int64_t trained = 0;
+  for (const EpochReport& e : report.epochs) trained += e.samples;
+  report.samples_per_second =
+      report.train_seconds > 0 ? static_cast<double>(trained) / report.train_seconds : 0.0;
+  if (rank != 0) {  // rank 0 evaluates the model every rank holds
+    report.total_seconds = seconds_since(started);
+    return report;
+  }
 
   report.test_samples =
       o.test_samples() > 0

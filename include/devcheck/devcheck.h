@@ -5,6 +5,7 @@
 #include "devcheck/check.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/device.h"
+#include "devcheck/distributed.h"
 #include "devcheck/doctor.h"
 #include "devcheck/error.h"
 #include "devcheck/move.h"

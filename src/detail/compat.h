@@ -199,3 +199,41 @@ inline void register_fake_backend_extras() {
 // LibTorch 2.4 added at::rms_norm (composed of ATen ops, as
 // torch.nn.functional.rms_norm); 1.13 has none.
 #define DEVCHECK_HAS_ATEN_RMS_NORM DEVCHECK_TORCH_AT_LEAST(2, 4)
+
+// ---- c10d process groups (used by src/distributed/) --------------------------
+// 1.13: a backend (ProcessGroupGloo, ProcessGroupNCCL) is itself a
+// c10d::ProcessGroup. 2.x: backends derive from c10d::Backend, and a
+// c10d::ProcessGroup over the store dispatches each collective to the
+// backend registered for the tensors' device type. Templates, so this header
+// needs no c10d include; checked against 1.13 and 2.6. (Reducer's
+// constructor takes per_bucket_size_limits by value in 1.13 and by const
+// reference in 2.6: one call compiles against both. Debian's 1.13 package
+// lacks a header reducer.hpp includes: src/distributed/torch_1_13/.)
+#include <c10/util/intrusive_ptr.h>
+
+namespace devcheck::detail {
+
+enum class C10dBackend { kGloo, kNccl };
+
+// The c10d::ProcessGroup (ProcessGroupT) that runs `backend`'s collectives
+// for tensors of `device_type`.
+template <typename ProcessGroupT, typename BackendT, typename StoreT>
+c10::intrusive_ptr<ProcessGroupT> process_group_over(const c10::intrusive_ptr<BackendT>& backend,
+                                                     const c10::intrusive_ptr<StoreT>& store,
+                                                     int rank, int size,
+                                                     c10::DeviceType device_type,
+                                                     C10dBackend kind) {
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+  auto group = c10::make_intrusive<ProcessGroupT>(store, rank, size);
+  const auto type = kind == C10dBackend::kNccl ? ProcessGroupT::BackendType::NCCL
+                                               : ProcessGroupT::BackendType::GLOO;
+  group->setBackend(device_type, type, backend);
+  group->setDefaultBackend(type);
+  return group;
+#else
+  (void)store, (void)rank, (void)size, (void)device_type, (void)kind;
+  return backend;
+#endif
+}
+
+}  // namespace devcheck::detail

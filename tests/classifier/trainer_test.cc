@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <torch/optim/adam.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -16,6 +19,7 @@
 #include "devcheck/amp.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
+#include "distributed/ranks.h"
 #include "support/support.h"
 
 using ::testing::HasSubstr;
@@ -319,6 +323,63 @@ TEST(TrainState, AResumeWithOneBadEntryChangesNothingAndNamesTheEntry) {
                                                        target.optimizer, target.scaler);
   EXPECT_EQ(position.epoch, 0);
   expect_equal(target.state(), source.state());
+}
+
+// ---- TrainOptions::nproc: this process as one rank of several ----------------
+
+TEST(TrainClassifier, TwoRanksOfTrainNprocTrainTogetherAndOnlyRankZeroSpeaks) {
+  testing::TempDir dir;
+  const std::string out = (dir.path() / "ddp.pt").string();
+  const std::vector<testing::RankResult> ranks = testing::run_ranks(
+      {DEVCHECK_TORCH_CLI, "train", "--nproc", "2", "--device", "cpu", "--threads", "1",
+       "--max-steps", "60", "--test-samples", "500", "--json", "--out", out},
+      2, std::chrono::seconds(300));
+  ASSERT_EQ(ranks[0].exit_code, 0) << ranks[0].output;
+  ASSERT_EQ(ranks[1].exit_code, 0) << ranks[1].output;
+  EXPECT_EQ(ranks[1].output, "");  // rank 1 prints nothing
+  const nlohmann::json report = nlohmann::json::parse(ranks[0].output);
+  EXPECT_EQ(report["world_size"], 2);
+  EXPECT_EQ(report["device_reason"], "rank 0 of 2, LOCAL_RANK=0 (gloo)");
+  EXPECT_EQ(report["epochs"][0]["steps"], 60);
+  EXPECT_EQ(report["epochs"][0]["samples"], 60 * 32);  // the global batch stays 32
+  EXPECT_GT(report["samples_per_second"].get<double>(), 0.0);
+  EXPECT_LT(report["loss_end"].get<double>(), report["loss_start"].get<double>());
+  EXPECT_GT(report["test_accuracy"].get<double>(), 0.6);
+  // Rank 0's checkpoint: the model's own names, no "module." prefix.
+  const detail::NamedTensors saved = detail::load_training_checkpoint(out, c10::kCPU);
+  std::vector<std::string> model_keys;
+  for (const auto& [key, value] : saved) {
+    if (key.rfind("model.", 0) == 0) model_keys.push_back(key);
+  }
+  EXPECT_EQ(model_keys, (std::vector<std::string>{"model.conv.weight", "model.conv.bias",
+                                                  "model.fc.weight", "model.fc.bias"}));
+}
+
+TEST(TrainClassifier, NprocWithoutALauncherSaysToRunItThroughDevcheckTrain) {
+  const testing::ProcessResult r = testing::run_process(
+      {DEVCHECK_TORCH_CLI, "train", "--nproc", "2", "--max-steps", "1"}, {"WORLD_SIZE="});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--nproc 2 needs 2 processes; run it through `devcheck train "
+                                  "--nproc 2`"));
+  try {
+    setenv("WORLD_SIZE", "3", 1);
+    train_classifier(quick().nproc(2));
+    unsetenv("WORLD_SIZE");
+    FAIL() << "expected InvalidArgumentError";
+  } catch (const InvalidArgumentError& e) {
+    unsetenv("WORLD_SIZE");
+    EXPECT_THAT(e.message(), HasSubstr("TrainOptions::nproc is 2 but WORLD_SIZE is 3"));
+  }
+}
+
+TEST(TrainClassifier, GlobalBatchMustSplitEvenlyOverTheProcesses) {
+  try {
+    train_classifier(quick().nproc(3).batch_size(32));
+    FAIL() << "expected InvalidArgumentError";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("expected TrainOptions::batch_size divisible by nproc (3)"));
+    EXPECT_THAT(e.message(), HasSubstr("received 32"));
+  }
 }
 
 }  // namespace

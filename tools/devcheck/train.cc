@@ -1,7 +1,9 @@
 // devcheck train: the seed's classifier on Fashion-MNIST, end to end, under
 // devcheck's sanitizer. Parses and prints; train_classifier() does the work.
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -10,6 +12,7 @@
 
 #include "classifier/classifier.h"
 #include "command.h"
+#include "devcheck/error.h"
 #include "devcheck/sanitizer.h"
 #include "torch_commands.h"
 
@@ -31,6 +34,7 @@ struct TrainArgs {
   double lr = 2.5e-3;
   LrSchedule lr_schedule = LrSchedule::kCosine;
   std::size_t prefetch = 2;
+  int64_t nproc = 1;
   bool json = false;
   bool no_sanitize = false;
 };
@@ -63,10 +67,23 @@ Runner setup_train(CLI::App& sub, Streams& io) {
       ->transform(CLI::CheckedTransformer(std::map<std::string, LrSchedule>{
           {"cosine", LrSchedule::kCosine}, {"constant", LrSchedule::kConstant}}));
   sub.add_option("--prefetch", a->prefetch, "Batches kept in flight on the device (default 2)");
+  sub.add_option("--nproc", a->nproc,
+                 "Train with N processes (distributed data parallel, Gloo on cpu, NCCL on cuda); "
+                 "--batch-size is the global batch, split evenly (default 1)");
   sub.add_flag("--json", a->json, "Print the final report as JSON");
   sub.add_flag("--no-sanitize", a->no_sanitize,
                "Do not run under devcheck's device sanitizer (it runs by default)");
   return [a, &io]() {
+    // `devcheck train --nproc N` starts N ranks of this command, each with
+    // WORLD_SIZE=N; started by hand, this process is no rank.
+    const char* world = std::getenv("WORLD_SIZE");
+    if (a->nproc > 1 && (world == nullptr || *world == '\0')) {
+      throw InvalidArgumentError(fmt::format(
+          "[devcheck] train: --nproc {} needs {} processes; run it through `devcheck train "
+          "--nproc {}`, which starts them (this program is one of them, and found no WORLD_SIZE "
+          "in its environment)",
+          a->nproc, a->nproc, a->nproc));
+    }
     keep_freed_host_memory();
     const TrainOptions options = TrainOptions()
                                      .device(a->device)
@@ -82,10 +99,12 @@ Runner setup_train(CLI::App& sub, Streams& io) {
                                      .seed(a->seed)
                                      .learning_rate(a->lr)
                                      .lr_schedule(a->lr_schedule)
-                                     .prefetch(a->prefetch);
+                                     .prefetch(a->prefetch)
+                                     .nproc(a->nproc);
     const bool tty = !a->json && is_terminal(io.out);
+    // Only rank 0 speaks on stdout.
     const ProgressCallback progress = [&io, tty, json = a->json](const TrainProgress& p) {
-      if (json) return;
+      if (json || p.rank != 0) return;
       switch (p.kind) {
         case TrainProgress::Kind::kStarted:
           io.out << "device: " << p.device << " (" << p.device_reason << ")\n" << std::flush;
@@ -112,10 +131,8 @@ Runner setup_train(CLI::App& sub, Streams& io) {
       findings = !r.ok();
       report.sanitizer = r.to_text();
     }
-    if (a->json) {
-      io.out << report.to_json() << "\n";
-    } else {
-      io.out << report.summary_text();
+    if (report.rank == 0) {
+      io.out << (a->json ? report.to_json() + "\n" : report.summary_text());
     }
     return findings ? kExitFindings : kExitOk;
   };

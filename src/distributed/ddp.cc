@@ -1,0 +1,231 @@
+// DistributedDataParallel: the construction checks, rank 0's state copied to
+// every rank, and gradient averaging through c10d's Reducer (as Python's
+// torch/nn/parallel/distributed.py drives it) or per parameter after backward.
+#include <ATen/ATen.h>
+#include <ATen/core/ivalue.h>
+#include <c10/core/GradMode.h>
+#include <fmt/format.h>
+#include <torch/csrc/autograd/engine.h>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+#include <torch/csrc/distributed/c10d/comm.hpp>
+#include <torch/csrc/distributed/c10d/reducer.hpp>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "detail/names.h"
+#include "devcheck/distributed.h"
+#include "devcheck/error.h"
+#include "distributed/fingerprint.h"
+#include "distributed/staging.h"
+
+namespace devcheck {
+
+struct DistributedDataParallel::Sync {
+  virtual ~Sync() = default;
+  virtual void before_forward(bool grad_enabled, bool sync) = 0;
+  virtual void after_forward(bool grad_enabled, bool sync) = 0;
+};
+
+namespace {
+
+// The Reducer's all-reduce for devices Gloo cannot take (the fake device):
+// the bucket, divided by the world size as the built-in hook does, is
+// all-reduced through a host tensor over its bytes.
+class StagedAllReduceHook final : public c10d::CommHookInterface {
+ public:
+  explicit StagedAllReduceHook(ProcessGroup group) : group_(std::move(group)) {}
+
+  c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
+    at::Tensor buffer = bucket.getBufferRef();
+    buffer.div_(group_.world_size());
+    std::vector<at::Tensor> tensors{detail::communicable(buffer, group_.backend())};
+    const at::Tensor staged = tensors[0];
+    auto work = group_.c10d_group()->allreduce(tensors);
+    return work->getFuture()->then(
+        [buffer, staged](c10::ivalue::Future& /*done*/) {
+          detail::finish_staging(buffer, staged);
+          return c10::IValue(buffer);
+        },
+        c10::TensorType::get());
+  }
+
+  at::Tensor parseHookResult(const c10::IValue& result) override {
+    return result.isTensor() ? result.toTensor() : result.toTensorVector().at(0);
+  }
+
+ private:
+  ProcessGroup group_;
+};
+
+class ReducerSync final : public DistributedDataParallel::Sync {
+ public:
+  ReducerSync(const std::vector<at::Tensor>& params, std::unordered_map<size_t, std::string> names,
+              const ProcessGroup& group, const DistributedDataParallelOptions& o,
+              std::vector<std::vector<size_t>>& buckets) {
+    const std::vector<bool> sparse(params.size(), false);
+    auto [indices, limits] = c10d::compute_bucket_assignment_by_size(
+        params,
+        {static_cast<size_t>(o.first_bucket_bytes()), static_cast<size_t>(o.bucket_bytes())},
+        sparse);
+    // Gradients arrive roughly in reverse order of definition: reduce the
+    // buckets of the last parameters first (as Python's DDP does).
+    std::reverse(indices.begin(), indices.end());
+    std::reverse(limits.begin(), limits.end());
+    buckets = indices;
+    reducer_ = std::make_unique<c10d::Reducer>(
+        params, std::move(indices), limits, group.c10d_group(), sparse, o.bucket_bytes(),
+        /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false, std::move(names),
+        o.first_bucket_bytes());
+    const c10::DeviceType type = group.device().type();
+    staged_ = type != c10::kCPU && type != c10::kCUDA;
+    if (staged_) reducer_->register_comm_hook(std::make_unique<StagedAllReduceHook>(group));
+  }
+
+  void before_forward(bool grad_enabled, bool sync) override {
+    if (grad_enabled && sync) reducer_->prepare_for_forward();
+    // Once, after the first backward: buckets in the order gradients came.
+    // Not on a staged device: the Reducer broadcasts the new order as a
+    // tensor on the parameters' device through the c10d dispatcher, which
+    // has no kernel for the fake device (its buckets keep their first order).
+    if (grad_enabled && !staged_) reducer_->rebuild_buckets();
+  }
+
+  void after_forward(bool grad_enabled, bool sync) override {
+    if (grad_enabled && sync) reducer_->prepare_for_backward({});
+  }
+
+ private:
+  std::unique_ptr<c10d::Reducer> reducer_;
+  bool staged_ = false;
+};
+
+// One blocking all-reduce per parameter once backward has finished: the
+// first gradient hook of a synchronized backward queues the reduction as an
+// autograd engine callback, which runs after the last gradient is accumulated.
+class PerParameterSync final : public DistributedDataParallel::Sync {
+ public:
+  PerParameterSync(std::vector<at::Tensor> params, ProcessGroup group)
+      : params_(std::move(params)), group_(std::move(group)) {
+    hooks_.reserve(params_.size());
+    for (const at::Tensor& p : params_) {
+      hooks_.push_back(p.register_hook([this](const at::Tensor& /*grad*/) { on_gradient(); }));
+    }
+  }
+  ~PerParameterSync() override {
+    for (size_t i = 0; i < params_.size(); ++i) params_[i].remove_hook(hooks_[i]);
+  }
+
+  void before_forward(bool /*grad_enabled*/, bool /*sync*/) override {}
+  void after_forward(bool grad_enabled, bool sync) override { armed_ = grad_enabled && sync; }
+
+ private:
+  void on_gradient() {
+    if (!armed_ || queued_) return;
+    queued_ = true;
+    torch::autograd::Engine::get_default_engine().queue_callback([this] { reduce(); });
+  }
+
+  void reduce() {
+    armed_ = false;
+    queued_ = false;
+    const c10::NoGradGuard no_grad;
+    for (const at::Tensor& p : params_) {
+      const at::Tensor& grad = p.grad();
+      if (!grad.defined()) continue;
+      group_.all_reduce_sum(grad);
+      grad.div_(group_.world_size());
+    }
+  }
+
+  std::vector<at::Tensor> params_;
+  ProcessGroup group_;
+  std::vector<unsigned> hooks_;
+  bool armed_ = false;
+  bool queued_ = false;
+};
+
+}  // namespace
+
+DistributedDataParallel::DistributedDataParallel(std::shared_ptr<torch::nn::Module> module,
+                                                 ProcessGroup group,
+                                                 const DistributedDataParallelOptions& options)
+    : module_(std::move(module)), group_(std::move(group)), options_(options) {
+  if (!module_) {
+    throw InvalidArgumentError(
+        "[devcheck] DistributedDataParallel: expected a module; received an empty pointer");
+  }
+  // Every rank publishes its fingerprint before any rank checks anything, so
+  // a mismatch makes every rank throw instead of leaving one waiting.
+  const detail::ModuleFingerprint mine = detail::fingerprint(*module_, group_);
+  const std::vector<std::string> all = group_.all_gather_string(mine.serialize());
+  std::vector<detail::ModuleFingerprint> ranks;
+  ranks.reserve(all.size());
+  for (const std::string& text : all) ranks.push_back(detail::ModuleFingerprint::parse(text));
+  detail::check_fingerprints(ranks);
+
+  {
+    const c10::NoGradGuard no_grad;
+    for (const at::Tensor& p : module_->parameters()) group_.broadcast(p, 0);
+    for (const at::Tensor& b : module_->buffers()) group_.broadcast(b, 0);
+  }
+
+  std::vector<at::Tensor> params;
+  std::unordered_map<size_t, std::string> names;
+  for (const auto& item : module_->named_parameters()) {
+    if (!item.value().requires_grad()) continue;
+    names[params.size()] = item.key();
+    params.push_back(item.value());
+  }
+  if (params.empty()) {
+    throw InvalidArgumentError(
+        "[devcheck] DistributedDataParallel: expected a module with parameters that require "
+        "gradients; this one has none, so there is nothing to average");
+  }
+  if (options_.gradient_sync() == GradientSync::kBucketed) {
+    sync_ =
+        std::make_unique<ReducerSync>(params, std::move(names), group_, options_, bucket_indices_);
+  } else {
+    sync_ = std::make_unique<PerParameterSync>(std::move(params), group_);
+  }
+}
+
+DistributedDataParallel::~DistributedDataParallel() = default;
+
+void DistributedDataParallel::before_forward() {
+  const bool grad = c10::GradMode::is_enabled();
+  sync_->before_forward(grad, sync_enabled_);
+  if (options_.broadcast_buffers() && group_.world_size() > 1) {
+    const c10::NoGradGuard no_grad;
+    for (const at::Tensor& b : module_->buffers()) group_.broadcast(b, 0);
+  }
+}
+
+void DistributedDataParallel::after_forward() {
+  sync_->after_forward(c10::GradMode::is_enabled(), sync_enabled_);
+}
+
+DistributedDataParallel::NoSyncGuard::NoSyncGuard(DistributedDataParallel& ddp)
+    : ddp_(ddp), previous_(ddp.sync_enabled_) {
+  ddp_.sync_enabled_ = false;
+}
+
+DistributedDataParallel::NoSyncGuard::~NoSyncGuard() { ddp_.sync_enabled_ = previous_; }
+
+torch::OrderedDict<std::string, at::Tensor> DistributedDataParallel::state_dict() const {
+  torch::OrderedDict<std::string, at::Tensor> out;
+  for (const auto& item : module_->named_parameters()) out.insert(item.key(), item.value());
+  for (const auto& item : module_->named_buffers()) out.insert(item.key(), item.value());
+  return out;
+}
+
+torch::OrderedDict<std::string, at::Tensor> DistributedDataParallel::named_parameters() const {
+  return module_->named_parameters();
+}
+
+}  // namespace devcheck

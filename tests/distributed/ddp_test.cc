@@ -1,0 +1,122 @@
+// DistributedDataParallel with two real ranks on Gloo (worker.cc), checked
+// against one process trained on the concatenated batches.
+#include <gtest/gtest.h>
+#include <torch/optim/sgd.h>
+#include <torch/serialize.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "distributed/net.h"
+#include "distributed/ranks.h"
+#include "support/support.h"
+
+namespace devcheck::testing {
+namespace {
+
+constexpr int kSteps = 4;
+constexpr auto kDeadline = std::chrono::seconds(120);
+
+// One process, the whole global batch of each step: what DDP must match.
+std::vector<at::Tensor> single_process(int steps, bool accumulate) {
+  torch::manual_seed(100);  // rank 0's weights, which DDP copies to every rank
+  Net net;
+  torch::optim::SGD optimizer(net->parameters(), torch::optim::SGDOptions(0.1));
+  std::vector<at::Tensor> after;
+  for (int step = 0; step < steps; ++step) {
+    optimizer.zero_grad();
+    for (int micro = 0; micro < (accumulate ? 2 : 1); ++micro) {
+      auto [x, y] = global_batch(accumulate ? 2 * step + micro : step, 2);
+      net->forward(x).sub(y).pow(2).mean().backward();
+    }
+    optimizer.step();
+    after.push_back(flat_parameters(*net));
+  }
+  return after;
+}
+
+at::Tensor load_parameters(const TempDir& dir, int rank, int step) {
+  at::Tensor t;
+  torch::load(
+      t, (dir.path() / ("rank" + std::to_string(rank) + "_step" + std::to_string(step) + ".pt"))
+             .string());
+  return t;
+}
+
+void expect_matches_single_process(const std::string& device, const std::string& sync,
+                                   bool accumulate) {
+  TempDir dir;
+  std::vector<std::string> argv{worker_path(), "train", dir.path().string(),
+                                device,        sync,    std::to_string(kSteps)};
+  if (accumulate) argv.push_back("accumulate");
+  const std::vector<RankResult> ranks = run_ranks(argv, 2, kDeadline);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
+  }
+  EXPECT_NE(ranks[0].output.find("backend gloo"), std::string::npos) << ranks[0].output;
+  if (sync == "bucketed") {
+    // Small buckets: the Reducer has several, so it reduces during backward.
+    EXPECT_EQ(ranks[0].output.find("buckets 1\n"), std::string::npos) << ranks[0].output;
+  }
+  const std::vector<at::Tensor> expected = single_process(kSteps, accumulate);
+  for (int step = 0; step < kSteps; ++step) {
+    const at::Tensor rank0 = load_parameters(dir, 0, step);
+    const at::Tensor rank1 = load_parameters(dir, 1, step);
+    EXPECT_TRUE(at::equal(rank0, rank1)) << "step " << step << ": the ranks' parameters differ";
+    const double diff = (rank0 - expected[static_cast<size_t>(step)]).abs().max().item<double>();
+    EXPECT_LT(diff, 1e-5) << "step " << step << ": DDP is " << diff
+                          << " from one process on the concatenated batches";
+  }
+  // The weights moved: the comparison above is not between initial values.
+  EXPECT_FALSE(at::allclose(expected.front(), expected.back()));
+}
+
+TEST(DistributedDataParallel, TwoCpuRanksMatchOneProcessOnTheConcatenatedBatches) {
+  expect_matches_single_process("cpu", "bucketed", false);
+}
+
+TEST(DistributedDataParallel, PerParameterAllReduceAfterBackwardMatchesToo) {
+  expect_matches_single_process("cpu", "plain", false);
+}
+
+TEST(DistributedDataParallel, FakeDeviceRanksMatchOneProcess) {
+  expect_matches_single_process("fake", "bucketed", false);
+}
+
+TEST(DistributedDataParallel, NoSyncAccumulationMatchesOneProcessOnBothMicroBatches) {
+  expect_matches_single_process("cpu", "bucketed", true);
+}
+
+// Both ranks exit, with the same message, well before the deadline.
+void expect_both_fail_with(const std::string& mode, const std::string& message) {
+  const std::vector<RankResult> ranks = run_ranks({worker_path(), mode}, 2, kDeadline);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_FALSE(ranks[r].timed_out) << "rank " << r << " hung:\n" << ranks[r].output;
+    EXPECT_LT(ranks[r].seconds, 60.0) << "rank " << r;
+    EXPECT_EQ(ranks[r].exit_code, 3) << "rank " << r << ":\n" << ranks[r].output;
+    EXPECT_NE(ranks[r].output.find(message), std::string::npos) << "rank " << r << ":\n"
+                                                                << ranks[r].output;
+    EXPECT_EQ(ranks[r].output.find("constructed"), std::string::npos) << ranks[r].output;
+  }
+}
+
+TEST(DistributedDataParallel, ParameterOnAnotherRanksDeviceFailsOnBothRanksNamingRankAndParameter) {
+  expect_both_fail_with("wrong_device",
+                        "rank 1's parameter 'fc1.weight' is on privateuseone:0, expected "
+                        "privateuseone:1 (rank 1's device, LOCAL_RANK=1)");
+}
+
+TEST(DistributedDataParallel, CpuParameterOnAFakeRankFailsOnBothRanks) {
+  expect_both_fail_with("cpu_parameter",
+                        "rank 1's parameter 'fc2.weight' is on cpu, expected privateuseone:1");
+}
+
+TEST(DistributedDataParallel, MismatchedShapeFailsOnBothRanksNamingBothShapes) {
+  expect_both_fail_with("wrong_shape",
+                        "ranks disagree on parameter 'fc1.weight': rank 0 has [16, 8] float32, "
+                        "rank 1 has [17, 8] float32");
+}
+
+}  // namespace
+}  // namespace devcheck::testing

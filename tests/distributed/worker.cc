@@ -1,0 +1,123 @@
+// One rank of the distributed tests (tests/distributed/ranks.h starts it):
+//   worker train OUT_DIR DEVICE SYNC STEPS [accumulate]
+//       DEVICE cpu|fake, SYNC bucketed|plain. Trains the test Net with SGD
+//       on this rank's shard of each step's global batch and writes its
+//       flattened parameters after each step to OUT_DIR/rank<R>_step<K>.pt.
+//       "accumulate": each step is two micro-batches, the first under no_sync.
+//   worker wrong_device        parameters on fake:0 on every rank (fake policy)
+//   worker wrong_shape         rank 1 builds a wider hidden layer
+//   worker cpu_parameter       rank 1's fc2 stays on the CPU (fake policy)
+// Prints the error's message on stderr and exits 3 when construction throws.
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+#include <torch/optim/sgd.h>
+#include <torch/serialize.h>
+
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "devcheck/distributed.h"
+#include "devcheck/fake_device.h"
+#include "distributed/net.h"
+
+namespace {
+
+using devcheck::DistributedDataParallel;
+using devcheck::DistributedDataParallelOptions;
+using devcheck::GradientSync;
+using devcheck::ProcessGroup;
+using devcheck::ProcessGroupOptions;
+using devcheck::testing::Net;
+
+// Small buckets, so the Reducer has several and reduces while backward runs.
+DistributedDataParallelOptions small_buckets(GradientSync sync) {
+  return DistributedDataParallelOptions().first_bucket_bytes(256).bucket_bytes(512).gradient_sync(
+      sync);
+}
+
+int train(int argc, char** argv) {
+  if (argc < 6) return 2;
+  const std::string out = argv[2];
+  const std::string device = argv[3];
+  const GradientSync sync = std::string(argv[4]) == "plain"
+                                ? GradientSync::kPerParameterAfterBackward
+                                : GradientSync::kBucketed;
+  const int steps = std::atoi(argv[5]);
+  const bool accumulate = argc > 6 && std::string(argv[6]) == "accumulate";
+
+  ProcessGroup group = ProcessGroup::from_env(ProcessGroupOptions().device(device));
+  torch::manual_seed(100 + group.rank());  // different weights: DDP copies rank 0's
+  Net net;
+  net->to(group.device());
+  DistributedDataParallel ddp(net, group, small_buckets(sync));
+  std::cout << "rank " << group.rank() << " device " << group.device() << " backend "
+            << group.backend() << " buckets " << ddp.bucket_indices().size() << std::endl;
+  torch::optim::SGD optimizer(net->parameters(), torch::optim::SGDOptions(0.1));
+  const int64_t world = group.world_size();
+  const int64_t rank = group.rank();
+  const auto local = [&](int64_t micro) {
+    auto [x, y] = devcheck::testing::global_batch(micro, world);
+    const int64_t begin = rank * devcheck::testing::kRankBatch;
+    const int64_t end = begin + devcheck::testing::kRankBatch;
+    return std::make_pair(x.slice(0, begin, end).to(group.device()),
+                          y.slice(0, begin, end).to(group.device()));
+  };
+  for (int step = 0; step < steps; ++step) {
+    optimizer.zero_grad();
+    if (accumulate) {
+      auto [x0, y0] = local(2 * step);
+      {
+        auto guard = ddp.no_sync();
+        ddp.forward([&] { return net->forward(x0); }).sub(y0).pow(2).mean().backward();
+      }
+      auto [x1, y1] = local(2 * step + 1);
+      ddp.forward([&] { return net->forward(x1); }).sub(y1).pow(2).mean().backward();
+    } else {
+      auto [x, y] = local(step);
+      ddp.forward([&] { return net->forward(x); }).sub(y).pow(2).mean().backward();
+    }
+    optimizer.step();
+    torch::save(devcheck::testing::flat_parameters(*net),
+                out + "/rank" + std::to_string(rank) + "_step" + std::to_string(step) + ".pt");
+  }
+  group.barrier();
+  return 0;
+}
+
+int construct(const std::string& mode) {
+  ProcessGroup group =
+      ProcessGroup::from_env(ProcessGroupOptions().device(mode == "wrong_shape" ? "cpu" : "fake"));
+  Net net(mode == "wrong_shape" && group.rank() == 1 ? 17 : 16);
+  if (mode == "wrong_device") {
+    net->to(devcheck::fake_device(0));
+  } else if (mode == "cpu_parameter") {
+    net->to(group.device());
+    if (group.rank() == 1) net->fc2->to(at::kCPU);
+  } else {
+    net->to(group.device());
+  }
+  DistributedDataParallel ddp(net, group);
+  std::cout << "rank " << group.rank() << " constructed" << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: worker train|wrong_device|wrong_shape|cpu_parameter ...\n";
+    return 2;
+  }
+  const std::string mode = argv[1];
+  try {
+    return mode == "train" ? train(argc, argv) : construct(mode);
+  } catch (const c10::Error& e) {
+    std::cerr << e.what_without_backtrace() << std::endl;
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << std::endl;
+    return 3;
+  }
+}
