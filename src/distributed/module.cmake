@@ -3,19 +3,23 @@
 # Gloo's headers come from libgloo-dev. NCCL (ProcessGroupNCCL, in
 # libtorch_cuda) only when the Torch found has CUDA, as examples/custom_op
 # decides for its CUDA kernel; its headers need the CUDA toolkit's and NCCL's.
-target_compile_definitions(devcheck_distributed PRIVATE USE_C10D_GLOO)
+target_compile_definitions(devcheck_distributed_objects PRIVATE USE_C10D_GLOO)
 # (Checked: the sources compile against Debian 13's LibTorch 2.6 with
 # USE_C10D_NCCL; ProcessGroupNCCL is in libtorch_cuda.)
 if(C10_CUDA_LIBRARY)
-  target_compile_definitions(devcheck_distributed PRIVATE USE_C10D_NCCL)
-  target_link_libraries(devcheck_distributed PRIVATE ${C10_CUDA_LIBRARY})
+  target_compile_definitions(devcheck_distributed_objects PRIVATE USE_C10D_NCCL)
+  set(_devcheck_nccl_libraries ${C10_CUDA_LIBRARY})
   if(TARGET torch_cuda)
-    target_link_libraries(devcheck_distributed PRIVATE torch_cuda)
+    list(APPEND _devcheck_nccl_libraries torch_cuda)
   endif()
   find_package(CUDAToolkit QUIET)
   if(TARGET CUDA::cudart)
-    target_link_libraries(devcheck_distributed PRIVATE CUDA::cudart)
+    list(APPEND _devcheck_nccl_libraries CUDA::cudart)
+    target_link_libraries(devcheck_distributed_objects PRIVATE CUDA::cudart)
   endif()
+  # The shared library, and the programs that link the objects themselves.
+  target_link_libraries(devcheck_distributed PRIVATE ${_devcheck_nccl_libraries})
+  set(DEVCHECK_INTERNAL_LIBRARIES ${_devcheck_nccl_libraries})
   message(STATUS "devcheck::distributed: NCCL backend built")
 endif()
 
@@ -29,9 +33,7 @@ foreach(dir IN LISTS TORCH_INCLUDE_DIRS)
 endforeach()
 if(_devcheck_torch_include AND
    NOT EXISTS ${_devcheck_torch_include}/torch/csrc/distributed/autograd/context/context.h)
-  target_include_directories(devcheck_distributed PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/distributed/torch_1_13)
+  target_include_directories(devcheck_distributed_objects PRIVATE
+                             ${CMAKE_CURRENT_SOURCE_DIR}/distributed/torch_1_13)
 endif()
 
-# Only what carries DEVCHECK_API is exported (include/devcheck/export.h).
-set_target_properties(devcheck_distributed PROPERTIES CXX_VISIBILITY_PRESET hidden
-                                                      VISIBILITY_INLINES_HIDDEN ON)

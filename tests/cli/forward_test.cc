@@ -121,6 +121,18 @@ TEST(DevcheckProgram, LibTorchCommandsRunInTheHelperWithTheSameCommandLine) {
   EXPECT_THAT(bad.output, HasSubstr("Run 'devcheck --help' for usage."));
 }
 
+// The program finds libdevcheck_preload.so beside libdevcheck_sanitizer.so
+// by itself (the test programs name it with DEVCHECK_PRELOAD, since they hold
+// the sanitizer's objects and no such library of their own).
+TEST(DevcheckProgram, RunFindsThePreloadLibraryBesideTheSanitizerLibrary) {
+  EXPECT_TRUE(std::filesystem::exists(
+      std::filesystem::path(shared_library("sanitizer")).parent_path() / "libdevcheck_preload.so"));
+  const ProcessResult r = run_process({devcheck_program(), "run", "--", "/bin/sh", "-c", "exit 3"},
+                                      {"DEVCHECK_PRELOAD="});
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("preload library")));
+}
+
 TEST(DevcheckProgram, AMissingHelperIsOneClearMessageAndExitTwo) {
   const ProcessResult r = run_process({devcheck_program(), "doctor"},
                                       {"DEVCHECK_TORCH_HELPER=/nonexistent/devcheck-torch"});

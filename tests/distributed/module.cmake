@@ -6,7 +6,7 @@ target_link_libraries(devcheck_distributed_worker PRIVATE devcheck devcheck_fake
 target_link_options(devcheck_distributed_worker PRIVATE "LINKER:--no-as-needed")
 devcheck_use_pch(devcheck_distributed_worker)
 
-add_library(devcheck_test_ranks STATIC ${CMAKE_CURRENT_LIST_DIR}/ranks.cc)
+add_library(devcheck_test_ranks OBJECT ${CMAKE_CURRENT_LIST_DIR}/ranks.cc)
 target_link_libraries(devcheck_test_ranks PUBLIC devcheck_test_support)
 target_compile_definitions(devcheck_test_ranks PRIVATE
   DEVCHECK_DISTRIBUTED_WORKER="$<TARGET_FILE:devcheck_distributed_worker>")

@@ -50,7 +50,9 @@ TEST(DtypeTable, NamesAndStorageClassesAreUnique) {
   std::set<std::string> names, storages;
   for (const DtypeInfo& d : dtype_table()) {
     EXPECT_TRUE(names.insert(d.name).second) << d.name;
-    if (*d.storage_type != '\0') EXPECT_TRUE(storages.insert(d.storage_type).second) << d.name;
+    if (*d.storage_type != '\0') {
+      EXPECT_TRUE(storages.insert(d.storage_type).second) << d.name;
+    }
     EXPECT_GT(d.element_size, 0) << d.name;
   }
 }

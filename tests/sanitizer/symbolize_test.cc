@@ -1,17 +1,38 @@
 #include "sanitizer/symbolize.h"
 
+#include <ATen/ATen.h>
+#include <ATen/record_function.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <memory>
+
+#include "sanitizer/stack.h"
 
 using ::testing::HasSubstr;
 
 namespace devcheck::sanitizer {
 namespace {
 
+SiteId g_site = kNoSite;
+
+std::unique_ptr<at::ObserverContext> capture_in_op(const at::RecordFunction& /*fn*/) {
+  g_site = capture_site();
+  return nullptr;
+}
+
+// The site is captured where the engine captures it: inside an op, below
+// LibTorch's frames, which are skipped, as are the sanitizer's own (this test
+// program holds them itself; a user's program has them in libdevcheck).
 TEST(Symbolize, ASiteNamesTheUsersFileAndLine) {
+  const at::Tensor x = at::ones({2});
+  const auto handle = at::addThreadLocalCallback(
+      at::RecordFunctionCallback(&capture_in_op).scopes({at::RecordScope::FUNCTION}));
   const int line = __LINE__ + 1;
-  const SiteId id = capture_site();
-  const SiteText text = describe_site(id);
+  const at::Tensor y = at::neg(x);
+  at::removeCallback(handle);
+  ASSERT_NE(g_site, kNoSite);
+  const SiteText text = describe_site(g_site);
   EXPECT_EQ(text.location, "symbolize_test.cc:" + std::to_string(line));
   ASSERT_FALSE(text.stack.empty());
   EXPECT_THAT(text.stack[0], HasSubstr("symbolize_test.cc:" + std::to_string(line)));

@@ -17,6 +17,17 @@
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
 namespace devcheck::testing {
+namespace {
+
+// The test programs link devcheck's objects, not libdevcheck_sanitizer.so,
+// so the sanitizer cannot find libdevcheck_preload.so beside itself (as it
+// does in devcheck-torch and installed programs): name the built one.
+[[maybe_unused]] const bool preload_named = [] {
+  setenv("DEVCHECK_PRELOAD", DEVCHECK_PRELOAD_LIBRARY, /*overwrite=*/0);
+  return true;
+}();
+
+}  // namespace
 
 TempDir::TempDir() {
   static std::atomic<int> counter{0};
@@ -97,6 +108,16 @@ void write_file(const std::filesystem::path& path, const std::string& bytes) {
 }
 
 std::string source_dir() { return DEVCHECK_SOURCE_DIR; }
+
+std::string shared_library(const std::string& part) {
+  std::stringstream list(DEVCHECK_SHARED_LIBRARIES);  // "part=path|part=path"
+  std::string item;
+  while (std::getline(list, item, '|')) {
+    const auto eq = item.find('=');
+    if (item.compare(0, eq, part) == 0 && eq == part.size()) return item.substr(eq + 1);
+  }
+  throw std::invalid_argument("no shared library devcheck::" + part);
+}
 std::string binary_dir() { return DEVCHECK_BINARY_DIR; }
 
 }  // namespace devcheck::testing

@@ -47,6 +47,10 @@ std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& bytes);
 
 std::string source_dir();
+// The built shared library of a part ("core", "sanitizer", ...: the
+// devcheck::<part> targets). The test programs hold devcheck's objects
+// themselves; tests about what the libraries hold read these files.
+std::string shared_library(const std::string& part);
 std::string binary_dir();
 
 }  // namespace devcheck::testing

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Data-parallel training of the seed classifier on Fashion-MNIST, one thread
+# per process, the same global batch and optimizer steps everywhere:
+#   devcheck train --nproc 2        two ranks on Gloo (devcheck::DistributedDataParallel)
+#   devcheck train                  one process: target two ranks >= 1.7x its samples/s
+#   devcheck launch -n 2 -- python3 bench/ddp_train.py
+#                                   Python DDP on Gloo: target devcheck >= 1.2x
+# Rounds alternate the three (BENCH_ROUNDS, default 2); each ratio is taken
+# within a round and the median over rounds is the result. Scaling needs two
+# idle cores: the load average is printed before and after.
+#
+#   bash bench/ddp_compare.sh BUILD_DIR
+#   BENCH_STEPS=1000 BENCH_ROUNDS=3 bash bench/ddp_compare.sh build
+set -euo pipefail
+build=${1:-build}
+steps=${BENCH_STEPS:-600}
+batch=${BENCH_BATCH:-64}
+rounds=${BENCH_ROUNDS:-2}
+python=${DEVCHECK_PYTHON:-/usr/bin/python3}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+
+echo "ddp_compare: cpu, Gloo, 1 thread per process, global batch $batch, $steps steps," \
+  "$rounds round(s), $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in $(seq "$rounds"); do
+  "$build/devcheck" train --device cpu --nproc 2 --threads 1 --batch-size "$batch" \
+    --max-steps "$steps" --json --no-sanitize >"$work/two.$r.json"
+  "$build/devcheck" train --device cpu --threads 1 --batch-size "$batch" \
+    --max-steps "$steps" --json --no-sanitize >"$work/one.$r.json"
+  "$build/devcheck" launch -n 2 -- "$python" "$here/ddp_train.py" --batch-size "$batch" \
+    --max-steps "$steps" --threads 1 2>/dev/null | sed -n 's/^\[rank0\]: //p' >"$work/py.$r.json"
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+"$python" - "$work" "$rounds" <<'PY'
+import json, statistics, sys
+work, rounds = sys.argv[1], int(sys.argv[2])
+scaling, vs_python = [], []
+for r in range(1, rounds + 1):
+    two = json.load(open(f"{work}/two.{r}.json"))
+    one = json.load(open(f"{work}/one.{r}.json"))
+    py = json.load(open(f"{work}/py.{r}.json"))
+    assert two["world_size"] == 2 and py["world_size"] == 2, (two, py)
+    t, o, p = two["samples_per_second"], one["samples_per_second"], py["samples_per_second"]
+    print(f"round {r}: devcheck --nproc 2 {t:7.0f} samples/s | one process {o:7.0f} | "
+          f"python DDP (torch {py['torch']}) {p:7.0f}")
+    scaling.append(t / o)
+    vs_python.append(t / p)
+s, v = statistics.median(scaling), statistics.median(vs_python)
+ok_s, ok_v = s >= 1.7, v >= 1.2
+print(f"two ranks / one process = {s:.2f} (rounds: {', '.join(f'{x:.2f}' for x in scaling)}; "
+      f"target >= 1.70): {'PASS' if ok_s else 'FAIL'}")
+print(f"devcheck / python DDP = {v:.2f} (rounds: {', '.join(f'{x:.2f}' for x in vs_python)}; "
+      f"target >= 1.20): {'PASS' if ok_v else 'FAIL'}")
+sys.exit(0 if ok_s and ok_v else 1)
+PY
