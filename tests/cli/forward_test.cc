@@ -3,6 +3,7 @@
 // need it reach devcheck-torch with the same command line.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <regex>
@@ -131,6 +132,31 @@ TEST(DevcheckProgram, RunFindsThePreloadLibraryBesideTheSanitizerLibrary) {
                                       {"DEVCHECK_PRELOAD="});
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_THAT(r.output, Not(HasSubstr("preload library")));
+}
+
+// `devcheck train --nproc 2` end to end: the front launches two ranks of
+// devcheck-torch, which train with DistributedDataParallel on Gloo; rank 0's
+// report is stdout, unprefixed; each rank is on its own device (fake:0, fake:1).
+TEST(DevcheckProgram, TrainNprocTwoTrainsTwoRanksAndRankZeroReports) {
+  for (const std::string device : {"cpu", "fake"}) {
+    TempDir dir;
+    const std::string err = (dir / "stderr").string();
+    const ProcessResult r =
+        run_process({"/bin/sh", "-c",
+                     "exec \"$0\" train --nproc 2 --device " + device +
+                         " --max-steps 4 --batch-size 16 --threads 1 --json --no-sanitize 2>" + err,
+                     devcheck_program()});
+    const std::string stderr_text = read_file(err);
+    ASSERT_EQ(r.exit_code, 0) << r.output << stderr_text;
+    const auto j = nlohmann::json::parse(r.output);
+    EXPECT_EQ(j["world_size"], 2) << device;
+    EXPECT_EQ(j["rank"], 0) << device;
+    EXPECT_EQ(j["global_step"], 4) << device;
+    EXPECT_EQ(j["epochs"][0]["samples"], 64) << device;  // the global batch, both ranks
+    EXPECT_THAT(j["device_reason"].get<std::string>(), HasSubstr("rank 0 of 2"));
+    if (device == "fake") EXPECT_EQ(j["device"], "privateuseone:0");
+    EXPECT_THAT(stderr_text, Not(HasSubstr("[rank0]: {")));  // rank 0's report is stdout only
+  }
 }
 
 TEST(DevcheckProgram, AMissingHelperIsOneClearMessageAndExitTwo) {
