@@ -236,4 +236,17 @@ c10::intrusive_ptr<ProcessGroupT> process_group_over(const c10::intrusive_ptr<Ba
 #endif
 }
 
+// TCPStore: 2.4+ asks for its libuv backend by default
+// (TCPStoreOptions::useLibUV), and a LibTorch built without libuv (Debian
+// 13's 2.6) then throws "use_libuv was requested but PyTorch was build
+// without libuv support". The classic backend is in every build, 1.13's
+// only one (no such option there).
+template <typename Options>
+auto use_classic_tcp_store(Options& options, int /*has_option*/)
+    -> decltype(options.useLibUV = false, void()) {
+  options.useLibUV = false;
+}
+template <typename Options>
+void use_classic_tcp_store(Options& /*options*/, long /*no_option*/) {}
+
 }  // namespace devcheck::detail

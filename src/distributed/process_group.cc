@@ -154,6 +154,7 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const ProcessGroupOptions&
   store_options.numWorkers = static_cast<std::size_t>(env.world_size);
   store_options.waitWorkers = true;
   store_options.timeout = options.timeout();
+  detail::use_classic_tcp_store(store_options, 0);
   auto tcp = c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
   impl->store = c10::make_intrusive<c10d::PrefixStore>("devcheck", tcp);
   auto backend_store = c10::make_intrusive<c10d::PrefixStore>("pg", tcp);

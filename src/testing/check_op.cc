@@ -303,7 +303,11 @@ class Checker {
     for (const size_t k : tensor_args) {
       argument_list += fmt::format("{}'{}'", argument_list.empty() ? "" : ", ", args[k].name());
     }
-    for (const auto& [a, b] : mixes_) {
+    for (const auto& mix : mixes_) {
+      // Named, not bound: lambdas below capture them (C++17 cannot capture
+      // structured bindings; clang refuses).
+      const c10::Device a = mix.first;
+      const c10::Device b = mix.second;
       for (const size_t j : tensor_args) {
         const std::string& name = args[j].name();
         const std::string call =

@@ -206,6 +206,7 @@ TEST(LaunchCommand, RanksSeeTorchrunsEnvironment) {
     EXPECT_EQ(e.at("TORCHELASTIC_RESTART_COUNT"), "0");
     EXPECT_EQ(e.at("TORCHELASTIC_MAX_RESTARTS"), "0");
     EXPECT_EQ(e.at("TORCHELASTIC_USE_AGENT_STORE"), "False");
+    EXPECT_EQ(e.at("USE_LIBUV"), "0");  // PyTorch 2.x without libuv (Debian's) needs it
     EXPECT_TRUE(std::regex_match(e.at("TORCHELASTIC_RUN_ID"),
                                  std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-"
                                             "[0-9a-f]{12}")))

@@ -327,6 +327,13 @@ class Launch {
     if (std::getenv("NCCL_ASYNC_ERROR_HANDLING") == nullptr) {
       common.push_back("NCCL_ASYNC_ERROR_HANDLING=1");
     }
+    // PyTorch 2.4+ asks for TCPStore's libuv backend by default, and a build
+    // without libuv (Debian's) then fails init_process_group("env://") with
+    // "use_libuv was requested but PyTorch was build without libuv support".
+    // The classic backend is in every build and serves a local run's ranks.
+    if (std::getenv("USE_LIBUV") == nullptr) {
+      common.push_back("USE_LIBUV=0");
+    }
     std::vector<std::string> argv = options_.command;
     argv.front() = program;
     std::vector<char*> cargv = pointers(argv);
