@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "devcheck/fake_device.h"
 #include "distributed/net.h"
 #include "distributed/ranks.h"
 #include "support/support.h"
@@ -102,14 +103,16 @@ void expect_both_fail_with(const std::string& mode, const std::string& message) 
 }
 
 TEST(DistributedDataParallel, ParameterOnAnotherRanksDeviceFailsOnBothRanksNamingRankAndParameter) {
-  expect_both_fail_with("wrong_device",
-                        "rank 1's parameter 'fc1.weight' is on privateuseone:0, expected "
-                        "privateuseone:1 (rank 1's device, LOCAL_RANK=1)");
+  // The fake device's name: "privateuseone" in 1.13, "fake" once renamed (2.x).
+  expect_both_fail_with("wrong_device", "rank 1's parameter 'fc1.weight' is on " +
+                                            fake_device(0).str() + ", expected " +
+                                            fake_device(1).str() +
+                                            " (rank 1's device, LOCAL_RANK=1)");
 }
 
 TEST(DistributedDataParallel, CpuParameterOnAFakeRankFailsOnBothRanks) {
-  expect_both_fail_with("cpu_parameter",
-                        "rank 1's parameter 'fc2.weight' is on cpu, expected privateuseone:1");
+  expect_both_fail_with("cpu_parameter", "rank 1's parameter 'fc2.weight' is on cpu, expected " +
+                                             fake_device(1).str());
 }
 
 TEST(DistributedDataParallel, MismatchedShapeFailsOnBothRanksNamingBothShapes) {
