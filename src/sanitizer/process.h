@@ -44,7 +44,8 @@ DEVCHECK_API int devcheck_sanitizer_autostart();
 // to and `old` gets the one before; returns 1 (done, nothing else to do).
 // Returns 0 for any other signal: the caller does the real sigaction.
 // Async-signal-safe.
-DEVCHECK_API int devcheck_sanitizer_sigaction(int sig, const struct sigaction* act, struct sigaction* old);
+DEVCHECK_API int devcheck_sanitizer_sigaction(int sig, const struct sigaction* act,
+                                              struct sigaction* old);
 // Takes back each fatal signal the sanitizer held and another library then
 // installed its handler for past sigaction() interposers (UCX does): that
 // handler is handed the signal first, after the report. The preload library
