@@ -96,6 +96,7 @@ int forward_to_helper(int argc, const char* const* argv, Streams& io) {
     std::cout.flush();
     std::cerr.flush();
     std::vector<char*> args;
+    args.reserve(static_cast<std::size_t>(argc) + 1);
     for (int i = 0; i < argc; ++i) args.push_back(const_cast<char*>(argv[i]));
     args.push_back(nullptr);
     ::execv(path.c_str(), args.data());

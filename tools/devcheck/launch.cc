@@ -166,7 +166,9 @@ std::string resolve(const std::string& name) {
   while (start <= dirs.size()) {
     const std::size_t end = std::min(dirs.find(':', start), dirs.size());
     const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    const std::string candidate = dir + "/" + name;
+    std::string candidate = dir;
+    candidate += '/';
+    candidate += name;
     struct stat st {};
     if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
         ::access(candidate.c_str(), X_OK) == 0) {
@@ -219,7 +221,7 @@ int cpu_count() {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (::sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+  return static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
 // This process's environment with `set` ("K=V") replacing the same keys.
@@ -239,6 +241,7 @@ std::vector<std::string> environment_with(const std::vector<std::string>& set) {
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
   std::vector<char*> out;
+  out.reserve(strings.size() + 1);
   for (auto& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;
@@ -325,14 +328,14 @@ class Launch {
       io_.err.flush();
     }
     if (std::getenv("NCCL_ASYNC_ERROR_HANDLING") == nullptr) {
-      common.push_back("NCCL_ASYNC_ERROR_HANDLING=1");
+      common.emplace_back("NCCL_ASYNC_ERROR_HANDLING=1");
     }
     // PyTorch 2.4+ asks for TCPStore's libuv backend by default, and a build
     // without libuv (Debian's) then fails init_process_group("env://") with
     // "use_libuv was requested but PyTorch was build without libuv support".
     // The classic backend is in every build and serves a local run's ranks.
     if (std::getenv("USE_LIBUV") == nullptr) {
-      common.push_back("USE_LIBUV=0");
+      common.emplace_back("USE_LIBUV=0");
     }
     std::vector<std::string> argv = options_.command;
     argv.front() = program;
@@ -613,13 +616,12 @@ int launch(const LaunchOptions& options, Streams& io) {
   }
   struct stat st {};
   std::string unusable;
-  if (::stat(program.c_str(), &st) != 0) {
-    unusable = std::strerror(errno);
-  } else if (S_ISDIR(st.st_mode)) {
+  const bool found = ::stat(program.c_str(), &st) == 0;
+  if (found && S_ISDIR(st.st_mode)) {
     unusable = "it is a directory";
-  } else if (!S_ISREG(st.st_mode)) {
+  } else if (found && !S_ISREG(st.st_mode)) {
     unusable = "not a regular file";
-  } else if (::access(program.c_str(), X_OK) != 0) {
+  } else if (!found || ::access(program.c_str(), X_OK) != 0) {
     unusable = std::strerror(errno);
   }
   if (!unusable.empty()) {
