@@ -128,10 +128,10 @@ enum class GradientSync {
 /// DistributedDataParallel's settings. Chain setters.
 struct DEVCHECK_API DistributedDataParallelOptions {
   /// Bucket size cap, in bytes (Python's bucket_cap_mb). Default 25 MiB.
-  TORCH_ARG(int64_t, bucket_bytes) = 25 * 1024 * 1024;
+  TORCH_ARG(int64_t, bucket_bytes) = int64_t{25} * 1024 * 1024;
   /// Cap of the first bucket reduced, in bytes: small so communication
   /// starts early. Default 1 MiB.
-  TORCH_ARG(int64_t, first_bucket_bytes) = 1024 * 1024;
+  TORCH_ARG(int64_t, first_bucket_bytes) = int64_t{1024} * 1024;
   /// Default GradientSync::kBucketed.
   TORCH_ARG(GradientSync, gradient_sync) = GradientSync::kBucketed;
   /// Copy rank 0's buffers to every rank at each forward (Python's
