@@ -21,7 +21,6 @@ one process (the one-process anchor, same global batch).
 """
 import argparse
 import json
-import math
 import os
 import time
 
@@ -30,7 +29,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from train_compare import LR, load  # the one-process anchor's data and learning rate
+from train_compare import LR, load, train_step  # the one-process anchor's data and step
 
 
 def main():
@@ -77,13 +76,7 @@ def main():
             if step == steps_per_epoch:
                 break
             done = (epoch + step / steps_per_epoch) / a.epochs
-            for group in optimizer.param_groups:
-                group["lr"] = LR * 0.5 * (1 + math.cos(math.pi * done))
-            optimizer.zero_grad()
-            loss = loss_fn(trained(x), y)
-            loss.backward()
-            optimizer.step()
-            total += loss.detach()
+            total += train_step(trained, optimizer, loss_fn, x, y, done)
             steps += 1
     if distributed:
         dist.barrier()

@@ -32,6 +32,18 @@ def load(data, split):
     return x, torch.from_numpy(y).long()
 
 
+def train_step(model, optimizer, loss_fn, x, y, done):
+    """One Adam step at the cosine learning rate of `devcheck train`'s default
+    schedule, `done` (0..1) of the way through the run. Returns the loss."""
+    for group in optimizer.param_groups:
+        group["lr"] = LR * 0.5 * (1 + math.cos(math.pi * done))
+    optimizer.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.detach()
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--epochs", type=int, default=1)
@@ -60,13 +72,7 @@ def main():
         total = torch.zeros(())
         for x, y in loader:
             done = (epoch - 1 + steps / steps_per_epoch) / a.epochs
-            for group in optimizer.param_groups:
-                group["lr"] = LR * 0.5 * (1 + math.cos(math.pi * done))
-            optimizer.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            optimizer.step()
-            total += loss.detach()
+            total += train_step(model, optimizer, loss_fn, x, y, done)
             steps += 1
             samples += y.shape[0]
             if steps == a.max_steps:

@@ -109,12 +109,20 @@ void write_file(const std::filesystem::path& path, const std::string& bytes) {
 
 std::string source_dir() { return DEVCHECK_SOURCE_DIR; }
 
-std::string shared_library(const std::string& part) {
+std::vector<std::pair<std::string, std::string>> shared_libraries() {
+  std::vector<std::pair<std::string, std::string>> out;
   std::stringstream list(DEVCHECK_SHARED_LIBRARIES);  // "part=path|part=path"
   std::string item;
   while (std::getline(list, item, '|')) {
     const auto eq = item.find('=');
-    if (item.compare(0, eq, part) == 0 && eq == part.size()) return item.substr(eq + 1);
+    out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return out;
+}
+
+std::string shared_library(const std::string& part) {
+  for (const auto& [name, path] : shared_libraries()) {
+    if (name == part) return path;
   }
   throw std::invalid_argument("no shared library devcheck::" + part);
 }

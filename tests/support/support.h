@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace devcheck::testing {
@@ -51,6 +52,8 @@ std::string source_dir();
 // devcheck::<part> targets). The test programs hold devcheck's objects
 // themselves; tests about what the libraries hold read these files.
 std::string shared_library(const std::string& part);
+// Every part's built shared library: {part, path}.
+std::vector<std::pair<std::string, std::string>> shared_libraries();
 std::string binary_dir();
 
 }  // namespace devcheck::testing
