@@ -98,7 +98,9 @@ std::string TrainReport::summary_text() const {
       fmt::format("test accuracy: {:.4f} ({} samples)\n", test_accuracy, test_samples);
   out += fmt::format("time: {:.1f} s ({:.1f} s training, {:.0f} samples/s", total_seconds,
                      train_seconds, samples_per_second);
-  out += world_size > 1 ? fmt::format(" over {} processes)\n", world_size) : std::string(")\n");
+  out += world_size > 1 ? fmt::format(" over {} processes, gradients through {})\n", world_size,
+                                      gradient_transport)
+                        : std::string(")\n");
   if (!checkpoint.empty()) out += fmt::format("checkpoint: {}\n", checkpoint);
   if (!sanitizer.empty()) {
     out += sanitizer;
@@ -124,6 +126,7 @@ std::string TrainReport::to_json() const {
   j["amp"] = amp;
   j["rank"] = rank;
   j["world_size"] = world_size;
+  if (world_size > 1) j["gradient_transport"] = gradient_transport;
   j["resumed_from"] = resumed_from;
   j["first_epoch"] = first_epoch;
   j["global_step"] = global_step;

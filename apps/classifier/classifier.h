@@ -130,8 +130,11 @@ struct TrainReport {
   std::string device;
   std::string device_reason;
   bool amp = false;
-  int rank = 0;              ///< This process's rank (0 when not distributed).
-  int world_size = 1;        ///< Processes that trained together (TrainOptions::nproc).
+  int rank = 0;        ///< This process's rank (0 when not distributed).
+  int world_size = 1;  ///< Processes that trained together (TrainOptions::nproc).
+  /// With world_size > 1: how gradients travelled ("shared memory", "gloo",
+  /// "nccl"; DistributedDataParallel::gradient_transport()).
+  std::string gradient_transport;
   std::string resumed_from;  ///< TrainOptions::resume, if set.
   int64_t first_epoch = 1;   ///< 1-based epoch this run started at (> 1 when resumed).
   int64_t global_step = 0;   ///< Optimizer steps in total, across resumed runs.

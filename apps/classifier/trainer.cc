@@ -153,7 +153,10 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
   model->to(device);  // once
   // With several ranks: rank 0's weights everywhere, gradients averaged.
   std::unique_ptr<DistributedDataParallel> ddp;
-  if (group) ddp = std::make_unique<DistributedDataParallel>(model, *group);
+  if (group) {
+    ddp = std::make_unique<DistributedDataParallel>(model, *group);
+    report.gradient_transport = ddp->gradient_transport();
+  }
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(o.learning_rate()));
   // Loss scaling is for float16 (CUDA); CPU autocast uses bfloat16, which has
   // float32's range and needs none. A disabled scaler is a pass-through.

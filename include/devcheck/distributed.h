@@ -95,6 +95,8 @@ class DEVCHECK_API ProcessGroup {
   c10::Device device() const;
   /// "gloo" or "nccl".
   const std::string& backend() const;
+  /// How long connecting and each collective may wait (ProcessGroupOptions::timeout).
+  std::chrono::milliseconds timeout() const;
 
   /// Sums `tensor` (on device(), contiguous) over all ranks, in place; blocks.
   void all_reduce_sum(const at::Tensor& tensor) const;
@@ -137,6 +139,14 @@ struct DEVCHECK_API DistributedDataParallelOptions {
   /// Copy rank 0's buffers to every rank at each forward (Python's
   /// broadcast_buffers). Default true.
   TORCH_ARG(bool, broadcast_buffers) = true;
+  /// With GradientSync::kBucketed on Gloo (CPU, fake device) and every rank
+  /// on this machine: average each bucket through a shared memory segment
+  /// (/dev/shm, 2 x world_size x the largest bucket) instead of Gloo's TCP
+  /// loopback, on a thread of its own while backward goes on. When a rank
+  /// turns it off, or the segment cannot be made, every rank uses Gloo
+  /// (gradient_transport(), shared_memory_declined() say which and why).
+  /// Every rank must construct with the same setting to get it. Default true.
+  TORCH_ARG(bool, shared_memory) = true;
 };
 
 /// Data parallel training over a ProcessGroup: every rank holds the same
@@ -210,6 +220,12 @@ class DEVCHECK_API DistributedDataParallel {
   /// Buckets of parameter indices (into module()->parameters()) as the
   /// Reducer first assigned them; empty for kPerParameterAfterBackward.
   const std::vector<std::vector<size_t>>& bucket_indices() const { return bucket_indices_; }
+  /// How gradients travel between ranks: "shared memory", "gloo" or "nccl".
+  const std::string& gradient_transport() const { return gradient_transport_; }
+  /// Why shared memory is not used on Gloo ("rank 1 is not on rank 0's
+  /// machine", "/dev/shm has no room for ..."); empty when it is used or was
+  /// not considered (NCCL, kPerParameterAfterBackward, a world of one).
+  const std::string& shared_memory_declined() const { return shared_memory_declined_; }
 
   /// Internal: how gradients are averaged (src/distributed/ddp.cc).
   struct Sync;
@@ -222,6 +238,8 @@ class DEVCHECK_API DistributedDataParallel {
   ProcessGroup group_;
   DistributedDataParallelOptions options_;
   std::vector<std::vector<size_t>> bucket_indices_;
+  std::string gradient_transport_;
+  std::string shared_memory_declined_;
   bool sync_enabled_ = true;
   std::unique_ptr<Sync> sync_;
 };

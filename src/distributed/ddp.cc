@@ -12,8 +12,13 @@
 #include <torch/csrc/distributed/c10d/reducer.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -22,6 +27,7 @@
 #include "devcheck/distributed.h"
 #include "devcheck/error.h"
 #include "distributed/fingerprint.h"
+#include "distributed/shared_memory.h"
 #include "distributed/staging.h"
 
 namespace devcheck {
@@ -63,11 +69,104 @@ class StagedAllReduceHook final : public c10d::CommHookInterface {
   ProcessGroup group_;
 };
 
+// The Reducer's all-reduce between ranks of one machine, in host memory (CPU,
+// fake device): each ready bucket goes to a worker thread, which averages it
+// through the shared memory segment while backward goes on, and completes the
+// bucket's future. Buckets are reduced in the order the Reducer launches them,
+// the same on every rank. A bucket larger than the segment's slots (not
+// expected: they are sized from the bucket caps) goes through the group.
+class SharedMemoryAllReduceHook final : public c10d::CommHookInterface {
+ public:
+  SharedMemoryAllReduceHook(std::unique_ptr<detail::LocalAllReduce> local, ProcessGroup group)
+      : local_(std::move(local)), fallback_(std::move(group)) {
+    worker_ = std::thread([this] { run(); });
+  }
+  ~SharedMemoryAllReduceHook() override {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_one();
+    worker_.join();
+  }
+  SharedMemoryAllReduceHook(const SharedMemoryAllReduceHook&) = delete;
+  SharedMemoryAllReduceHook& operator=(const SharedMemoryAllReduceHook&) = delete;
+
+  c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
+    at::Tensor buffer = bucket.getBufferRef();
+    if (static_cast<size_t>(buffer.numel() * buffer.element_size()) > local_->capacity()) {
+      return fallback_.runHook(bucket);
+    }
+    auto future = c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      jobs_.push_back({std::move(buffer), future});
+    }
+    ready_.notify_one();
+    return future;
+  }
+
+  at::Tensor parseHookResult(const c10::IValue& result) override {
+    return result.isTensor() ? result.toTensor() : result.toTensorVector().at(0);
+  }
+
+ private:
+  struct Job {
+    at::Tensor buffer;
+    c10::intrusive_ptr<c10::ivalue::Future> future;
+  };
+
+  void run() {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      try {
+        const at::Tensor staged = detail::communicable(job.buffer, "gloo");
+        local_->all_reduce_mean(staged, &stopping_);
+        detail::finish_staging(job.buffer, staged);
+        job.future->markCompleted(c10::IValue(job.buffer));
+      } catch (...) {
+        job.future->setError(std::current_exception());
+      }
+    }
+  }
+
+  std::unique_ptr<detail::LocalAllReduce> local_;
+  StagedAllReduceHook fallback_;
+  std::thread worker_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Job> jobs_;
+  std::atomic<bool> stopping_{false};
+};
+
+// The most bytes one bucket can hold: buckets close once they reach their cap,
+// so a cap plus the largest parameter, and never more than all parameters.
+size_t largest_bucket_bytes(const std::vector<at::Tensor>& params,
+                            const DistributedDataParallelOptions& o) {
+  size_t total = 0;
+  size_t largest = 0;
+  for (const at::Tensor& p : params) {
+    const auto bytes = static_cast<size_t>(p.numel() * p.element_size());
+    total += bytes;
+    largest = std::max(largest, bytes);
+  }
+  const auto cap = static_cast<size_t>(std::max(o.bucket_bytes(), o.first_bucket_bytes()));
+  return std::min(total, cap + largest);
+}
+
 class ReducerSync final : public DistributedDataParallel::Sync {
  public:
   ReducerSync(const std::vector<at::Tensor>& params, std::unordered_map<size_t, std::string> names,
               const ProcessGroup& group, const DistributedDataParallelOptions& o,
-              std::vector<std::vector<size_t>>& buckets) {
+              std::vector<std::vector<size_t>>& buckets, std::string& transport,
+              std::string& declined) {
     const std::vector<bool> sparse(params.size(), false);
     auto [indices, limits] = c10d::compute_bucket_assignment_by_size(
         params,
@@ -84,7 +183,21 @@ class ReducerSync final : public DistributedDataParallel::Sync {
         o.first_bucket_bytes());
     const c10::DeviceType type = group.device().type();
     staged_ = type != c10::kCPU && type != c10::kCUDA;
-    if (staged_) reducer_->register_comm_hook(std::make_unique<StagedAllReduceHook>(group));
+    transport = group.backend();
+    // Gloo's ranks on one machine: gradients through shared memory instead of
+    // TCP loopback. Collective (every Gloo rank takes part, whatever it wants).
+    std::unique_ptr<detail::LocalAllReduce> local;
+    if (group.backend() == "gloo" && group.world_size() > 1) {
+      local = detail::LocalAllReduce::connect(group, largest_bucket_bytes(params, o),
+                                              o.shared_memory(), &declined);
+    }
+    if (local) {
+      transport = "shared memory";
+      reducer_->register_comm_hook(
+          std::make_unique<SharedMemoryAllReduceHook>(std::move(local), group));
+    } else if (staged_) {
+      reducer_->register_comm_hook(std::make_unique<StagedAllReduceHook>(group));
+    }
   }
 
   void before_forward(bool grad_enabled, bool sync) override {
@@ -189,8 +302,10 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<torch::nn::Modu
   }
   if (options_.gradient_sync() == GradientSync::kBucketed) {
     sync_ =
-        std::make_unique<ReducerSync>(params, std::move(names), group_, options_, bucket_indices_);
+        std::make_unique<ReducerSync>(params, std::move(names), group_, options_, bucket_indices_,
+                                      gradient_transport_, shared_memory_declined_);
   } else {
+    gradient_transport_ = group_.backend();
     sync_ = std::make_unique<PerParameterSync>(std::move(params), group_);
   }
 }

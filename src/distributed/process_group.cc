@@ -194,6 +194,7 @@ int ProcessGroup::world_size() const { return impl_->env.world_size; }
 int ProcessGroup::local_rank() const { return impl_->env.local_rank; }
 c10::Device ProcessGroup::device() const { return impl_->device; }
 const std::string& ProcessGroup::backend() const { return impl_->backend; }
+std::chrono::milliseconds ProcessGroup::timeout() const { return impl_->timeout; }
 const c10::intrusive_ptr<c10d::ProcessGroup>& ProcessGroup::c10d_group() const {
   return impl_->group;
 }

@@ -340,6 +340,7 @@ TEST(TrainClassifier, TwoRanksOfTrainNprocTrainTogetherAndOnlyRankZeroSpeaks) {
   const nlohmann::json report = nlohmann::json::parse(ranks[0].output);
   EXPECT_EQ(report["world_size"], 2);
   EXPECT_EQ(report["device_reason"], "rank 0 of 2, LOCAL_RANK=0 (gloo)");
+  EXPECT_EQ(report["gradient_transport"], "shared memory");  // both ranks on this machine
   EXPECT_EQ(report["epochs"][0]["steps"], 60);
   EXPECT_EQ(report["epochs"][0]["samples"], 60 * 32);  // the global batch stays 32
   EXPECT_GT(report["samples_per_second"].get<double>(), 0.0);

@@ -153,9 +153,12 @@ TEST(DevcheckProgram, TrainNprocTwoTrainsTwoRanksAndRankZeroReports) {
     EXPECT_EQ(j["world_size"], 2) << device;
     EXPECT_EQ(j["rank"], 0) << device;
     EXPECT_EQ(j["global_step"], 4) << device;
+    EXPECT_EQ(j["gradient_transport"], "shared memory") << device;
     EXPECT_EQ(j["epochs"][0]["samples"], 64) << device;  // the global batch, both ranks
     EXPECT_THAT(j["device_reason"].get<std::string>(), HasSubstr("rank 0 of 2"));
-    if (device == "fake") EXPECT_EQ(j["device"], fake_device(0).str());
+    if (device == "fake") {
+      EXPECT_EQ(j["device"], fake_device(0).str());
+    }
     EXPECT_THAT(stderr_text, Not(HasSubstr("[rank0]: {")));  // rank 0's report is stdout only
   }
 }

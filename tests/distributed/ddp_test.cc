@@ -46,7 +46,8 @@ at::Tensor load_parameters(const TempDir& dir, int rank, int step) {
 }
 
 void expect_matches_single_process(const std::string& device, const std::string& sync,
-                                   bool accumulate) {
+                                   bool accumulate, const std::string& transport,
+                                   const std::string& declined = "") {
   TempDir dir;
   std::vector<std::string> argv{worker_path(), "train", dir.path().string(),
                                 device,        sync,    std::to_string(kSteps)};
@@ -55,8 +56,14 @@ void expect_matches_single_process(const std::string& device, const std::string&
   for (int r = 0; r < 2; ++r) {
     ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
   }
-  EXPECT_NE(ranks[0].output.find("backend gloo"), std::string::npos) << ranks[0].output;
-  if (sync == "bucketed") {
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NE(ranks[r].output.find("backend gloo"), std::string::npos) << ranks[r].output;
+    EXPECT_NE(ranks[r].output.find("transport " + transport + "\n"), std::string::npos)
+        << ranks[r].output;
+    EXPECT_NE(ranks[r].output.find("declined " + declined + "\n"), std::string::npos)
+        << ranks[r].output;
+  }
+  if (sync != "plain") {
     // Small buckets: the Reducer has several, so it reduces during backward.
     EXPECT_EQ(ranks[0].output.find("buckets 1\n"), std::string::npos) << ranks[0].output;
   }
@@ -74,19 +81,37 @@ void expect_matches_single_process(const std::string& device, const std::string&
 }
 
 TEST(DistributedDataParallel, TwoCpuRanksMatchOneProcessOnTheConcatenatedBatches) {
-  expect_matches_single_process("cpu", "bucketed", false);
+  expect_matches_single_process("cpu", "bucketed", false, "shared memory");
+}
+
+TEST(DistributedDataParallel, TwoCpuRanksOverGlooMatchToo) {
+  expect_matches_single_process("cpu", "bucketed-gloo", false, "gloo",
+                                "rank 0 turned it off (DistributedDataParallelOptions::"
+                                "shared_memory)");
+}
+
+TEST(DistributedDataParallel, OneRankTurningSharedMemoryOffPutsEveryRankOnGloo) {
+  expect_matches_single_process("cpu", "bucketed-rank1-gloo", false, "gloo",
+                                "rank 1 turned it off (DistributedDataParallelOptions::"
+                                "shared_memory)");
 }
 
 TEST(DistributedDataParallel, PerParameterAllReduceAfterBackwardMatchesToo) {
-  expect_matches_single_process("cpu", "plain", false);
+  expect_matches_single_process("cpu", "plain", false, "gloo");
 }
 
 TEST(DistributedDataParallel, FakeDeviceRanksMatchOneProcess) {
-  expect_matches_single_process("fake", "bucketed", false);
+  expect_matches_single_process("fake", "bucketed", false, "shared memory");
+}
+
+TEST(DistributedDataParallel, FakeDeviceRanksOverGlooMatchToo) {
+  expect_matches_single_process("fake", "bucketed-gloo", false, "gloo",
+                                "rank 0 turned it off (DistributedDataParallelOptions::"
+                                "shared_memory)");
 }
 
 TEST(DistributedDataParallel, NoSyncAccumulationMatchesOneProcessOnBothMicroBatches) {
-  expect_matches_single_process("cpu", "bucketed", true);
+  expect_matches_single_process("cpu", "bucketed", true, "shared memory");
 }
 
 // Both ranks exit, with the same message, well before the deadline.

@@ -1,6 +1,8 @@
 // One rank of the distributed tests (tests/distributed/ranks.h starts it):
 //   worker train OUT_DIR DEVICE SYNC STEPS [accumulate]
-//       DEVICE cpu|fake, SYNC bucketed|plain. Trains the test Net with SGD
+//       DEVICE cpu|fake, SYNC bucketed (gradients through shared memory),
+//       bucketed-gloo (shared memory off), bucketed-rank1-gloo (rank 1 alone
+//       turns it off) or plain. Trains the test Net with SGD
 //       on this rank's shard of each step's global batch and writes its
 //       flattened parameters after each step to OUT_DIR/rank<R>_step<K>.pt.
 //       "accumulate": each step is two micro-batches, the first under no_sync.
@@ -41,9 +43,9 @@ int train(int argc, char** argv) {
   if (argc < 6) return 2;
   const std::string out = argv[2];
   const std::string device = argv[3];
-  const GradientSync sync = std::string(argv[4]) == "plain"
-                                ? GradientSync::kPerParameterAfterBackward
-                                : GradientSync::kBucketed;
+  const std::string sync_name = argv[4];
+  const GradientSync sync =
+      sync_name == "plain" ? GradientSync::kPerParameterAfterBackward : GradientSync::kBucketed;
   const int steps = std::atoi(argv[5]);
   const bool accumulate = argc > 6 && std::string(argv[6]) == "accumulate";
 
@@ -51,9 +53,13 @@ int train(int argc, char** argv) {
   torch::manual_seed(100 + group.rank());  // different weights: DDP copies rank 0's
   Net net;
   net->to(group.device());
-  DistributedDataParallel ddp(net, group, small_buckets(sync));
+  const bool shared_memory =
+      sync_name == "bucketed" || (sync_name == "bucketed-rank1-gloo" && group.rank() == 0);
+  DistributedDataParallel ddp(net, group, small_buckets(sync).shared_memory(shared_memory));
   std::cout << "rank " << group.rank() << " device " << group.device() << " backend "
-            << group.backend() << " buckets " << ddp.bucket_indices().size() << std::endl;
+            << group.backend() << " buckets " << ddp.bucket_indices().size() << "\ntransport "
+            << ddp.gradient_transport() << "\ndeclined " << ddp.shared_memory_declined()
+            << std::endl;
   torch::optim::SGD optimizer(net->parameters(), torch::optim::SGDOptions(0.1));
   const int64_t world = group.world_size();
   const int64_t rank = group.rank();

@@ -1,0 +1,319 @@
+// LocalAllReduce: rank 0 makes a segment in /dev/shm, the other ranks map it
+// (its name and a random token travel through the store), rank 0 unlinks it.
+//
+// Segment: a header, two counters per rank (arrived, reduced; a cache line
+// each; futex words), then two parities of one slot per rank. Call number s
+// uses parity s % 2: a rank writes its slot of parity s % 2 again only at call
+// s + 2, after every rank has arrived at s + 1, so after every rank has
+// finished reading the slots of call s.
+#include "distributed/shared_memory.h"
+
+#include <ATen/ATen.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "devcheck/error.h"
+
+namespace devcheck::detail {
+namespace {
+
+constexpr uint64_t kMagic = 0x6d68732d6b636476;  // "vdck-shm"
+constexpr size_t kLine = 64;
+
+size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+std::string boot_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+
+// Waits while `*word == value`, up to `slice`; a spurious return is fine.
+void futex_wait(std::atomic<uint32_t>* word, uint32_t value, std::chrono::microseconds slice) {
+  timespec ts{};
+  ts.tv_sec = static_cast<time_t>(slice.count() / 1000000);
+  ts.tv_nsec = static_cast<long>(slice.count() % 1000000) * 1000;
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-vararg): the futex syscall
+  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT, value, &ts, nullptr, 0);
+}
+
+void futex_wake_all(std::atomic<uint32_t>* word) {
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-vararg): the futex syscall
+  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+
+// `sequence` reached by `counter`, modulo 2^32.
+bool reached(uint32_t counter, uint32_t sequence) {
+  return static_cast<int32_t>(counter - sequence) >= 0;
+}
+
+}  // namespace
+
+struct LocalAllReduce::Segment {
+  struct Header {
+    uint64_t magic;
+    uint64_t token;
+    uint64_t world;
+    uint64_t capacity;
+  };
+  struct alignas(kLine) Counter {
+    std::atomic<uint32_t> value;
+  };
+  static_assert(sizeof(Header) <= kLine);
+  static_assert(sizeof(Counter) == kLine);
+  static_assert(std::atomic<uint32_t>::is_always_lock_free);
+
+  static size_t counters_offset() { return kLine; }
+  static size_t data_offset(int world) {
+    return counters_offset() + 2 * static_cast<size_t>(world) * sizeof(Counter);
+  }
+  static size_t bytes(int world, size_t capacity) {
+    return data_offset(world) + 2 * static_cast<size_t>(world) * capacity;
+  }
+  static Header* header(void* base) { return static_cast<Header*>(base); }
+  // which: 0 arrived, 1 reduced.
+  static std::atomic<uint32_t>* counter(void* base, int world, int which, int rank) {
+    auto* counters = reinterpret_cast<Counter*>(static_cast<unsigned char*>(base) + kLine);
+    return &counters[which * world + rank].value;
+  }
+};
+
+std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& group,
+                                                        size_t capacity_bytes, bool wanted,
+                                                        std::string* declined) {
+  const int rank = group.rank();
+  const int world = group.world_size();
+  const auto decline = [&](std::string why) {
+    if (declined != nullptr) *declined = std::move(why);
+    return std::unique_ptr<LocalAllReduce>();
+  };
+  if (world < 2) return decline("a world of one rank has nothing to exchange");
+  const size_t capacity = round_up(std::max<size_t>(capacity_bytes, 1), kLine);
+  const size_t bytes = Segment::bytes(world, capacity);
+  void* base = MAP_FAILED;
+  std::string problem;
+
+  // Step 1: rank 0 makes, sizes, maps and stamps the segment; every rank says
+  // which machine (boot) it is on.
+  std::string name;
+  uint64_t token = 0;
+  bool created = false;
+  if (rank == 0 && wanted) {
+    std::random_device random;
+    token = (static_cast<uint64_t>(random()) << 32) ^ random();
+    name = fmt::format("/devcheck-ddp-{}-{:016x}", ::getpid(), token);
+    const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+      problem = fmt::format("rank 0 cannot create {} in /dev/shm: {}", name, std::strerror(errno));
+    } else {
+      created = true;
+      if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)); err != 0) {
+        problem = fmt::format("/dev/shm has no room for {} bytes ({})", bytes, std::strerror(err));
+      } else {
+        base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (base == MAP_FAILED) {
+          problem = fmt::format("rank 0 cannot map {}: {}", name, std::strerror(errno));
+        } else {
+          auto* header = Segment::header(base);
+          header->magic = kMagic;
+          header->token = token;
+          header->world = static_cast<uint64_t>(world);
+          header->capacity = capacity;
+        }
+      }
+      ::close(fd);
+    }
+  }
+  const std::string me = fmt::format("{} {}", boot_id(), wanted ? "wanted" : "off");
+  const std::vector<std::string> hello = group.all_gather_string(
+      rank == 0 ? fmt::format("{} {} {:x} {}", me, name.empty() ? "-" : name, token,
+                              problem.empty() ? "ok" : problem)
+                : me);
+  {
+    std::istringstream first(hello[0]);
+    std::string machine;
+    std::string want;
+    std::string token_text;
+    std::string status;
+    first >> machine >> want >> name >> token_text;
+    std::getline(first >> std::ws, status);
+    for (int r = 0; r < world && problem.empty(); ++r) {
+      std::istringstream other(hello[static_cast<size_t>(r)]);
+      std::string their_machine;
+      std::string their_want;
+      other >> their_machine >> their_want;
+      if (their_want != "wanted") {
+        problem =
+            fmt::format("rank {} turned it off (DistributedDataParallelOptions::shared_memory)", r);
+      } else if (their_machine != machine || machine.empty()) {
+        problem = fmt::format("rank {} is not on rank 0's machine", r);
+      }
+    }
+    if (problem.empty() && status != "ok") problem = status;
+    if (rank != 0 && problem.empty()) token = std::stoull(token_text, nullptr, 16);
+  }
+
+  // Step 2: the other ranks map it and check it is rank 0's (stamped before
+  // rank 0's answer reached the store).
+  if (rank != 0 && problem.empty()) {
+    const int fd = ::shm_open(name.c_str(), O_RDWR, 0);
+    struct stat st {};
+    if (fd < 0) {
+      problem =
+          fmt::format("rank {} cannot open {} in /dev/shm: {}", rank, name, std::strerror(errno));
+    } else {
+      if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != bytes) {
+        problem = fmt::format("rank {} found {} with another size", rank, name);
+      } else {
+        base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (base == MAP_FAILED) {
+          problem = fmt::format("rank {} cannot map {}: {}", rank, name, std::strerror(errno));
+        } else {
+          const auto* header = Segment::header(base);
+          if (header->magic != kMagic || header->token != token ||
+              header->world != static_cast<uint64_t>(world) || header->capacity != capacity) {
+            problem = fmt::format("rank {} opened {}, which is not rank 0's segment", rank, name);
+          }
+        }
+      }
+      ::close(fd);
+    }
+  }
+  const std::vector<std::string> mapped = group.all_gather_string(problem.empty() ? "ok" : problem);
+  // Every rank has mapped it or given up: nothing needs the name any more.
+  if (created) ::shm_unlink(name.c_str());
+  for (const std::string& answer : mapped) {
+    if (problem.empty() && answer != "ok") problem = answer;
+  }
+  if (!problem.empty()) {
+    if (base != MAP_FAILED) ::munmap(base, bytes);
+    return decline(problem);
+  }
+  return std::unique_ptr<LocalAllReduce>(
+      new LocalAllReduce(rank, world, capacity, group.timeout(), base, bytes));
+}
+
+LocalAllReduce::LocalAllReduce(int rank, int world, size_t capacity,
+                               std::chrono::milliseconds timeout, void* base, size_t bytes)
+    : rank_(rank),
+      world_(world),
+      capacity_(capacity),
+      timeout_(timeout),
+      base_(base),
+      bytes_(bytes) {}
+
+LocalAllReduce::~LocalAllReduce() { ::munmap(base_, bytes_); }
+
+unsigned char* LocalAllReduce::slot(uint32_t sequence, int rank) const {
+  const size_t index =
+      static_cast<size_t>(sequence % 2) * static_cast<size_t>(world_) + static_cast<size_t>(rank);
+  return static_cast<unsigned char*>(base_) + Segment::data_offset(world_) + index * capacity_;
+}
+
+void LocalAllReduce::publish(int which, uint32_t sequence) {
+  std::atomic<uint32_t>* word = Segment::counter(base_, world_, which, rank_);
+  word->store(sequence, std::memory_order_release);
+  futex_wake_all(word);
+}
+
+void LocalAllReduce::wait_all(int which, uint32_t sequence,
+                              const std::atomic<bool>* stopping) const {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout_;
+  for (int r = 0; r < world_; ++r) {
+    std::atomic<uint32_t>* word = Segment::counter(base_, world_, which, r);
+    // Spin briefly: the ranks usually arrive within microseconds of each other.
+    for (int spin = 0; spin < 2000; ++spin) {
+      if (reached(word->load(std::memory_order_acquire), sequence)) break;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    for (;;) {
+      const uint32_t seen = word->load(std::memory_order_acquire);
+      if (reached(seen, sequence)) break;
+      if (stopping != nullptr && stopping->load()) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    fmt::format("[devcheck] DistributedDataParallel: rank {} stopped waiting for "
+                                "rank {} in the shared memory all-reduce (the model is being "
+                                "destroyed)",
+                                rank_, r));
+      }
+      if (Clock::now() >= deadline) {
+        throw Error(
+            ErrorCode::kInvalidArgument,
+            fmt::format("[devcheck] DistributedDataParallel: rank {} did not reach gradient "
+                        "all-reduce {} within {} ms (rank {} waited in shared memory); a rank "
+                        "has died, hangs, or runs a different number of synchronized backward "
+                        "passes",
+                        r, sequence, timeout_.count(), rank_));
+      }
+      futex_wait(word, seen, std::chrono::microseconds(50000));
+    }
+  }
+}
+
+void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic<bool>* stopping) {
+  const size_t nbytes = tensor.numel() * tensor.element_size();
+  TORCH_INTERNAL_ASSERT(tensor.is_contiguous() && nbytes <= capacity_,
+                        "LocalAllReduce: a contiguous tensor of at most ", capacity_,
+                        " bytes; received ", nbytes);
+  const uint32_t sequence = ++sequence_;
+  auto* data = static_cast<unsigned char*>(tensor.data_ptr());
+  std::memcpy(slot(sequence, rank_), data, nbytes);
+  publish(0, sequence);
+  wait_all(0, sequence, stopping);
+
+  // Each rank reduces its own chunk (cache-line aligned) of every slot.
+  const int64_t numel = tensor.numel();
+  const auto element = static_cast<int64_t>(tensor.element_size());
+  const int64_t align = std::max<int64_t>(1, static_cast<int64_t>(kLine) / element);
+  const int64_t per = (numel + world_ - 1) / world_ + align - 1;
+  const int64_t chunk = per / align * align;
+  const auto range = [&](int r) {
+    const int64_t lo = std::min(numel, r * chunk);
+    return std::make_pair(lo, std::min(numel, lo + chunk));
+  };
+  const auto options = at::TensorOptions().dtype(tensor.scalar_type()).device(c10::kCPU);
+  const std::pair<int64_t, int64_t> own = range(rank_);
+  const int64_t lo = own.first;
+  const int64_t hi = own.second;
+  if (hi > lo) {
+    const auto view = [&](int r) {
+      return at::from_blob(slot(sequence, r) + lo * element, {hi - lo}, options);
+    };
+    at::Tensor mine = view(rank_);
+    for (int r = 0; r < world_; ++r) {
+      if (r != rank_) mine.add_(view(r));
+    }
+    mine.div_(world_);
+  }
+  publish(1, sequence);
+  wait_all(1, sequence, stopping);
+  for (int r = 0; r < world_; ++r) {
+    const auto [from, to] = range(r);
+    if (to > from) {
+      std::memcpy(data + from * element, slot(sequence, r) + from * element,
+                  static_cast<size_t>((to - from) * element));
+    }
+  }
+}
+
+}  // namespace devcheck::detail

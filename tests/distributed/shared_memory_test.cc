@@ -1,0 +1,89 @@
+// LocalAllReduce (src/distributed/shared_memory.h) between two real ranks
+// (shared_memory_worker.cc): the mean of every rank's tensor, the same bits on
+// every rank, both parities of the segment, no name left in /dev/shm, the same
+// refusal on every rank when one does not want it, and a named rank when one
+// never arrives.
+#include <gtest/gtest.h>
+#include <torch/serialize.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "distributed/ranks.h"
+#include "distributed/shared_memory_cases.h"
+#include "support/support.h"
+
+namespace devcheck::testing {
+namespace {
+
+constexpr auto kDeadline = std::chrono::seconds(120);
+
+std::vector<at::Tensor> load_results(const TempDir& dir, int rank) {
+  std::vector<at::Tensor> results;
+  torch::load(results, (dir.path() / ("rank" + std::to_string(rank) + ".pt")).string());
+  return results;
+}
+
+TEST(LocalAllReduce, EveryRankGetsTheSameMeanOfEveryDtypeAndSize) {
+  TempDir dir;
+  const std::vector<RankResult> ranks =
+      run_ranks({shared_memory_worker_path(), "reduce", dir.path().string()}, 2, kDeadline);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
+    EXPECT_NE(ranks[r].output.find("transport shared memory"), std::string::npos)
+        << ranks[r].output;
+  }
+  // Unlinked once both ranks had it mapped: a crash leaves nothing behind.
+  EXPECT_NE(ranks[0].output.find("segments in /dev/shm 0\n"), std::string::npos) << ranks[0].output;
+
+  const std::vector<at::Tensor> rank0 = load_results(dir, 0);
+  const std::vector<at::Tensor> rank1 = load_results(dir, 1);
+  const std::vector<ReduceCase> cases = reduce_cases();
+  ASSERT_EQ(rank0.size(), cases.size() * 3);
+  ASSERT_EQ(rank1.size(), cases.size() * 3);
+  size_t i = 0;
+  for (const ReduceCase& c : cases) {
+    for (int round = 0; round < 3; ++round, ++i) {
+      const std::string what = std::string(c10::toString(c.dtype)) + " of " +
+                               std::to_string(c.numel) + ", round " + std::to_string(round);
+      EXPECT_EQ(rank0[i].scalar_type(), c.dtype) << what;
+      EXPECT_TRUE(at::equal(rank0[i], rank1[i])) << what << ": the ranks' results differ";
+      const at::Tensor expected = case_input(c, 0, round)
+                                      .to(at::kDouble)
+                                      .add(case_input(c, 1, round).to(at::kDouble))
+                                      .div(2);
+      const double tolerance = c.dtype == at::kBFloat16 ? 1e-2 : 1e-6;
+      const double diff = (rank0[i].to(at::kDouble) - expected).abs().max().item<double>();
+      EXPECT_LT(diff, tolerance) << what;
+    }
+  }
+}
+
+TEST(LocalAllReduce, OneRankNotWantingItDeclinesOnEveryRankWithTheSameReason) {
+  const std::vector<RankResult> ranks =
+      run_ranks({shared_memory_worker_path(), "off"}, 2, kDeadline);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
+    EXPECT_NE(ranks[r].output.find("declined: rank 1 turned it off "
+                                   "(DistributedDataParallelOptions::shared_memory)"),
+              std::string::npos)
+        << ranks[r].output;
+  }
+}
+
+TEST(LocalAllReduce, ARankThatNeverArrivesIsNamedAfterTheTimeout) {
+  const std::vector<RankResult> ranks =
+      run_ranks({shared_memory_worker_path(), "absent"}, 2, kDeadline);
+  EXPECT_EQ(ranks[1].exit_code, 0) << ranks[1].output;
+  EXPECT_EQ(ranks[0].exit_code, 3) << ranks[0].output;
+  EXPECT_FALSE(ranks[0].timed_out);
+  EXPECT_LT(ranks[0].seconds, 60.0);
+  EXPECT_NE(ranks[0].output.find("rank 1 did not reach gradient all-reduce 1 within 5000 ms "
+                                 "(rank 0 waited in shared memory)"),
+            std::string::npos)
+      << ranks[0].output;
+}
+
+}  // namespace
+}  // namespace devcheck::testing
