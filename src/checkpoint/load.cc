@@ -8,6 +8,8 @@
 #include <torch/nn/module.h>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -110,6 +112,7 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensors(const std::string& 
                     path, cp->facts.byteorder));
   }
   std::vector<std::optional<c10::Storage>> storages(cp->storages.size());
+  bool read_ahead = false;
   std::vector<std::pair<std::string, at::Tensor>> out;
   out.reserve(cp->entries.size());
   for (std::size_t i = 0; i < cp->entries.size(); ++i) {
@@ -140,6 +143,14 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensors(const std::string& 
     } else {
       auto& storage = storages[static_cast<std::size_t>(s)];
       if (!storage || storage->device() != device) {
+        if (!read_ahead) {
+          // The storages are read one by one, each in page-sized faults or
+          // reads: ask the kernel now for all of the file, so the disk is
+          // read ahead of them with many requests in flight (cold: 10-25%
+          // less time, docs/checkpoint.md); nothing when already cached.
+          ::posix_fadvise(cp->file.fd(), 0, 0, POSIX_FADV_WILLNEED);
+          read_ahead = true;
+        }
         storage = read_storage(*cp, static_cast<std::size_t>(s), device);
       }
       tensor = at::empty({0}, options);
