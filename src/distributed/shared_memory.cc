@@ -14,6 +14,7 @@
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,7 +125,13 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
       problem = fmt::format("rank 0 cannot create {} in /dev/shm: {}", name, std::strerror(errno));
     } else {
       created = true;
-      if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)); err != 0) {
+      struct statvfs fs {};
+      if (::fstatvfs(fd, &fs) == 0 && fs.f_blocks > 0 &&
+          static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < bytes) {
+        // Checked first: a tmpfs fills page by page before fallocate gives up.
+        problem = fmt::format("/dev/shm has no room for {} bytes ({} free)", bytes,
+                              static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize);
+      } else if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)); err != 0) {
         problem = fmt::format("/dev/shm has no room for {} bytes ({})", bytes, std::strerror(err));
       } else {
         base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

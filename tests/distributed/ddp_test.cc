@@ -80,20 +80,22 @@ void expect_matches_single_process(const std::string& device, const std::string&
   EXPECT_FALSE(at::allclose(expected.front(), expected.back()));
 }
 
+// Why every rank is on Gloo when rank `rank` turned shared memory off.
+std::string turned_off(int rank) {
+  return "rank " + std::to_string(rank) +
+         " turned it off (DistributedDataParallelOptions::shared_memory)";
+}
+
 TEST(DistributedDataParallel, TwoCpuRanksMatchOneProcessOnTheConcatenatedBatches) {
   expect_matches_single_process("cpu", "bucketed", false, "shared memory");
 }
 
 TEST(DistributedDataParallel, TwoCpuRanksOverGlooMatchToo) {
-  expect_matches_single_process("cpu", "bucketed-gloo", false, "gloo",
-                                "rank 0 turned it off (DistributedDataParallelOptions::"
-                                "shared_memory)");
+  expect_matches_single_process("cpu", "bucketed-gloo", false, "gloo", turned_off(0));
 }
 
 TEST(DistributedDataParallel, OneRankTurningSharedMemoryOffPutsEveryRankOnGloo) {
-  expect_matches_single_process("cpu", "bucketed-rank1-gloo", false, "gloo",
-                                "rank 1 turned it off (DistributedDataParallelOptions::"
-                                "shared_memory)");
+  expect_matches_single_process("cpu", "bucketed-rank1-gloo", false, "gloo", turned_off(1));
 }
 
 TEST(DistributedDataParallel, PerParameterAllReduceAfterBackwardMatchesToo) {
@@ -105,9 +107,7 @@ TEST(DistributedDataParallel, FakeDeviceRanksMatchOneProcess) {
 }
 
 TEST(DistributedDataParallel, FakeDeviceRanksOverGlooMatchToo) {
-  expect_matches_single_process("fake", "bucketed-gloo", false, "gloo",
-                                "rank 0 turned it off (DistributedDataParallelOptions::"
-                                "shared_memory)");
+  expect_matches_single_process("fake", "bucketed-gloo", false, "gloo", turned_off(0));
 }
 
 TEST(DistributedDataParallel, NoSyncAccumulationMatchesOneProcessOnBothMicroBatches) {

@@ -1,8 +1,9 @@
 // LocalAllReduce (src/distributed/shared_memory.h) between two real ranks
 // (shared_memory_worker.cc): the mean of every rank's tensor, the same bits on
 // every rank, both parities of the segment, no name left in /dev/shm, the same
-// refusal on every rank when one does not want it, and a named rank when one
-// never arrives.
+// refusal on every rank when one does not want it or /dev/shm has no room,
+// and a named rank when one never arrives.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/serialize.h>
 
@@ -70,6 +71,20 @@ TEST(LocalAllReduce, OneRankNotWantingItDeclinesOnEveryRankWithTheSameReason) {
               std::string::npos)
         << ranks[r].output;
   }
+}
+
+TEST(LocalAllReduce, NoRoomInDevShmDeclinesOnEveryRankNamingTheSize) {
+  const std::vector<RankResult> ranks =
+      run_ranks({shared_memory_worker_path(), "huge"}, 2, kDeadline);
+  if (ranks[0].output.find("/dev/shm has no size limit") != std::string::npos) {
+    GTEST_SKIP() << "/dev/shm has no size limit here";
+  }
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
+    EXPECT_THAT(ranks[r].output, ::testing::ContainsRegex("declined: /dev/shm has no room for "
+                                                          "[0-9]+ bytes \\([0-9]+ free\\)"));
+  }
+  EXPECT_EQ(ranks[0].output.find("connected"), std::string::npos);
 }
 
 TEST(LocalAllReduce, ARankThatNeverArrivesIsNamedAfterTheTimeout) {

@@ -5,11 +5,13 @@
 //       results to OUT_DIR/rank<R>.pt; prints "transport shared memory" and
 //       how many segments of rank 0's are still named in /dev/shm.
 //   shared_memory_worker off     rank 1 does not want shared memory
+//   shared_memory_worker huge    asks for slots larger than /dev/shm
 //   shared_memory_worker absent  rank 1 connects and leaves; rank 0 averages
 // Prints an error's message on stderr and exits 3 when one is thrown.
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
 #include <dirent.h>
+#include <sys/statvfs.h>
 #include <torch/serialize.h>
 #include <unistd.h>
 
@@ -68,11 +70,22 @@ int reduce(const std::string& out) {
   return 0;
 }
 
-int off() {
+int declines(const std::string& mode) {
   ProcessGroup group = ProcessGroup::from_env(ProcessGroupOptions().device("cpu"));
   std::string declined;
+  const bool huge = mode == "huge";
+  size_t capacity = 1024;
+  if (huge) {
+    // Each of the four slots as large as all free space in /dev/shm.
+    struct statvfs fs {};
+    if (::statvfs("/dev/shm", &fs) != 0 || fs.f_blocks == 0) {
+      std::cout << "/dev/shm has no size limit" << std::endl;
+      return 0;
+    }
+    capacity = static_cast<size_t>(fs.f_bavail) * fs.f_frsize;
+  }
   const std::unique_ptr<LocalAllReduce> local =
-      LocalAllReduce::connect(group, 1024, /*wanted=*/group.rank() != 1, &declined);
+      LocalAllReduce::connect(group, capacity, /*wanted=*/huge || group.rank() != 1, &declined);
   std::cout << (local ? "connected" : "declined: " + declined) << std::endl;
   group.barrier();
   return 0;
@@ -100,9 +113,9 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   try {
     if (mode == "reduce" && argc > 2) return reduce(argv[2]);
-    if (mode == "off") return off();
+    if (mode == "off" || mode == "huge") return declines(mode);
     if (mode == "absent") return absent();
-    std::cerr << "usage: shared_memory_worker reduce OUT_DIR | off | absent\n";
+    std::cerr << "usage: shared_memory_worker reduce OUT_DIR | off | huge | absent\n";
     return 2;
   } catch (const c10::Error& e) {
     std::cerr << e.what_without_backtrace() << std::endl;
