@@ -117,6 +117,7 @@ class SharedMemoryAllReduceHook final : public c10d::CommHookInterface {
   };
 
   void run() {
+    local_->hold_alive();  // the other ranks see this rank gone when this thread ends
     for (;;) {
       Job job;
       {

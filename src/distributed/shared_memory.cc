@@ -2,7 +2,8 @@
 // (its name and a random token travel through the store), rank 0 unlinks it.
 //
 // Segment: a header, two counters per rank (arrived, reduced; a cache line
-// each; futex words), then two parities of one slot per rank. Call number s
+// each; futex words), one robust mutex per rank (held while the rank's
+// reducing thread lives), then two parities of one slot per rank. Call number s
 // uses parity s % 2: a rank writes its slot of parity s % 2 again only at call
 // s + 2, after every rank has arrived at s + 1, so after every rank has
 // finished reading the slots of call s.
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -81,9 +83,19 @@ struct LocalAllReduce::Segment {
   static_assert(sizeof(Counter) == kLine);
   static_assert(std::atomic<uint32_t>::is_always_lock_free);
 
+  // One robust mutex per rank, held by that rank's reducing thread while it
+  // lives: a peer that finds it "owner died" knows the rank is gone.
+  struct alignas(kLine) Alive {
+    pthread_mutex_t mutex;
+  };
+  static_assert(sizeof(Alive) == kLine);
+
   static size_t counters_offset() { return kLine; }
-  static size_t data_offset(int world) {
+  static size_t alive_offset(int world) {
     return counters_offset() + 2 * static_cast<size_t>(world) * sizeof(Counter);
+  }
+  static size_t data_offset(int world) {
+    return alive_offset(world) + static_cast<size_t>(world) * sizeof(Alive);
   }
   static size_t bytes(int world, size_t capacity) {
     return data_offset(world) + 2 * static_cast<size_t>(world) * capacity;
@@ -93,6 +105,21 @@ struct LocalAllReduce::Segment {
   static std::atomic<uint32_t>* counter(void* base, int world, int which, int rank) {
     auto* counters = reinterpret_cast<Counter*>(static_cast<unsigned char*>(base) + kLine);
     return &counters[which * world + rank].value;
+  }
+  static pthread_mutex_t* alive(void* base, int world, int rank) {
+    auto* alive = reinterpret_cast<Alive*>(static_cast<unsigned char*>(base) + alive_offset(world));
+    return &alive[rank].mutex;
+  }
+  // Robust, process-shared; by rank 0 before any other rank maps the segment.
+  static bool init_alive(void* base, int world) {
+    pthread_mutexattr_t attr;
+    if (::pthread_mutexattr_init(&attr) != 0) return false;
+    bool ok = ::pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) == 0 &&
+              ::pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST) == 0;
+    for (int r = 0; ok && r < world; ++r)
+      ok = ::pthread_mutex_init(alive(base, world, r), &attr) == 0;
+    ::pthread_mutexattr_destroy(&attr);
+    return ok;
   }
 };
 
@@ -143,6 +170,9 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
           header->token = token;
           header->world = static_cast<uint64_t>(world);
           header->capacity = capacity;
+          if (!Segment::init_alive(base, world)) {
+            problem = "rank 0 cannot make process-shared robust mutexes";
+          }
         }
       }
       ::close(fd);
@@ -224,7 +254,8 @@ LocalAllReduce::LocalAllReduce(int rank, int world, size_t capacity,
       capacity_(capacity),
       timeout_(timeout),
       base_(base),
-      bytes_(bytes) {}
+      bytes_(bytes),
+      gone_(static_cast<size_t>(world), false) {}
 
 LocalAllReduce::~LocalAllReduce() { ::munmap(base_, bytes_); }
 
@@ -232,6 +263,24 @@ unsigned char* LocalAllReduce::slot(uint32_t sequence, int rank) const {
   const size_t index =
       static_cast<size_t>(sequence % 2) * static_cast<size_t>(world_) + static_cast<size_t>(rank);
   return static_cast<unsigned char*>(base_) + Segment::data_offset(world_) + index * capacity_;
+}
+
+void LocalAllReduce::hold_alive() {
+  const int rc = ::pthread_mutex_lock(Segment::alive(base_, world_, rank_));
+  if (rc == EOWNERDEAD) ::pthread_mutex_consistent(Segment::alive(base_, world_, rank_));
+}
+
+bool LocalAllReduce::gone(int rank) const {
+  if (gone_[static_cast<size_t>(rank)]) return true;
+  pthread_mutex_t* mutex = Segment::alive(base_, world_, rank);
+  const int rc = ::pthread_mutex_trylock(mutex);
+  if (rc == 0) {
+    ::pthread_mutex_unlock(mutex);  // not held yet: its thread has not started
+    return false;
+  }
+  if (rc == EBUSY) return false;
+  gone_[static_cast<size_t>(rank)] = true;  // EOWNERDEAD (now ours, kept) or unrecoverable
+  return true;
 }
 
 void LocalAllReduce::publish(int which, uint32_t sequence) {
@@ -262,6 +311,13 @@ void LocalAllReduce::wait_all(int which, uint32_t sequence,
                                 "rank {} in the shared memory all-reduce (the model is being "
                                 "destroyed)",
                                 rank_, r));
+      }
+      if (r != rank_ && gone(r) && !reached(word->load(std::memory_order_acquire), sequence)) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    fmt::format("[devcheck] DistributedDataParallel: rank {} exited (or "
+                                "destroyed its DistributedDataParallel) before gradient all-reduce "
+                                "{}; rank {} was waiting for it in shared memory",
+                                r, sequence, rank_));
       }
       if (Clock::now() >= deadline) {
         throw Error(

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "devcheck/distributed.h"
 
@@ -37,11 +38,19 @@ class LocalAllReduce {
 
   size_t capacity() const { return capacity_; }
 
+  // Marks this rank alive for as long as the calling thread lives (the thread
+  // that will call all_reduce_mean): a rank waiting for this one in
+  // all_reduce_mean throws as soon as that thread or its process has ended
+  // (a robust mutex in the segment), instead of waiting out the timeout.
+  // Once, on that thread.
+  void hold_alive();
+
   // Replaces `tensor` (contiguous, in host memory, at most capacity() bytes)
   // by the mean over ranks of every rank's `tensor`; every rank gets the same
   // bits. Blocks until every rank has called it. Throws (naming the rank that
-  // did not arrive) after the group's timeout, or when `stopping` becomes
-  // true while waiting. One thread at a time; every rank in the same order.
+  // did not arrive) after the group's timeout, when a rank's hold_alive()
+  // thread has ended, or when `stopping` becomes true while waiting. One thread at a time; every
+  // rank in the same order.
   void all_reduce_mean(const at::Tensor& tensor, const std::atomic<bool>* stopping = nullptr);
 
  private:
@@ -52,6 +61,8 @@ class LocalAllReduce {
   void wait_all(int which, uint32_t sequence, const std::atomic<bool>* stopping) const;
   void publish(int which, uint32_t sequence);
   unsigned char* slot(uint32_t sequence, int rank) const;
+  // Whether `rank`'s alive thread (hold_alive) has ended.
+  bool gone(int rank) const;
 
   int rank_;
   int world_;
@@ -60,6 +71,7 @@ class LocalAllReduce {
   void* base_;
   size_t bytes_;
   uint32_t sequence_ = 0;
+  mutable std::vector<bool> gone_;  // ranks found gone (their mutex is now ours)
 };
 
 }  // namespace devcheck::detail

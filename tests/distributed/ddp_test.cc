@@ -146,5 +146,20 @@ TEST(DistributedDataParallel, MismatchedShapeFailsOnBothRanksNamingBothShapes) {
                         "rank 1 has [17, 8] float32");
 }
 
+// Gloo notices a dead peer by its socket; the shared memory all-reduce by the
+// robust mutex the peer's reducing thread held.
+TEST(DistributedDataParallel, ARankKilledMidTrainingFailsTheOtherAtOnceNamingIt) {
+  const std::vector<RankResult> ranks = run_ranks({worker_path(), "killed"}, 2, kDeadline);
+  EXPECT_EQ(ranks[1].exit_code, -1) << ranks[1].output;  // SIGKILL
+  EXPECT_NE(ranks[0].output.find("transport shared memory"), std::string::npos) << ranks[0].output;
+  EXPECT_FALSE(ranks[0].timed_out) << ranks[0].output;
+  EXPECT_LT(ranks[0].seconds, 60.0);  // the group's timeout is 5 minutes
+  EXPECT_EQ(ranks[0].exit_code, 3) << ranks[0].output;
+  EXPECT_NE(ranks[0].output.find("rank 1 exited (or destroyed its DistributedDataParallel) "
+                                 "before gradient all-reduce 3; rank 0 was waiting for it"),
+            std::string::npos)
+      << ranks[0].output;
+}
+
 }  // namespace
 }  // namespace devcheck::testing

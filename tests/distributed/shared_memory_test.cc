@@ -2,7 +2,8 @@
 // (shared_memory_worker.cc): the mean of every rank's tensor, the same bits on
 // every rank, both parities of the segment, no name left in /dev/shm, the same
 // refusal on every rank when one does not want it or /dev/shm has no room,
-// and a named rank when one never arrives.
+// and a named rank when one never arrives (after the timeout) or has exited
+// (at once).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/serialize.h>
@@ -96,6 +97,19 @@ TEST(LocalAllReduce, ARankThatNeverArrivesIsNamedAfterTheTimeout) {
   EXPECT_LT(ranks[0].seconds, 60.0);
   EXPECT_NE(ranks[0].output.find("rank 1 did not reach gradient all-reduce 1 within 5000 ms "
                                  "(rank 0 waited in shared memory)"),
+            std::string::npos)
+      << ranks[0].output;
+}
+
+TEST(LocalAllReduce, ARankThatExitsIsNamedAtOnceNotAfterTheTimeout) {
+  const std::vector<RankResult> ranks =
+      run_ranks({shared_memory_worker_path(), "dies"}, 2, kDeadline);
+  EXPECT_EQ(ranks[1].exit_code, 0) << ranks[1].output;
+  EXPECT_EQ(ranks[0].exit_code, 3) << ranks[0].output;
+  EXPECT_LT(ranks[0].seconds, 30.0);  // the group's timeout is 60 s
+  EXPECT_NE(ranks[0].output.find("rank 1 exited (or destroyed its DistributedDataParallel) "
+                                 "before gradient all-reduce 1; rank 0 was waiting for it in "
+                                 "shared memory"),
             std::string::npos)
       << ranks[0].output;
 }

@@ -7,6 +7,8 @@
 //   shared_memory_worker off     rank 1 does not want shared memory
 //   shared_memory_worker huge    asks for slots larger than /dev/shm
 //   shared_memory_worker absent  rank 1 connects and leaves; rank 0 averages
+//   shared_memory_worker dies    as absent, but both hold_alive() and the
+//                                timeout is a minute: rank 1 is seen gone
 // Prints an error's message on stderr and exits 3 when one is thrown.
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
@@ -91,9 +93,9 @@ int declines(const std::string& mode) {
   return 0;
 }
 
-int absent() {
+int absent(bool alive) {
   ProcessGroup group = ProcessGroup::from_env(
-      ProcessGroupOptions().device("cpu").timeout(std::chrono::milliseconds(5000)));
+      ProcessGroupOptions().device("cpu").timeout(std::chrono::milliseconds(alive ? 60000 : 5000)));
   std::string declined;
   const std::unique_ptr<LocalAllReduce> local =
       LocalAllReduce::connect(group, 1024, /*wanted=*/true, &declined);
@@ -101,7 +103,11 @@ int absent() {
     std::cerr << "declined: " << declined << std::endl;
     return 4;
   }
-  if (group.rank() == 1) return 0;
+  if (alive) local->hold_alive();
+  if (group.rank() == 1) {
+    if (alive) std::_Exit(0);  // "dies": ends as a crash would, the segment still mapped
+    return 0;
+  }
   local->all_reduce_mean(at::ones({16}));
   std::cout << "rank 0 finished an all-reduce alone" << std::endl;
   return 0;
@@ -114,8 +120,8 @@ int main(int argc, char** argv) {
   try {
     if (mode == "reduce" && argc > 2) return reduce(argv[2]);
     if (mode == "off" || mode == "huge") return declines(mode);
-    if (mode == "absent") return absent();
-    std::cerr << "usage: shared_memory_worker reduce OUT_DIR | off | huge | absent\n";
+    if (mode == "absent" || mode == "dies") return absent(mode == "dies");
+    std::cerr << "usage: shared_memory_worker reduce OUT_DIR | off | huge | absent | dies\n";
     return 2;
   } catch (const c10::Error& e) {
     std::cerr << e.what_without_backtrace() << std::endl;

@@ -9,12 +9,15 @@
 //   worker wrong_device        parameters on fake:0 on every rank (fake policy)
 //   worker wrong_shape         rank 1 builds a wider hidden layer
 //   worker cpu_parameter       rank 1's fc2 stays on the CPU (fake policy)
+//   worker killed              two CPU ranks train; rank 1 SIGKILLs itself before
+//                              its third backward (no launcher to stop rank 0)
 // Prints the error's message on stderr and exits 3 when construction throws.
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
 #include <torch/optim/sgd.h>
 #include <torch/serialize.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -92,6 +95,24 @@ int train(int argc, char** argv) {
   return 0;
 }
 
+int killed() {
+  ProcessGroup group = ProcessGroup::from_env(ProcessGroupOptions().device("cpu"));
+  Net net;
+  DistributedDataParallel ddp(net, group);
+  std::cout << "rank " << group.rank() << " transport " << ddp.gradient_transport() << std::endl;
+  torch::optim::SGD optimizer(net->parameters(), torch::optim::SGDOptions(0.1));
+  for (int step = 0; step < 5; ++step) {
+    auto [x, y] = devcheck::testing::global_batch(step, 1);
+    optimizer.zero_grad();
+    at::Tensor loss = ddp.forward([&] { return net->forward(x); }).sub(y).pow(2).mean();
+    if (step == 2 && group.rank() == 1) ::raise(SIGKILL);
+    loss.backward();
+    optimizer.step();
+    std::cout << "rank " << group.rank() << " step " << step << std::endl;
+  }
+  return 0;
+}
+
 int construct(const std::string& mode) {
   ProcessGroup group =
       ProcessGroup::from_env(ProcessGroupOptions().device(mode == "wrong_shape" ? "cpu" : "fake"));
@@ -118,6 +139,7 @@ int main(int argc, char** argv) {
   }
   const std::string mode = argv[1];
   try {
+    if (mode == "killed") return killed();
     return mode == "train" ? train(argc, argv) : construct(mode);
   } catch (const c10::Error& e) {
     std::cerr << e.what_without_backtrace() << std::endl;
