@@ -116,8 +116,9 @@ struct LocalAllReduce::Segment {
     if (::pthread_mutexattr_init(&attr) != 0) return false;
     bool ok = ::pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) == 0 &&
               ::pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST) == 0;
-    for (int r = 0; ok && r < world; ++r)
+    for (int r = 0; ok && r < world; ++r) {
       ok = ::pthread_mutex_init(alive(base, world, r), &attr) == 0;
+    }
     ::pthread_mutexattr_destroy(&attr);
     return ok;
   }
@@ -136,7 +137,7 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
   const size_t capacity = round_up(std::max<size_t>(capacity_bytes, 1), kLine);
   const size_t bytes = Segment::bytes(world, capacity);
   void* base = MAP_FAILED;
-  std::string problem;
+  std::string setup;  // rank 0: what went wrong making the segment
 
   // Step 1: rank 0 makes, sizes, maps and stamps the segment; every rank says
   // which machine (boot) it is on.
@@ -149,21 +150,21 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
     name = fmt::format("/devcheck-ddp-{}-{:016x}", ::getpid(), token);
     const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) {
-      problem = fmt::format("rank 0 cannot create {} in /dev/shm: {}", name, std::strerror(errno));
+      setup = fmt::format("rank 0 cannot create {} in /dev/shm: {}", name, std::strerror(errno));
     } else {
       created = true;
       struct statvfs fs {};
       if (::fstatvfs(fd, &fs) == 0 && fs.f_blocks > 0 &&
           static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < bytes) {
         // Checked first: a tmpfs fills page by page before fallocate gives up.
-        problem = fmt::format("/dev/shm has no room for {} bytes ({} free)", bytes,
-                              static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize);
+        setup = fmt::format("/dev/shm has no room for {} bytes ({} free)", bytes,
+                            static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize);
       } else if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)); err != 0) {
-        problem = fmt::format("/dev/shm has no room for {} bytes ({})", bytes, std::strerror(err));
+        setup = fmt::format("/dev/shm has no room for {} bytes ({})", bytes, std::strerror(err));
       } else {
         base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (base == MAP_FAILED) {
-          problem = fmt::format("rank 0 cannot map {}: {}", name, std::strerror(errno));
+          setup = fmt::format("rank 0 cannot map {}: {}", name, std::strerror(errno));
         } else {
           auto* header = Segment::header(base);
           header->magic = kMagic;
@@ -171,7 +172,7 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
           header->world = static_cast<uint64_t>(world);
           header->capacity = capacity;
           if (!Segment::init_alive(base, world)) {
-            problem = "rank 0 cannot make process-shared robust mutexes";
+            setup = "rank 0 cannot make process-shared robust mutexes";
           }
         }
       }
@@ -181,8 +182,10 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
   const std::string me = fmt::format("{} {}", boot_id(), wanted ? "wanted" : "off");
   const std::vector<std::string> hello = group.all_gather_string(
       rank == 0 ? fmt::format("{} {} {:x} {}", me, name.empty() ? "-" : name, token,
-                              problem.empty() ? "ok" : problem)
+                              setup.empty() ? "ok" : setup)
                 : me);
+  // Every rank reads the same answers in the same order: the same verdict.
+  std::string problem;
   {
     std::istringstream first(hello[0]);
     std::string machine;
@@ -236,6 +239,7 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
   const std::vector<std::string> mapped = group.all_gather_string(problem.empty() ? "ok" : problem);
   // Every rank has mapped it or given up: nothing needs the name any more.
   if (created) ::shm_unlink(name.c_str());
+  problem.clear();  // this rank's own answer is among them, in rank order
   for (const std::string& answer : mapped) {
     if (problem.empty() && answer != "ok") problem = answer;
   }
