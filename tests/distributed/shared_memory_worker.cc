@@ -11,7 +11,6 @@
 //                                timeout is a minute: rank 1 is seen gone
 // Prints an error's message on stderr and exits 3 when one is thrown.
 #include <ATen/ATen.h>
-#include <c10/util/Exception.h>
 #include <dirent.h>
 #include <sys/statvfs.h>
 #include <torch/serialize.h>
@@ -19,7 +18,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -27,6 +25,7 @@
 #include "devcheck/distributed.h"
 #include "distributed/shared_memory.h"
 #include "distributed/shared_memory_cases.h"
+#include "distributed/worker_main.h"
 
 namespace {
 
@@ -117,17 +116,11 @@ int absent(bool alive) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  try {
+  return devcheck::testing::exit_status_of([&] {
     if (mode == "reduce" && argc > 2) return reduce(argv[2]);
     if (mode == "off" || mode == "huge") return declines(mode);
     if (mode == "absent" || mode == "dies") return absent(mode == "dies");
     std::cerr << "usage: shared_memory_worker reduce OUT_DIR | off | huge | absent | dies\n";
     return 2;
-  } catch (const c10::Error& e) {
-    std::cerr << e.what_without_backtrace() << std::endl;
-    return 3;
-  } catch (const std::exception& e) {
-    std::cerr << e.what() << std::endl;
-    return 3;
-  }
+  });
 }

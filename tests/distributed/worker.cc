@@ -13,19 +13,18 @@
 //                              its third backward (no launcher to stop rank 0)
 // Prints the error's message on stderr and exits 3 when construction throws.
 #include <ATen/ATen.h>
-#include <c10/util/Exception.h>
 #include <torch/optim/sgd.h>
 #include <torch/serialize.h>
 
 #include <csignal>
 #include <cstdlib>
-#include <exception>
 #include <iostream>
 #include <string>
 
 #include "devcheck/distributed.h"
 #include "devcheck/fake_device.h"
 #include "distributed/net.h"
+#include "distributed/worker_main.h"
 
 namespace {
 
@@ -138,14 +137,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string mode = argv[1];
-  try {
+  return devcheck::testing::exit_status_of([&] {
     if (mode == "killed") return killed();
     return mode == "train" ? train(argc, argv) : construct(mode);
-  } catch (const c10::Error& e) {
-    std::cerr << e.what_without_backtrace() << std::endl;
-    return 3;
-  } catch (const std::exception& e) {
-    std::cerr << e.what() << std::endl;
-    return 3;
-  }
+  });
 }
