@@ -10,6 +10,7 @@
 #include "distributed/shared_memory.h"
 
 #include <ATen/ATen.h>
+#include <c10/util/Exception.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/futex.h>
@@ -30,8 +31,6 @@
 #include <sstream>
 #include <utility>
 #include <vector>
-
-#include "devcheck/error.h"
 
 namespace devcheck::detail {
 namespace {
@@ -306,26 +305,28 @@ void LocalAllReduce::wait_all(int which, uint32_t sequence,
       __builtin_ia32_pause();
 #endif
     }
+    // Failures are c10::Error, as c10d's own for a Gloo timeout or a closed
+    // peer: not a devcheck::Error category (no argument, device or file is wrong).
     for (;;) {
       const uint32_t seen = word->load(std::memory_order_acquire);
       if (reached(seen, sequence)) break;
       if (stopping != nullptr && stopping->load()) {
-        throw Error(ErrorCode::kInvalidArgument,
-                    fmt::format("[devcheck] DistributedDataParallel: rank {} stopped waiting for "
-                                "rank {} in the shared memory all-reduce (the model is being "
-                                "destroyed)",
-                                rank_, r));
+        C10_THROW_ERROR(
+            Error, fmt::format("[devcheck] DistributedDataParallel: rank {} stopped waiting for "
+                               "rank {} in the shared memory all-reduce (the model is being "
+                               "destroyed)",
+                               rank_, r));
       }
       if (r != rank_ && gone(r) && !reached(word->load(std::memory_order_acquire), sequence)) {
-        throw Error(ErrorCode::kInvalidArgument,
-                    fmt::format("[devcheck] DistributedDataParallel: rank {} exited (or "
-                                "destroyed its DistributedDataParallel) before gradient all-reduce "
-                                "{}; rank {} was waiting for it in shared memory",
-                                r, sequence, rank_));
+        C10_THROW_ERROR(
+            Error, fmt::format("[devcheck] DistributedDataParallel: rank {} exited (or "
+                               "destroyed its DistributedDataParallel) before gradient all-reduce "
+                               "{}; rank {} was waiting for it in shared memory",
+                               r, sequence, rank_));
       }
       if (Clock::now() >= deadline) {
-        throw Error(
-            ErrorCode::kInvalidArgument,
+        C10_THROW_ERROR(
+            Error,
             fmt::format("[devcheck] DistributedDataParallel: rank {} did not reach gradient "
                         "all-reduce {} within {} ms (rank {} waited in shared memory); a rank "
                         "has died, hangs, or runs a different number of synchronized backward "

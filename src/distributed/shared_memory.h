@@ -47,10 +47,11 @@ class LocalAllReduce {
 
   // Replaces `tensor` (contiguous, in host memory, at most capacity() bytes)
   // by the mean over ranks of every rank's `tensor`; every rank gets the same
-  // bits. Blocks until every rank has called it. Throws (naming the rank that
-  // did not arrive) after the group's timeout, when a rank's hold_alive()
-  // thread has ended, or when `stopping` becomes true while waiting. One thread at a time; every
-  // rank in the same order.
+  // bits. Blocks until every rank has called it. Throws c10::Error, as c10d
+  // does for Gloo, naming the rank waited for: after the group's timeout, as
+  // soon as that rank's hold_alive() thread has ended, or when `stopping`
+  // becomes true while waiting. One thread at a time; every rank in the same
+  // order.
   void all_reduce_mean(const at::Tensor& tensor, const std::atomic<bool>* stopping = nullptr);
 
  private:
