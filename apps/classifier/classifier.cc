@@ -127,6 +127,7 @@ std::string TrainReport::to_json() const {
   j["rank"] = rank;
   j["world_size"] = world_size;
   if (world_size > 1) j["gradient_transport"] = gradient_transport;
+  j["prefetch"] = prefetch;
   j["resumed_from"] = resumed_from;
   j["first_epoch"] = first_epoch;
   j["global_step"] = global_step;

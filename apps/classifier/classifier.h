@@ -6,6 +6,7 @@
 /// train_classifier().
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 #include <torch/arg.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/conv.h>
@@ -15,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,8 +79,10 @@ struct TrainOptions {
   TORCH_ARG(int64_t, max_steps) = 0;
   /// Test samples evaluated at the end (the first N); 0 for all. Default 0.
   TORCH_ARG(int64_t, test_samples) = 0;
-  /// Batches the prefetcher keeps in flight (PrefetchOptions::in_flight). Default 2.
-  TORCH_ARG(std::size_t, prefetch) = 2;
+  /// Batches the prefetcher keeps in flight (PrefetchOptions::in_flight); 0
+  /// collates each batch on the training thread. Unset (the default): chosen
+  /// by default_prefetch() for this run's device, ranks and threads.
+  TORCH_ARG(std::optional<std::size_t>, prefetch);
   /// Intra-op threads (at::set_num_threads); 0 keeps LibTorch's setting. Default 0.
   TORCH_ARG(int, threads) = 0;
   /// Steps between progress reports (each costs one device sync). Default 50.
@@ -135,6 +139,9 @@ struct TrainReport {
   /// With world_size > 1: how gradients travelled ("shared memory", "gloo",
   /// "nccl"; DistributedDataParallel::gradient_transport()).
   std::string gradient_transport;
+  /// Batches the prefetcher kept in flight (TrainOptions::prefetch, or
+  /// default_prefetch() when unset); 0: collated on the training thread.
+  std::size_t prefetch = 0;
   std::string resumed_from;  ///< TrainOptions::resume, if set.
   int64_t first_epoch = 1;   ///< 1-based epoch this run started at (> 1 when resumed).
   int64_t global_step = 0;   ///< Optimizer steps in total, across resumed runs.
@@ -163,6 +170,16 @@ struct TrainReport {
 std::string format_epoch_line(const EpochReport& epoch, int64_t epochs);
 /// One progress-bar line (no newline): bar, samples/s, loss, ETA.
 std::string format_progress_bar(const TrainProgress& progress, int width = 30);
+
+/// The prefetch depth a run gets when TrainOptions::prefetch is unset. On an
+/// accelerator 2: the copies of the next batches overlap the compute. On the
+/// CPU the prefetcher's thread only collates batches beside the compute
+/// threads, so it gets 2 when a core is left for it (`ranks_here` processes
+/// of `threads_each` intra-op threads on `cores` cores) and otherwise 0: a
+/// thread without a core of its own takes turns with the compute, and with
+/// several ranks it delays whichever rank it lands on, which the others then
+/// wait for at every gradient all-reduce.
+std::size_t default_prefetch(c10::Device device, int ranks_here, int threads_each, int cores);
 
 /// Trains the seed classifier on Fashion-MNIST and evaluates it on the test
 /// split. Throws IoError/FormatError (data, checkpoint), InvalidArgumentError

@@ -17,6 +17,9 @@
 #include <memory>
 #include <optional>
 
+#include <sched.h>
+#include <unistd.h>
+
 #include "classifier/classifier.h"
 #include "classifier/state.h"
 #include "devcheck/amp.h"
@@ -106,11 +109,37 @@ uint64_t epoch_seed(uint64_t seed, int64_t epoch) {
   return seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(epoch);
 }
 
+// The cores this process may run on (its affinity mask, as taskset and
+// cgroups' cpusets set it).
+int usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+// The ranks sharing this machine: LOCAL_WORLD_SIZE as torchrun and `devcheck
+// launch` set it, else all of them (`devcheck train --nproc N` starts them
+// here).
+int ranks_on_this_machine(int world) {
+  const char* local = std::getenv("LOCAL_WORLD_SIZE");
+  if (local == nullptr) return world;
+  char* end = nullptr;
+  const long n = std::strtol(local, &end, 10);
+  return end != local && *end == '\0' && n >= 1 && n <= world ? static_cast<int>(n) : world;
+}
+
 void emit(const ProgressCallback& progress, const TrainProgress& p) {
   if (progress) progress(p);
 }
 
 }  // namespace
+
+std::size_t default_prefetch(c10::Device device, int ranks_here, int threads_each, int cores) {
+  if (device.type() != c10::kCPU) return 2;
+  const int64_t busy = static_cast<int64_t>(std::max(1, ranks_here)) * std::max(1, threads_each);
+  return busy < cores ? 2 : 0;
+}
 
 TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& progress) {
   validate(o);
@@ -135,6 +164,9 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
   report.amp = o.amp();
   report.rank = rank;
   report.world_size = world;
+  report.prefetch = o.prefetch() ? *o.prefetch()
+                                 : default_prefetch(device, ranks_on_this_machine(world),
+                                                    at::get_num_threads(), usable_cores());
   {
     TrainProgress p;
     p.kind = TrainProgress::Kind::kStarted;
@@ -277,13 +309,13 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
     for (int64_t epoch = report.first_epoch; epoch <= o.epochs(); ++epoch) {
       shard->set_epoch(epoch);  // this epoch's permutation, the same on every rank
       auto loader = torch::data::make_data_loader(train_set, *shard, loader_options);
-      DevicePrefetcher batches(*loader, PrefetchOptions(device).in_flight(o.prefetch()));
+      DevicePrefetcher batches(*loader, PrefetchOptions(device).in_flight(report.prefetch));
       train_epoch(batches, epoch);
     }
   } else {
     auto loader = torch::data::make_data_loader(
         std::move(train_set), torch::data::samplers::RandomSampler(train_size), loader_options);
-    DevicePrefetcher batches(*loader, PrefetchOptions(device).in_flight(o.prefetch()));
+    DevicePrefetcher batches(*loader, PrefetchOptions(device).in_flight(report.prefetch));
     for (int64_t epoch = report.first_epoch; epoch <= o.epochs(); ++epoch) {
       torch::manual_seed(epoch_seed(o.seed(), epoch));  // the sampler draws this epoch's order
       train_epoch(batches, epoch);

@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <sched.h>
+
 #include "checkpoint/fixtures.h"
 #include "classifier/classifier.h"
 #include "classifier/state.h"
@@ -30,6 +32,39 @@ namespace {
 // Small and quick on a shared 2-core machine.
 TrainOptions quick() {
   return TrainOptions().device("cpu").threads(1).test_samples(1000).report_every(25);
+}
+
+// The cores this test may run on, as the trainer counts them.
+int usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  EXPECT_EQ(::sched_getaffinity(0, sizeof(set), &set), 0);
+  return CPU_COUNT(&set);
+}
+
+TEST(TrainClassifier, DefaultPrefetchKeepsAThreadOnlyWhereACoreIsFreeForIt) {
+  // The CPU: a prefetching thread only beside compute threads that leave a core.
+  EXPECT_EQ(default_prefetch(c10::kCPU, 1, 1, 2), 2u);
+  EXPECT_EQ(default_prefetch(c10::kCPU, 2, 1, 2), 0u);  // two ranks, one thread each
+  EXPECT_EQ(default_prefetch(c10::kCPU, 1, 2, 2), 0u);  // one process, every core
+  EXPECT_EQ(default_prefetch(c10::kCPU, 2, 1, 4), 2u);
+  EXPECT_EQ(default_prefetch(c10::kCPU, 2, 2, 4), 0u);
+  EXPECT_EQ(default_prefetch(c10::kCPU, 1, 1, 1), 0u);
+  // An accelerator: the copies overlap the compute, whatever the cores.
+  EXPECT_EQ(default_prefetch(c10::Device(c10::kCUDA, 1), 2, 1, 2), 2u);
+}
+
+TEST(TrainClassifier, ReportSaysWhichPrefetchDepthRan) {
+  const TrainReport chosen = train_classifier(quick().max_steps(5).test_samples(100).prefetch(3));
+  EXPECT_EQ(chosen.prefetch, 3u);
+  EXPECT_EQ(nlohmann::json::parse(chosen.to_json())["prefetch"], 3);
+  const TrainReport synchronous =
+      train_classifier(quick().max_steps(5).test_samples(100).prefetch(0));
+  EXPECT_EQ(synchronous.prefetch, 0u);
+  EXPECT_EQ(synchronous.epochs[0].steps, 5);
+  // Unset: one process of one thread (quick()).
+  const TrainReport unset = train_classifier(quick().max_steps(5).test_samples(100));
+  EXPECT_EQ(unset.prefetch, default_prefetch(c10::kCPU, 1, 1, usable_cores()));
 }
 
 TEST(TrainClassifier, ModelIsTheSeeds) {
@@ -341,6 +376,8 @@ TEST(TrainClassifier, TwoRanksOfTrainNprocTrainTogetherAndOnlyRankZeroSpeaks) {
   EXPECT_EQ(report["world_size"], 2);
   EXPECT_EQ(report["device_reason"], "rank 0 of 2, LOCAL_RANK=0 (gloo)");
   EXPECT_EQ(report["gradient_transport"], "shared memory");  // both ranks on this machine
+  // Two ranks of one thread: a prefetching thread only if a third core is free.
+  EXPECT_EQ(report["prefetch"], usable_cores() > 2 ? 2 : 0);
   EXPECT_EQ(report["epochs"][0]["steps"], 60);
   EXPECT_EQ(report["epochs"][0]["samples"], 60 * 32);  // the global batch stays 32
   EXPECT_GT(report["samples_per_second"].get<double>(), 0.0);

@@ -63,7 +63,9 @@ void expect_matches_single_process(const std::string& device, const std::string&
     EXPECT_NE(ranks[r].output.find("declined " + declined + "\n"), std::string::npos)
         << ranks[r].output;
   }
-  if (sync != "plain") {
+  if (sync == "one-bucket") {
+    EXPECT_NE(ranks[0].output.find("buckets 1\n"), std::string::npos) << ranks[0].output;
+  } else if (sync != "plain") {
     // Small buckets: the Reducer has several, so it reduces during backward.
     EXPECT_EQ(ranks[0].output.find("buckets 1\n"), std::string::npos) << ranks[0].output;
   }
@@ -88,6 +90,12 @@ std::string turned_off(int rank) {
 
 TEST(DistributedDataParallel, TwoCpuRanksMatchOneProcessOnTheConcatenatedBatches) {
   expect_matches_single_process("cpu", "bucketed", false, "shared memory");
+}
+
+// One bucket: the last bucket with nothing queued before it is averaged on
+// the thread that finishes backward, not handed to the worker thread.
+TEST(DistributedDataParallel, OneBucketReducedOnTheBackwardThreadMatchesToo) {
+  expect_matches_single_process("cpu", "one-bucket", false, "shared memory");
 }
 
 TEST(DistributedDataParallel, TwoCpuRanksOverGlooMatchToo) {

@@ -55,9 +55,15 @@ int train(int argc, char** argv) {
   torch::manual_seed(100 + group.rank());  // different weights: DDP copies rank 0's
   Net net;
   net->to(group.device());
-  const bool shared_memory =
-      sync_name == "bucketed" || (sync_name == "bucketed-rank1-gloo" && group.rank() == 0);
-  DistributedDataParallel ddp(net, group, small_buckets(sync).shared_memory(shared_memory));
+  const bool shared_memory = sync_name == "bucketed" || sync_name == "one-bucket" ||
+                             (sync_name == "bucketed-rank1-gloo" && group.rank() == 0);
+  // "one-bucket": the default caps, so the whole model is one bucket, reduced
+  // on the thread that finishes backward.
+  DistributedDataParallel ddp(net, group,
+                              (sync_name == "one-bucket"
+                                   ? DistributedDataParallelOptions().gradient_sync(sync)
+                                   : small_buckets(sync))
+                                  .shared_memory(shared_memory));
   std::cout << "rank " << group.rank() << " device " << group.device() << " backend "
             << group.backend() << " buckets " << ddp.bucket_indices().size() << "\ntransport "
             << ddp.gradient_transport() << "\ndeclined " << ddp.shared_memory_declined()

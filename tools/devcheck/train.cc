@@ -33,7 +33,8 @@ struct TrainArgs {
   uint64_t seed = 0;
   double lr = 2.5e-3;
   LrSchedule lr_schedule = LrSchedule::kCosine;
-  std::size_t prefetch = 2;
+  std::size_t prefetch = 0;
+  CLI::Option* prefetch_set = nullptr;  // unset: TrainOptions' default
   int64_t nproc = 1;
   bool json = false;
   bool no_sanitize = false;
@@ -66,7 +67,10 @@ Runner setup_train(CLI::App& sub, Streams& io) {
                  "cosine (from --lr down to 0 over all epochs) or constant (default cosine)")
       ->transform(CLI::CheckedTransformer(std::map<std::string, LrSchedule>{
           {"cosine", LrSchedule::kCosine}, {"constant", LrSchedule::kConstant}}));
-  sub.add_option("--prefetch", a->prefetch, "Batches kept in flight on the device (default 2)");
+  a->prefetch_set = sub.add_option(
+      "--prefetch", a->prefetch,
+      "Batches kept in flight on the device; 0 collates on the training thread (default: 2, or "
+      "0 on the cpu when the ranks' --threads fill every core)");
   sub.add_option("--nproc", a->nproc,
                  "Train with N processes (distributed data parallel, Gloo on cpu, NCCL on cuda); "
                  "--batch-size is the global batch, split evenly (default 1)");
@@ -85,22 +89,22 @@ Runner setup_train(CLI::App& sub, Streams& io) {
           a->nproc, a->nproc, a->nproc));
     }
     keep_freed_host_memory();
-    const TrainOptions options = TrainOptions()
-                                     .device(a->device)
-                                     .epochs(a->epochs)
-                                     .batch_size(a->batch_size)
-                                     .amp(a->amp)
-                                     .out(a->out)
-                                     .resume(a->resume)
-                                     .data_dir(a->data)
-                                     .max_steps(a->max_steps)
-                                     .test_samples(a->test_samples)
-                                     .threads(a->threads)
-                                     .seed(a->seed)
-                                     .learning_rate(a->lr)
-                                     .lr_schedule(a->lr_schedule)
-                                     .prefetch(a->prefetch)
-                                     .nproc(a->nproc);
+    TrainOptions options = TrainOptions()
+                               .device(a->device)
+                               .epochs(a->epochs)
+                               .batch_size(a->batch_size)
+                               .amp(a->amp)
+                               .out(a->out)
+                               .resume(a->resume)
+                               .data_dir(a->data)
+                               .max_steps(a->max_steps)
+                               .test_samples(a->test_samples)
+                               .threads(a->threads)
+                               .seed(a->seed)
+                               .learning_rate(a->lr)
+                               .lr_schedule(a->lr_schedule)
+                               .nproc(a->nproc);
+    if (*a->prefetch_set) options.prefetch(a->prefetch);
     const bool tty = !a->json && is_terminal(io.out);
     // Only rank 0 speaks on stdout.
     const ProgressCallback progress = [&io, tty, json = a->json](const TrainProgress& p) {
