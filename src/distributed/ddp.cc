@@ -140,11 +140,11 @@ class SharedMemoryAllReduceHook final : public c10d::CommHookInterface {
         jobs_.pop_front();
         busy_ = true;
       }
-      reduce(std::move(job));
+      reduce(job);
     }
   }
 
-  void reduce(Job job) {
+  void reduce(const Job& job) {
     try {
       const at::Tensor staged = detail::communicable(job.buffer, "gloo");
       local_->all_reduce_mean(staged, &stopping_);
