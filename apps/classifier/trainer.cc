@@ -220,6 +220,19 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
     return copy.item<double>() / static_cast<double>(world);
   };
 
+  // A progress event of this run at `step` of `epoch`.
+  const auto progress_at = [&](TrainProgress::Kind kind, int64_t epoch, int64_t step) {
+    TrainProgress p;
+    p.kind = kind;
+    p.rank = rank;
+    p.world_size = world;
+    p.epoch = epoch;
+    p.epochs = o.epochs();
+    p.step = step;
+    p.steps_in_epoch = steps_per_epoch;
+    return p;
+  };
+
   // ---- the loop: no device code below this line -----------------------------
   bool have_start_loss = false;
   const auto train_epoch = [&](auto& batches, int64_t epoch) {
@@ -257,14 +270,7 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
         if (!have_start_loss) report.loss_start = mean, have_start_loss = true;
         report.loss_end = mean;
         const double elapsed = seconds_since(epoch_started);
-        TrainProgress p;
-        p.kind = TrainProgress::Kind::kStep;
-        p.rank = rank;
-        p.world_size = world;
-        p.epoch = epoch;
-        p.epochs = o.epochs();
-        p.step = steps;
-        p.steps_in_epoch = steps_per_epoch;
+        TrainProgress p = progress_at(TrainProgress::Kind::kStep, epoch, steps);
         p.loss = mean;
         p.samples_per_second = elapsed > 0 ? static_cast<double>(samples) / elapsed : 0;
         p.eta_seconds =
@@ -292,14 +298,7 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
           o.out(), detail::flatten_training_state(model, optimizer, scaler, position));
       report.checkpoint = o.out();
     }
-    TrainProgress p;
-    p.kind = TrainProgress::Kind::kEpochEnd;
-    p.rank = rank;
-    p.world_size = world;
-    p.epoch = epoch;
-    p.epochs = o.epochs();
-    p.step = steps;
-    p.steps_in_epoch = steps_per_epoch;
+    TrainProgress p = progress_at(TrainProgress::Kind::kEpochEnd, epoch, steps);
     p.epoch_report = e;
     emit(progress, p);
   };
