@@ -52,6 +52,13 @@ AtomicOutput::~AtomicOutput() {
   if (!committed_) ::unlink(temp_.c_str());
 }
 
+void AtomicOutput::truncate() {
+  if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) {
+    throw format::IoError(
+        fmt::format("[devcheck] cannot write '{}': {}", path_, std::strerror(errno)));
+  }
+}
+
 void AtomicOutput::commit() {
   const int fd = fd_;
   fd_ = -1;

@@ -20,6 +20,9 @@ class DEVCHECK_API AtomicOutput {
 
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
+  // Empties the temporary file and puts its offset back at 0, to write it
+  // again from the start. Throws IoError.
+  void truncate();
   // Closes and renames the temporary file onto `path` (never replacing a file
   // created meanwhile unless `overwrite`). Throws IoError.
   void commit();

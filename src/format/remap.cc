@@ -122,8 +122,15 @@ std::string rewrite_code(std::string text, const std::vector<detail::CodeLiteral
   return text;
 }
 
-void write_zip(const ParsedCheckpoint& cp, const RemapOptions& o, detail::ZipWriter& out,
-               RemapReport& report) {
+// Writes the remapped archive to `out`. With `trust_local_headers`, records
+// are planned as verbatim from the central directory alone and their local
+// headers are checked after the copy: cold, reading one small header per
+// record before it scatters cached pages through the file, and the kernel
+// copy after them ran at half speed (docs/cli.md). Returns false when a
+// trusted header then fails its check: `out` is unusable and the caller
+// writes again without trusting.
+bool write_zip(const ParsedCheckpoint& cp, const RemapOptions& o, detail::ZipWriter& out,
+               RemapReport& report, bool trust_local_headers) {
   std::map<std::string, std::string> replaced;  // record -> new bytes
   std::set<std::string> dropped;
   for (std::size_t i = 0; i < cp.pickles.size(); ++i) {
@@ -158,13 +165,18 @@ void write_zip(const ParsedCheckpoint& cp, const RemapOptions& o, detail::ZipWri
     return i + 1 < order.size() ? order[i + 1]->local_header_offset
                                 : zip.central_directory_offset();
   };
+  // A record is copied as it is when its local header agrees with the
+  // central directory and its data ends before the next record begins.
+  const auto header_holds = [&](std::size_t i) {
+    const detail::ZipRecord& r = *order[i];
+    return zip.local_header_matches(r) && zip.data_offset(r) + r.compressed_size <= end_of(i);
+  };
   std::vector<bool> verbatim(order.size(), false);
   for (std::size_t i = 0; i < order.size(); ++i) {
     const detail::ZipRecord& r = *order[i];
     verbatim[i] = dropped.count(r.name) == 0 && replaced.count(r.name) == 0 &&
                   (i == 0 || order[i - 1]->local_header_offset < r.local_header_offset) &&
-                  zip.local_header_matches(r) &&
-                  zip.data_offset(r) + r.compressed_size <= end_of(i);
+                  (trust_local_headers || header_holds(i));
   }
   constexpr std::uint64_t kLargeSpan = std::uint64_t{64} << 10;
   for (std::size_t i = 0; i < order.size();) {
@@ -190,6 +202,12 @@ void write_zip(const ParsedCheckpoint& cp, const RemapOptions& o, detail::ZipWri
       out.add(r.name, it->second);
     }
   }
+  if (trust_local_headers) {
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (verbatim[i] && !header_holds(i)) return false;
+    }
+  }
+  return true;
 }
 
 void write_legacy_as_zip(const ParsedCheckpoint& cp, const RemapOptions& o, detail::ZipWriter& out,
@@ -255,14 +273,22 @@ RemapReport format::remap(const std::string& input, const std::string& output,
     it->nbytes += st.nbytes;
   }
   detail::AtomicOutput file(output, options.force());
-  detail::ZipWriter writer(file.fd(), output);
-  if (cp->format == detail::Format::kLegacy) {
-    write_legacy_as_zip(*cp, options, writer, report);
-  } else {
-    write_zip(*cp, options, writer, report);
+  const RemapReport planned = report;
+  for (const bool trust : {true, false}) {
+    detail::ZipWriter writer(file.fd(), output);
+    if (cp->format == detail::Format::kLegacy) {
+      write_legacy_as_zip(*cp, options, writer, report);
+    } else if (!write_zip(*cp, options, writer, report, trust)) {
+      // A local header disagrees with the central directory: start again,
+      // checking every header before planning its record.
+      report = planned;
+      file.truncate();
+      continue;
+    }
+    writer.finish();
+    report.bytes_written = writer.offset();
+    break;
   }
-  writer.finish();
-  report.bytes_written = writer.offset();
   file.commit();
   return report;
 }

@@ -3,6 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "checkpoint/fixtures.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
@@ -314,6 +319,50 @@ TEST(Remap, KeptRecordsAreCopiedAsTheyAreAfterTheRewrittenPickle) {
   }
   EXPECT_GE(kept, 2U);
   expect_torch_equal(fixture("large_cuda1.pt"), out);
+}
+
+// remap plans the copy from the central directory and checks the local
+// headers after it: a local header that disagrees (here a data record's name,
+// in the copied run) makes it write the output again, checking
+// first, so the record is written with a header of its own.
+TEST(Remap, ALocalHeaderThatDisagreesIsFoundAfterTheCopyAndWrittenAfresh) {
+  TempDir dir;
+  std::string bytes = read_file(fixture("large_cuda1.pt"));
+  std::string bad_name;
+  {
+    const Checkpoint cp = Checkpoint::open(fixture("large_cuda1.pt"));
+    const auto& zip = *cp.parsed().zip;
+    std::vector<const detail::ZipRecord*> data;
+    for (const auto& r : zip.records()) {
+      if (r.name.find("/data/") != std::string::npos) data.push_back(&r);
+    }
+    ASSERT_FALSE(data.empty());
+    std::sort(data.begin(), data.end(), [](const auto* a, const auto* b) {
+      return a->local_header_offset < b->local_header_offset;
+    });
+    const detail::ZipRecord& middle = *data[data.size() / 2];
+    bad_name = middle.name;
+    bytes[middle.local_header_offset + 30] = 'X';  // the name in the local header only
+  }
+  const std::string bad = (dir / "bad.pt").string();
+  devcheck::testing::write_file(bad, bytes);
+  const std::string good_out = (dir / "good_out.pt").string();
+  const std::string bad_out = (dir / "bad_out.pt").string();
+  remap(fixture("large_cuda1.pt"), good_out, to_cpu());
+  const RemapReport report = remap(bad, bad_out, to_cpu());
+  EXPECT_EQ(read_file(bad), bytes);  // the input is untouched
+  EXPECT_EQ(report.bytes_written, read_file(bad_out).size());
+  const Checkpoint out = Checkpoint::open(bad_out);
+  const auto& zip = *out.parsed().zip;
+  ASSERT_NE(zip.find(bad_name), nullptr);
+  for (const auto& r : zip.records()) EXPECT_TRUE(zip.local_header_matches(r)) << r.name;
+  for (const auto& e : out.entries()) EXPECT_EQ(e.device, "cpu") << e.key;
+  expect_torch_equal(good_out, bad_out);
+  // Nothing else in the folder: the first attempt left no file behind.
+  std::size_t files = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir.path()))
+    files += f.is_regular_file();
+  EXPECT_EQ(files, 3U);  // bad.pt, good_out.pt, bad_out.pt
 }
 
 // A zip whose records carry data descriptors (flag bit 3, as a writer on a
