@@ -118,17 +118,6 @@ int usable_cores() {
   return static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
-// The ranks sharing this machine: LOCAL_WORLD_SIZE as torchrun and `devcheck
-// launch` set it, else all of them (`devcheck train --nproc N` starts them
-// here).
-int ranks_on_this_machine(int world) {
-  const char* local = std::getenv("LOCAL_WORLD_SIZE");
-  if (local == nullptr) return world;
-  char* end = nullptr;
-  const long n = std::strtol(local, &end, 10);
-  return end != local && *end == '\0' && n >= 1 && n <= world ? static_cast<int>(n) : world;
-}
-
 void emit(const ProgressCallback& progress, const TrainProgress& p) {
   if (progress) progress(p);
 }
@@ -165,7 +154,7 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
   report.rank = rank;
   report.world_size = world;
   report.prefetch = o.prefetch() ? *o.prefetch()
-                                 : default_prefetch(device, ranks_on_this_machine(world),
+                                 : default_prefetch(device, group ? group->local_world_size() : 1,
                                                     at::get_num_threads(), usable_cores());
   {
     TrainProgress p;

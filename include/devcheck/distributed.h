@@ -49,11 +49,14 @@ struct DEVCHECK_API DistributedEnv {
   int rank = 0;        ///< RANK: 0 .. world_size - 1.
   int world_size = 1;  ///< WORLD_SIZE: processes in the run, >= 1.
   int local_rank = 0;  ///< LOCAL_RANK: index on this machine (the device index); default RANK.
+  /// LOCAL_WORLD_SIZE: ranks on this machine, 1 .. world_size; default world_size.
+  int local_world_size = 1;
   std::string master_addr = "127.0.0.1";  ///< MASTER_ADDR: host of rank 0's store.
   int master_port = 29500;                ///< MASTER_PORT: port of rank 0's store, 1..65535.
 
-  /// Reads RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (all required) and
-  /// LOCAL_RANK (optional, default RANK). Throws InvalidArgumentError naming
+  /// Reads RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (all required),
+  /// LOCAL_RANK (optional, default RANK) and LOCAL_WORLD_SIZE (optional,
+  /// default WORLD_SIZE). Throws InvalidArgumentError naming
   /// the variable that is missing or malformed and what it should be.
   /// Thread-safe (reads the environment only).
   static DistributedEnv from_env();
@@ -91,6 +94,8 @@ class DEVCHECK_API ProcessGroup {
   int rank() const;
   int world_size() const;
   int local_rank() const;
+  /// Ranks on this machine (LOCAL_WORLD_SIZE).
+  int local_world_size() const;
   /// This rank's device: cuda:LOCAL_RANK, fake:LOCAL_RANK or cpu.
   c10::Device device() const;
   /// "gloo" or "nccl".

@@ -109,6 +109,13 @@ DistributedEnv DistributedEnv::from_env() {
   env.local_rank = getenv_string("LOCAL_RANK")
                        ? env_int("LOCAL_RANK", 0, INT_MAX, "an integer >= 0 (the device index)")
                        : env.rank;
+  env.local_world_size =
+      getenv_string("LOCAL_WORLD_SIZE")
+          ? env_int("LOCAL_WORLD_SIZE", 1, env.world_size,
+                    fmt::format("an integer in [1, {}] (the ranks on this machine; WORLD_SIZE={})",
+                                env.world_size, env.world_size)
+                        .c_str())
+          : env.world_size;
   const std::optional<std::string> addr = getenv_string("MASTER_ADDR");
   if (!addr || addr->empty()) {
     throw InvalidArgumentError(
@@ -192,6 +199,7 @@ ProcessGroup ProcessGroup::from_env(const ProcessGroupOptions& options) {
 int ProcessGroup::rank() const { return impl_->env.rank; }
 int ProcessGroup::world_size() const { return impl_->env.world_size; }
 int ProcessGroup::local_rank() const { return impl_->env.local_rank; }
+int ProcessGroup::local_world_size() const { return impl_->env.local_world_size; }
 c10::Device ProcessGroup::device() const { return impl_->device; }
 const std::string& ProcessGroup::backend() const { return impl_->backend; }
 std::chrono::milliseconds ProcessGroup::timeout() const { return impl_->timeout; }

@@ -28,6 +28,7 @@ class DistributedEnvTest : public ::testing::Test {
     setenv("RANK", "1", 1);
     setenv("WORLD_SIZE", "2", 1);
     unsetenv("LOCAL_RANK");
+    unsetenv("LOCAL_WORLD_SIZE");
     setenv("MASTER_ADDR", "127.0.0.1", 1);
     setenv("MASTER_PORT", "29500", 1);
   }
@@ -48,8 +49,8 @@ class DistributedEnvTest : public ::testing::Test {
     }
     return "no error";
   }
-  static constexpr const char* kNames[] = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
-                                           "MASTER_PORT"};
+  static constexpr const char* kNames[] = {"RANK",        "WORLD_SIZE",  "LOCAL_RANK",
+                                           "MASTER_ADDR", "MASTER_PORT", "LOCAL_WORLD_SIZE"};
   std::vector<std::optional<std::string>> saved_;
 };
 
@@ -62,6 +63,9 @@ TEST_F(DistributedEnvTest, ReadsTheLauncherVariablesAndDefaultsLocalRankToRank) 
   EXPECT_EQ(env.master_port, 29500);
   setenv("LOCAL_RANK", "0", 1);
   EXPECT_EQ(DistributedEnv::from_env().local_rank, 0);
+  EXPECT_EQ(env.local_world_size, 2);  // unset: every rank on this machine
+  setenv("LOCAL_WORLD_SIZE", "1", 1);
+  EXPECT_EQ(DistributedEnv::from_env().local_world_size, 1);
 }
 
 TEST_F(DistributedEnvTest, MissingVariableIsNamedWithTheLaunchersThatSetIt) {
@@ -91,6 +95,12 @@ TEST_F(DistributedEnvTest, MalformedVariablesAreNamedWithWhatTheyShouldBe) {
             }).find("environment variable MASTER_PORT=\"http\" is not a TCP port in 1..65535"),
             std::string::npos);
   setenv("MASTER_PORT", "29500", 1);
+  setenv("LOCAL_WORLD_SIZE", "3", 1);
+  EXPECT_NE(error_of([] { DistributedEnv::from_env(); })
+                .find("environment variable LOCAL_WORLD_SIZE=\"3\" is not an integer in [1, 2] "
+                      "(the ranks on this machine; WORLD_SIZE=2)"),
+            std::string::npos);
+  unsetenv("LOCAL_WORLD_SIZE");
   setenv("WORLD_SIZE", "0", 1);
   EXPECT_NE(error_of([] {
               DistributedEnv::from_env();

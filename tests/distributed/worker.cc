@@ -59,11 +59,10 @@ int train(int argc, char** argv) {
                              (sync_name == "bucketed-rank1-gloo" && group.rank() == 0);
   // "one-bucket": the default caps, so the whole model is one bucket, reduced
   // on the thread that finishes backward.
-  DistributedDataParallel ddp(net, group,
-                              (sync_name == "one-bucket"
-                                   ? DistributedDataParallelOptions().gradient_sync(sync)
-                                   : small_buckets(sync))
-                                  .shared_memory(shared_memory));
+  DistributedDataParallelOptions options =
+      sync_name == "one-bucket" ? DistributedDataParallelOptions().gradient_sync(sync)
+                                : small_buckets(sync);
+  DistributedDataParallel ddp(net, group, options.shared_memory(shared_memory));
   std::cout << "rank " << group.rank() << " device " << group.device() << " backend "
             << group.backend() << " buckets " << ddp.bucket_indices().size() << "\ntransport "
             << ddp.gradient_transport() << "\ndeclined " << ddp.shared_memory_declined()
