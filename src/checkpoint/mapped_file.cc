@@ -54,10 +54,16 @@ c10::DataPtr map_file_range(int fd, std::uint64_t offset, std::uint64_t size) {
   void* base = ::mmap(nullptr, static_cast<std::size_t>(length), PROT_READ | PROT_WRITE,
                       MAP_PRIVATE, fd, static_cast<off_t>(start));
   if (base == MAP_FAILED) return c10::DataPtr(nullptr, cpu);
-  // Reading the pages in now makes the load pay for the disk, not the first
-  // use, and turns a file that ends early into EFAULT here instead of a SIGBUS
-  // later. MAP_POPULATE would not do: on a writable private mapping it copies
-  // every page (a write fault each), which is the cost this mapping avoids.
+    // Reading the pages in now makes the load pay for the disk, not the first
+    // use, and turns a file that ends early into EFAULT here instead of a SIGBUS
+    // later. MAP_POPULATE would not do: on a writable private mapping it copies
+    // every page (a write fault each), which is the cost this mapping avoids.
+    // Advice only: where the file system keeps the file in 2 MiB folios in the
+    // page cache (ext4 does on recent kernels), each is mapped with one entry
+    // instead of 512, which makes populating and later use cheaper.
+#ifdef MADV_HUGEPAGE
+  ::madvise(base, static_cast<std::size_t>(length), MADV_HUGEPAGE);
+#endif
   int rc = 0;
   do {
     rc = ::madvise(base, static_cast<std::size_t>(length), MADV_POPULATE_READ);

@@ -96,6 +96,27 @@ TEST(MapFileRange, WritesStayInTheProcessAndNeverReachTheFile) {
   EXPECT_EQ(bytes_of(again, kMiB), bytes.substr(128, kMiB));
 }
 
+// Whole 2 MiB spans of the file may be mapped with one entry each: a write
+// into one still changes only the written bytes, and only in this process.
+TEST(MapFileRange, AWriteIntoAHugeSpanChangesOnlyTheBytesWritten) {
+  TempDir dir;
+  const std::string bytes = pattern(8 * kMiB, 6);
+  write_file(dir / "data.bin", bytes);
+  ReadFd fd(dir / "data.bin");
+  const c10::DataPtr ptr = map_file_range(fd.get(), 2 * kMiB, 4 * kMiB);
+  ASSERT_NE(ptr.get(), nullptr);
+  auto* data = static_cast<char*>(ptr.get());
+  const std::uint64_t at = kMiB + 12345;
+  data[at] = static_cast<char>(~bytes[2 * kMiB + at]);
+  std::string expected = bytes.substr(2 * kMiB, 4 * kMiB);
+  expected[at] = data[at];
+  EXPECT_EQ(bytes_of(ptr, 4 * kMiB), expected);
+  EXPECT_EQ(read_file(dir / "data.bin"), bytes);
+  const c10::DataPtr again = map_file_range(fd.get(), 2 * kMiB, 4 * kMiB);
+  ASSERT_NE(again.get(), nullptr);
+  EXPECT_EQ(bytes_of(again, 4 * kMiB), bytes.substr(2 * kMiB, 4 * kMiB));
+}
+
 TEST(MapFileRange, ARangePastTheEndOfTheFileIsNotMapped) {
   TempDir dir;
   write_file(dir / "short.bin", pattern(10000, 5));
