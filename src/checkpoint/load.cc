@@ -43,24 +43,126 @@ constexpr std::uint64_t kMapMin = std::uint64_t{1} << 20;
 // torch.save starts every record's data at a multiple of 64 bytes; a mapped
 // storage keeps that alignment, so any dtype's kernels may use it.
 constexpr std::uint64_t kRecordAlignment = 64;
+// Mapped records that follow one another in the file are read as one run of
+// at most this many bytes (one populate instead of one per record); the cap
+// bounds how much of the file is mapped ahead of the storages that use it
+// (which matters when they are copied on to a device one by one).
+constexpr std::uint64_t kRunMax = std::uint64_t{256} << 20;
+// Two mapped records stay in one run when at most this many bytes of other
+// records lie between them (read along with the run, through the page cache
+// that their own reads then hit).
+constexpr std::uint64_t kRunGap = std::uint64_t{1} << 20;
 
-// The file's own pages for storage `s` when its record is stored as it is,
-// 64-byte aligned and large; else an empty DataPtr (the caller copies).
-c10::DataPtr map_record(const impl::ParsedCheckpoint& cp, std::size_t s) {
+// Whether storage `s`'s record can be the storage's memory: stored as it is,
+// and large.
+bool mappable(const impl::ParsedCheckpoint& cp, std::size_t s) {
   const std::uint64_t nbytes = cp.storages[s].nbytes;
   const detail::ZipRecord* record = cp.sources[s].record;
-  if (nbytes < kMapMin || cp.format == detail::Format::kLegacy || record == nullptr ||
-      record->method != 0 || record->compressed_size != nbytes || record->size != nbytes) {
-    return c10::DataPtr(nullptr, c10::Device(c10::kCPU));
-  }
-  const std::uint64_t start = cp.zip->data_offset(*record);
-  if (start % kRecordAlignment != 0) return c10::DataPtr(nullptr, c10::Device(c10::kCPU));
-  return detail::map_file_range(cp.file.fd(), start, nbytes);
+  return nbytes >= kMapMin && cp.format != detail::Format::kLegacy && record != nullptr &&
+         record->method == 0 && record->compressed_size == nbytes && record->size == nbytes;
 }
+
+// The file's own pages for storage `s` when its record is mappable and its
+// data 64-byte aligned, with a mapping of its own; else an empty DataPtr (the
+// caller copies).
+c10::DataPtr map_record(const impl::ParsedCheckpoint& cp, std::size_t s) {
+  if (!mappable(cp, s)) return c10::DataPtr(nullptr, c10::Device(c10::kCPU));
+  const std::uint64_t start = cp.zip->data_offset(*cp.sources[s].record);
+  if (start % kRecordAlignment != 0) return c10::DataPtr(nullptr, c10::Device(c10::kCPU));
+  return detail::map_file_range(cp.file.fd(), start, cp.storages[s].nbytes);
+}
+
+// The mappable storages of a zip checkpoint, in runs of records that follow
+// one another in the file. The first time one storage of a run is needed, the
+// run is mapped and read in with one call and every storage of it is cut from
+// that mapping. Runs are planned from the central directory alone (a record
+// ends where the next one's local header starts), so no header is read before
+// the run is: scattered small reads ahead of a long sequential one slow it on
+// a cold cache. Anything a run cannot serve (a header that disagrees, data
+// outside the run) is left to map_record and its checks.
+class MappedRuns {
+ public:
+  explicit MappedRuns(const impl::ParsedCheckpoint& cp) : cp_(cp) {
+    ready_.reserve(cp.storages.size());
+    for (std::size_t s = 0; s < cp.storages.size(); ++s) {
+      ready_.emplace_back(nullptr, c10::Device(c10::kCPU));
+    }
+    run_of_.assign(cp.storages.size(), -1);
+    if (cp.format == detail::Format::kLegacy || cp.zip == nullptr) return;
+    std::vector<std::uint64_t> headers;
+    headers.reserve(cp.zip->records().size());
+    for (const auto& r : cp.zip->records()) headers.push_back(r.local_header_offset);
+    std::sort(headers.begin(), headers.end());
+    std::vector<std::size_t> order;
+    for (std::size_t s = 0; s < cp.storages.size(); ++s) {
+      if (mappable(cp, s)) order.push_back(s);
+    }
+    const auto header_of = [&](std::size_t s) { return cp.sources[s].record->local_header_offset; };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return header_of(a) < header_of(b); });
+    for (const std::size_t s : order) {
+      const std::uint64_t begin = header_of(s);
+      const auto next = std::upper_bound(headers.begin(), headers.end(), begin);
+      const std::uint64_t end = next == headers.end() ? cp.zip->central_directory_offset() : *next;
+      if (end <= begin) continue;  // no room for it: map_record refuses it
+      if (runs_.empty() || begin < runs_.back().end || begin - runs_.back().end > kRunGap ||
+          end - runs_.back().begin > kRunMax) {
+        runs_.push_back(Run{begin, end, {}, false});
+      }
+      Run& run = runs_.back();
+      run.end = std::max(run.end, end);
+      run.storages.push_back(s);
+      run_of_[s] = static_cast<int>(runs_.size() - 1);
+    }
+  }
+
+  // Storage `s`'s bytes cut from its run's mapping; an empty DataPtr when
+  // it has no run, the run could not be mapped, or it was taken already.
+  c10::DataPtr take(std::size_t s) {
+    c10::DataPtr out(nullptr, c10::Device(c10::kCPU));
+    if (run_of_[s] < 0) return out;
+    Run& run = runs_[static_cast<std::size_t>(run_of_[s])];
+    if (!run.mapped) map(run);
+    std::swap(out, ready_[s]);
+    return out;
+  }
+
+ private:
+  struct Run {
+    std::uint64_t begin;  // the first record's local header
+    std::uint64_t end;    // where the record after the last one starts
+    std::vector<std::size_t> storages;
+    bool mapped;
+  };
+
+  void map(Run& run) {
+    run.mapped = true;
+    const std::shared_ptr<detail::MappedSpan> span =
+        detail::MappedSpan::map(cp_.file.fd(), run.begin, run.end - run.begin);
+    if (span == nullptr) return;
+    for (const std::size_t s : run.storages) {
+      std::uint64_t start = 0;
+      try {
+        start = cp_.zip->data_offset(*cp_.sources[s].record);  // its header is in memory now
+      } catch (const std::exception&) {
+        continue;  // map_record reads it again and reports it
+      }
+      if (start % kRecordAlignment != 0) continue;
+      ready_[s] = span->slice(start, cp_.storages[s].nbytes);
+    }
+    span->seal();
+  }
+
+  const impl::ParsedCheckpoint& cp_;
+  std::vector<Run> runs_;
+  std::vector<int> run_of_;          // per storage: its run, -1 when none
+  std::vector<c10::DataPtr> ready_;  // per storage: its slice, until taken
+};
 
 // The bytes of one storage, on `device`. On another device than the CPU, the
 // host bytes are only staging for the copy there.
-c10::Storage read_storage(const impl::ParsedCheckpoint& cp, std::size_t s, c10::Device device) {
+c10::Storage read_storage(const impl::ParsedCheckpoint& cp, MappedRuns& runs, std::size_t s,
+                          c10::Device device) {
   const StorageEntry& st = cp.storages[s];
   const detail::StorageSource& src = cp.sources[s];
   if (device.type() == c10::DeviceType::Meta) {
@@ -68,7 +170,8 @@ c10::Storage read_storage(const impl::ParsedCheckpoint& cp, std::size_t s, c10::
                      at::TensorOptions().dtype(c10::kByte).device(device))
         .storage();
   }
-  c10::DataPtr data = map_record(cp, s);
+  c10::DataPtr data = runs.take(s);
+  if (data.get() == nullptr) data = map_record(cp, s);
   const bool mapped = data.get() != nullptr;
   if (!mapped) data = detail::allocate_host(st.nbytes);
   c10::Storage cpu(c10::Storage::use_byte_size_t(), static_cast<std::int64_t>(st.nbytes),
@@ -112,6 +215,7 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensors(const std::string& 
                     path, cp->facts.byteorder));
   }
   std::vector<std::optional<c10::Storage>> storages(cp->storages.size());
+  MappedRuns runs(*cp);
   bool advised = false;
   std::vector<std::pair<std::string, at::Tensor>> out;
   out.reserve(cp->entries.size());
@@ -152,7 +256,7 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensors(const std::string& 
           ::posix_fadvise(cp->file.fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
           advised = true;
         }
-        storage = read_storage(*cp, static_cast<std::size_t>(s), device);
+        storage = read_storage(*cp, runs, static_cast<std::size_t>(s), device);
       }
       tensor = at::empty({0}, options);
       tensor.set_(*storage, t.storage_offset, t.shape, t.stride);

@@ -2,14 +2,18 @@
 #include <ATen/ATen.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "checkpoint/fixtures.h"
 #include "checkpoint/mapped_file.h"
@@ -146,6 +150,52 @@ TEST(LoadTensors, LargeStoredRecordsAreTheFilesPagesAndOutliveTheFile) {
   for (auto& [key, t] : again) t.fill_(9);
   EXPECT_EQ(read_file(path), saved);
   EXPECT_TRUE(at::equal(big, at::arange(kLargeCount, at::kFloat)));
+}
+
+// Large records that follow one another in the file are read as one run and
+// cut from one mapping; each tensor still owns its own pages.
+TEST(LoadTensors, ConsecutiveLargeRecordsShareOneReadAndEachFreesItsOwnPages) {
+  TempDir dir;
+  const auto path = dir / "run.pt";
+  const auto r = run_python(R"(
+import sys, torch
+torch.manual_seed(0)
+state = {}
+for i in range(6):
+    state[f"layer{i}.weight"] = torch.rand(300, 1000)  # 1.14 MiB each: mapped
+    state[f"layer{i}.bias"] = torch.rand(7)            # small: copied
+torch.save(state, sys.argv[1])
+)",
+                            {path.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_same_as_torch_at(path.string(), MapLocation::to(c10::Device("cpu")));
+  auto tensors = load_tensors(path.string());
+  std::map<std::string, at::Tensor> by_key(tensors.begin(), tensors.end());
+  tensors.clear();
+  const auto span_of = [](const at::Tensor& t) {
+    return detail::MappedSpan::span_of(t.storage().data_ptr());
+  };
+  for (int i = 0; i < 6; ++i) {
+    const std::string key = "layer" + std::to_string(i);
+    EXPECT_TRUE(is_mapped(by_key[key + ".weight"])) << key;
+    EXPECT_FALSE(is_mapped(by_key[key + ".bias"])) << key;
+    EXPECT_EQ(span_of(by_key[key + ".weight"]), span_of(by_key["layer0.weight"])) << key;
+  }
+  EXPECT_NE(span_of(by_key["layer0.weight"]), nullptr);
+  const at::Tensor fourth = by_key["layer3.weight"].clone();
+  const auto* third = static_cast<const char*>(by_key["layer2.weight"].data_ptr());
+  const std::size_t third_bytes = by_key["layer2.weight"].nbytes();
+  by_key.erase("layer2.weight");  // its pages go; its neighbours keep theirs
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in(1);
+  const auto inner = (reinterpret_cast<std::uintptr_t>(third) + 2 * page) / page * page;
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): an address, not an object
+  EXPECT_NE(::mincore(reinterpret_cast<void*>(inner), page, in.data()), 0);
+  EXPECT_GT(third_bytes, 4 * page);
+  EXPECT_TRUE(at::equal(by_key["layer3.weight"], fourth));
+  by_key["layer1.weight"].fill_(3);  // writable, and only its own bytes change
+  EXPECT_TRUE(at::equal(by_key["layer3.weight"], fourth));
+  EXPECT_EQ(by_key["layer1.weight"].sum().item<double>(), 3.0 * 300 * 1000);
 }
 
 TEST(LoadTensors, CompressedUnalignedLegacyAndSmallRecordsAreCopiesEqualToTorchLoad) {

@@ -1,6 +1,7 @@
-// map_file_range: a range of a file as private, owned, read-in memory.
+// map_file_range and MappedSpan: ranges of a file as private, owned, read-in memory.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <c10/core/CPUAllocator.h>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "checkpoint/mapped_file.h"
 #include "support/support.h"
@@ -126,6 +128,91 @@ TEST(MapFileRange, ARangePastTheEndOfTheFileIsNotMapped) {
   EXPECT_FALSE(is_file_mapping(past));
   EXPECT_EQ(map_file_range(fd.get(), 0, 0).get(), nullptr);
   EXPECT_EQ(map_file_range(-1, 0, kMiB).get(), nullptr);
+}
+
+// Whether every page of [data, data + size) is mapped in this process
+// (mincore fails with ENOMEM on a range with unmapped pages).
+bool pages_mapped(const void* data, std::size_t size) {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(data) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + size + page - 1) / page * page;
+  std::vector<unsigned char> in((end - begin) / page);
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): an address range, not an object
+  return ::mincore(reinterpret_cast<void*>(begin), end - begin, in.data()) == 0;
+}
+
+TEST(MappedSpan, SlicesShareTheMappingAndEachFreesItsOwnPages) {
+  TempDir dir;
+  const std::string bytes = pattern(8 * kMiB, 7);
+  write_file(dir / "data.bin", bytes);
+  ReadFd fd(dir / "data.bin");
+  // Three records as torch.save lays them out: headers between, data 64-byte
+  // aligned, neighbours sharing the page where one ends and the next begins.
+  const std::uint64_t a = 4096 + 64;
+  const std::uint64_t b = a + 2 * kMiB + 128;
+  const std::uint64_t c = b + kMiB + 192;
+  const auto span = MappedSpan::map(fd.get(), 4096, 6 * kMiB);
+  ASSERT_NE(span, nullptr);
+  c10::DataPtr first = span->slice(a, 2 * kMiB);
+  c10::DataPtr second = span->slice(b, kMiB);
+  c10::DataPtr third = span->slice(c, kMiB);
+  ASSERT_NE(first.get(), nullptr);
+  ASSERT_NE(second.get(), nullptr);
+  ASSERT_NE(third.get(), nullptr);
+  EXPECT_EQ(span->slice(4096 + 6 * kMiB - 10, 11).get(), nullptr);  // past the span
+  EXPECT_EQ(span->slice(0, 10).get(), nullptr);                     // before it
+  span->seal();
+  EXPECT_EQ(span->slice(a, 10).get(), nullptr);  // sealed
+  EXPECT_TRUE(is_file_mapping(first));
+  EXPECT_EQ(bytes_of(first, 2 * kMiB), bytes.substr(a, 2 * kMiB));
+  EXPECT_EQ(bytes_of(second, kMiB), bytes.substr(b, kMiB));
+  EXPECT_EQ(bytes_of(third, kMiB), bytes.substr(c, kMiB));
+  // Bytes of no slice after the third one are unmapped at seal().
+  const char* end_of_third = static_cast<const char*>(third.get()) + kMiB;
+  EXPECT_FALSE(pages_mapped(end_of_third + 8192, 4096));
+  // Writes stay in their slice and this process.
+  static_cast<char*>(second.get())[0] = 'x';
+  EXPECT_EQ(bytes_of(first, 2 * kMiB), bytes.substr(a, 2 * kMiB));
+  EXPECT_EQ(read_file(dir / "data.bin"), bytes);
+
+  // Freeing the middle slice unmaps its own pages, not the ones it shares.
+  const char* middle = static_cast<const char*>(second.get());
+  second.clear();
+  EXPECT_FALSE(pages_mapped(middle + 8192, kMiB - 16384));
+  EXPECT_EQ(bytes_of(first, 2 * kMiB), bytes.substr(a, 2 * kMiB));
+  EXPECT_EQ(bytes_of(third, kMiB), bytes.substr(c, kMiB));
+  const char* start = static_cast<const char*>(first.get());
+  first.clear();
+  EXPECT_FALSE(pages_mapped(start, 1));
+  EXPECT_FALSE(pages_mapped(start + 2 * kMiB - 1, 1));  // shared with the freed middle one
+  EXPECT_EQ(bytes_of(third, kMiB), bytes.substr(c, kMiB));
+  const char* last = static_cast<const char*>(third.get());
+  third.clear();
+  EXPECT_FALSE(pages_mapped(last, 1));
+  EXPECT_FALSE(pages_mapped(last + kMiB - 1, 1));
+}
+
+TEST(MappedSpan, ASpanWithNoSlicesLeftUnmapsEverythingWhenItGoes) {
+  TempDir dir;
+  write_file(dir / "data.bin", pattern(4 * kMiB, 8));
+  ReadFd fd(dir / "data.bin");
+  c10::DataPtr held(nullptr, c10::Device(c10::kCPU));
+  const char* base = nullptr;
+  {
+    const auto span = MappedSpan::map(fd.get(), 0, 4 * kMiB);
+    ASSERT_NE(span, nullptr);
+    held = span->slice(kMiB, kMiB);
+    base = static_cast<const char*>(held.get()) - kMiB;
+    // Not sealed: the pages of no slice stay until the span goes.
+    EXPECT_TRUE(pages_mapped(base, 4 * kMiB));
+  }
+  EXPECT_TRUE(pages_mapped(held.get(), kMiB));  // the slice keeps the span
+  held.clear();
+  EXPECT_FALSE(pages_mapped(base, 4096));
+  EXPECT_FALSE(pages_mapped(base + kMiB, kMiB));
+  EXPECT_FALSE(pages_mapped(base + 3 * kMiB, kMiB));
+  EXPECT_EQ(MappedSpan::map(fd.get(), 2 * kMiB, 4 * kMiB), nullptr);  // past the end of the file
+  EXPECT_EQ(MappedSpan::map(fd.get(), 0, 0), nullptr);
 }
 
 TEST(MapFileRange, OrdinaryAllocationsAreNotFileMappings) {
