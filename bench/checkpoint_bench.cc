@@ -160,7 +160,7 @@ void BM_LoadTensors(benchmark::State& state, Cache cache) {
   counters.report(state);
 }
 BENCHMARK_CAPTURE(BM_LoadTensors, warm, Cache::kWarm)->Unit(benchmark::kMillisecond)->Iterations(5);
-BENCHMARK_CAPTURE(BM_LoadTensors, cold, Cache::kCold)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_LoadTensors, cold, Cache::kCold)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 // The disk's floor for a load: the whole file read into a private mapping of
 // it, with the advice load_tensors gives, and nothing else (no parsing, no
@@ -193,7 +193,7 @@ void BM_MappedRead(benchmark::State& state, Cache cache) {
   }
   counters.report(state);
 }
-BENCHMARK_CAPTURE(BM_MappedRead, cold, Cache::kCold)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_MappedRead, cold, Cache::kCold)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 // Python's own timing of torch.load alone (not its start or `import torch`).
 void BM_PythonTorchLoad(benchmark::State& state, Cache cache, const char* mode) {
@@ -211,7 +211,7 @@ BENCHMARK_CAPTURE(BM_PythonTorchLoad, warm, Cache::kWarm, "load")
 BENCHMARK_CAPTURE(BM_PythonTorchLoad, cold, Cache::kCold, "load")
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
-    ->Iterations(2);
+    ->Iterations(3);
 BENCHMARK_CAPTURE(BM_PythonTorchLoad, weights_only_warm, Cache::kWarm, "load-weights-only")
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
@@ -266,9 +266,9 @@ int main(int argc, char** argv) {
        {"BM_RemapToCpu/iterations:3", "BM_PythonLoadSave/iterations:2/manual_time", 0.2},
        {"BM_LoadTensors/warm/iterations:5", "BM_PythonTorchLoad/warm/iterations:2/manual_time", 2.0,
         /*speedup=*/true},
-       {"BM_LoadTensors/cold/iterations:3", "BM_PythonTorchLoad/cold/iterations:2/manual_time", 2.0,
+       {"BM_LoadTensors/cold/iterations:5", "BM_PythonTorchLoad/cold/iterations:3/manual_time", 2.0,
         /*speedup=*/true},
-       {"BM_LoadTensors/cold/iterations:3", "BM_MappedRead/cold/iterations:3", 1.25},
+       {"BM_LoadTensors/cold/iterations:5", "BM_MappedRead/cold/iterations:5", 1.25},
        {"BM_LoadTensors/warm/iterations:5",
         "BM_PythonTorchLoad/weights_only_warm/iterations:2/manual_time", 2.0, /*speedup=*/true}});
   fmt::print("after the run: {}\n", devcheck::bench::load_average_text());
