@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
     fs::remove_all(work_dir());
     return 2;
   }
-  std::printf("%s: %.0f MB\n", big().c_str(), fs::file_size(big()) / 1e6);
+  std::printf("%s: %.0f MB\n", big().c_str(), static_cast<double>(fs::file_size(big())) / 1e6);
   std::string thp = "unknown";
   if (std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r")) {
     char line[128] = {0};
