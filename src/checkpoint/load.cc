@@ -173,7 +173,7 @@ c10::Storage read_storage(const impl::ParsedCheckpoint& cp, MappedRuns& runs, st
         .storage();
   }
   c10::DataPtr data = runs.take(s);
-  if (data.get() == nullptr) data = map_record(cp, s);
+  if (data.get() == nullptr) data = detail::with_devcheck_errors([&] { return map_record(cp, s); });
   const bool mapped = data.get() != nullptr;
   if (!mapped) data = detail::allocate_host(st.nbytes);
   c10::Storage cpu(c10::Storage::use_byte_size_t(), static_cast<std::int64_t>(st.nbytes),

@@ -198,6 +198,35 @@ torch.save(state, sys.argv[1])
   EXPECT_EQ(by_key["layer1.weight"].sum().item<double>(), 3.0 * 300 * 1000);
 }
 
+// A large record whose local header is corrupt: the load stops with one
+// FormatError naming the file and the record, as for any other record.
+TEST(LoadTensors, ACorruptLocalHeaderOfAMappedRecordIsAFormatErrorNamingIt) {
+  TempDir dir;
+  const auto path = dir / "corrupt.pt";
+  const auto r = run_python(R"(
+import sys, zipfile, torch
+torch.save({f"w{i}": torch.rand(300, 1000) for i in range(3)}, sys.argv[1])
+with zipfile.ZipFile(sys.argv[1]) as z:
+    info = next(i for i in z.infolist() if i.filename.endswith("/data/1"))
+with open(sys.argv[1], "r+b") as f:
+    f.seek(info.header_offset)
+    f.write(b"XX")  # the local header's signature
+print(info.filename)
+)",
+                            {path.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string before = read_file(path);
+  try {
+    load_tensors(path.string());
+    ADD_FAILURE() << "a corrupt local header was loaded";
+  } catch (const FormatError& e) {
+    EXPECT_THAT(e.message(), HasSubstr(path.string()));
+    EXPECT_THAT(e.message(), HasSubstr("/data/1"));
+    EXPECT_THAT(e.message(), HasSubstr("corrupt local header"));
+  }
+  EXPECT_EQ(read_file(path), before);
+}
+
 TEST(LoadTensors, CompressedUnalignedLegacyAndSmallRecordsAreCopiesEqualToTorchLoad) {
   TempDir dir;
   // large.pt rewritten by Python's zipfile: every record deflated, and every
