@@ -250,11 +250,11 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensors(const std::string& 
       auto& storage = storages[static_cast<std::size_t>(s)];
       if (!storage || storage->device() != device) {
         if (!advised) {
-          // The storages are read in file order, each faulted in through its
-          // mapping: a sequential reader, which this advice tells the kernel,
-          // doubling the read-ahead window of this open file (cold: steadier
-          // and ~10% faster, docs/checkpoint.md). POSIX_FADV_WILLNEED would
-          // not read the whole file: the kernel caps it at one window.
+          // The records are read front to back (a run of them with one
+          // populate, a small one with one pread): a sequential reader, which
+          // this advice tells the kernel, doubling the read-ahead window of
+          // this open file. POSIX_FADV_WILLNEED would not read the whole
+          // file ahead: the kernel caps that advice at one window.
           ::posix_fadvise(cp->file.fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
           advised = true;
         }

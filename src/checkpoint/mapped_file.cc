@@ -53,10 +53,10 @@ std::shared_ptr<MappedSpan> MappedSpan::map(int fd, std::uint64_t offset, std::u
   void* base = ::mmap(nullptr, static_cast<std::size_t>(length), PROT_READ | PROT_WRITE,
                       MAP_PRIVATE, fd, static_cast<off_t>(start));
   if (base == MAP_FAILED) return nullptr;
-    // Advice only: where the file system keeps the file in 2 MiB folios in the
-    // page cache (ext4 does on recent kernels), each is mapped with one entry
-    // instead of 512, which makes populating and later use cheaper.
 #ifdef MADV_HUGEPAGE
+  // Advice only: where the file system keeps the file in 2 MiB folios in the
+  // page cache (ext4 does on recent kernels), each is mapped with one entry
+  // instead of 512, which makes populating and later use cheaper.
   ::madvise(base, static_cast<std::size_t>(length), MADV_HUGEPAGE);
 #endif
   // Reading the pages in now makes the load pay for the disk, not the first
@@ -85,7 +85,6 @@ MappedSpan::~MappedSpan() {
   // Every slice is gone (each holds this object): what is still mapped is
   // held by no one. Only pages still mapped are unmapped: a range unmapped
   // earlier may hold another mapping by now.
-  sealed_ = true;
   if (!holders_.empty()) unmap_free_pages(0, holders_.size() - 1);
 }
 
@@ -127,7 +126,8 @@ void MappedSpan::release(void* ctx) {
     for (std::size_t p = slice->first_page; p <= slice->last_page; ++p) --span.holders_[p];
     if (span.sealed_) span.unmap_free_pages(slice->first_page, slice->last_page);
   }
-  // Dropping the slice may destroy the span, which takes its mutex: after the unlock.
+  // `slice` goes after the unlock: it may hold the last reference to the
+  // span, and with it the mutex just released.
 }
 
 const MappedSpan* MappedSpan::span_of(const c10::DataPtr& ptr) {
