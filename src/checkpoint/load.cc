@@ -44,11 +44,12 @@ constexpr std::uint64_t kMapMin = std::uint64_t{1} << 20;
 // storage keeps that alignment, so any dtype's kernels may use it.
 constexpr std::uint64_t kRecordAlignment = 64;
 // Mapped records that follow one another in the file are read as one run of
-// at most this many bytes (one populate instead of one per record: cold, a
-// 1 GB file read as one run takes the time of reading it bare, where 256 MiB
-// runs, consumed in storage order, not file order, took up to 1.5x that);
-// the cap bounds how much of the file is mapped ahead of the storages that use
-// it (which matters when they are copied on to a device one by one).
+// at most this many bytes: one populate instead of one per record. Large,
+// because storages are used in key order, which is not file order (torch.save
+// writes records sorted as strings: "0", "1", "10", ...), so small runs are
+// read in jumps (docs/checkpoint.md); bounded, because a run is mapped ahead
+// of the storages that use it, which matters when they are copied on to a
+// device one by one.
 constexpr std::uint64_t kRunMax = std::uint64_t{1} << 30;
 // Two mapped records stay in one run when at most this many bytes of other
 // records lie between them (read along with the run, through the page cache
