@@ -1,6 +1,6 @@
 // The checkpoint reader over untrusted bytes: the zip layer, the pickle
 // scanner and tensor interpretation (Checkpoint::open), then, for files it
-// accepts, load_tensors and remap. Any input either reads or throws a
+// accepts, load_tensors (every stored record mapped) and remap. Any input either reads or throws a
 // devcheck::Error; nothing crashes, hangs or runs pickle code.
 #include <sys/mman.h>
 #include <unistd.h>
@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "checkpoint/load_tuning.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
 #include "devcheck/format/error.h"
@@ -28,6 +29,14 @@ std::string scratch_dir() {
 }
 
 }  // namespace
+
+// Every stored, aligned record is mapped, not only those of 1 MiB or more:
+// the inputs are small, and the mapping path (runs planned from the central
+// directory, slices, their fallbacks) must see them too.
+extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
+  devcheck::detail::set_map_min_bytes(1);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -11,11 +11,13 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <utility>
 
 #include "checkpoint/format_bridge.h"
+#include "checkpoint/load_tuning.h"
 #include "checkpoint/mapped_file.h"
 #include "detail/compat.h"
 #include "detail/names.h"
@@ -39,7 +41,7 @@ std::string shape_text(c10::IntArrayRef shape) { return detail::shape_str(shape)
 // Records at least this large are mapped rather than copied. Smaller ones are
 // copied: a mapping takes whole pages and one of the process's limited count
 // of mappings (vm.max_map_count) per storage.
-constexpr std::uint64_t kMapMin = std::uint64_t{1} << 20;
+std::atomic<std::uint64_t> map_min{std::uint64_t{1} << 20};
 // torch.save starts every record's data at a multiple of 64 bytes; a mapped
 // storage keeps that alignment, so any dtype's kernels may use it.
 constexpr std::uint64_t kRecordAlignment = 64;
@@ -61,8 +63,9 @@ constexpr std::uint64_t kRunGap = std::uint64_t{1} << 20;
 bool mappable(const impl::ParsedCheckpoint& cp, std::size_t s) {
   const std::uint64_t nbytes = cp.storages[s].nbytes;
   const detail::ZipRecord* record = cp.sources[s].record;
-  return nbytes >= kMapMin && cp.format != detail::Format::kLegacy && record != nullptr &&
-         record->method == 0 && record->compressed_size == nbytes && record->size == nbytes;
+  return nbytes >= map_min.load(std::memory_order_relaxed) &&
+         cp.format != detail::Format::kLegacy && record != nullptr && record->method == 0 &&
+         record->compressed_size == nbytes && record->size == nbytes;
 }
 
 // The file's own pages for storage `s` when its record is mappable and its
@@ -201,6 +204,11 @@ c10::Storage read_storage(const impl::ParsedCheckpoint& cp, MappedRuns& runs, st
 }
 
 }  // namespace
+
+namespace detail {
+std::uint64_t map_min_bytes() { return map_min.load(std::memory_order_relaxed); }
+void set_map_min_bytes(std::uint64_t bytes) { map_min.store(bytes, std::memory_order_relaxed); }
+}  // namespace detail
 
 std::vector<std::pair<std::string, at::Tensor>> load_tensors(const std::string& path,
                                                              const MapLocation& map_location) {

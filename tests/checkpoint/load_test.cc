@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "checkpoint/fixtures.h"
+#include "checkpoint/load_tuning.h"
 #include "checkpoint/mapped_file.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
@@ -74,6 +75,29 @@ TEST(LoadTensors, BitwiseEqualToTorchLoadForEveryFixture) {
   for (const char* name : {"cpu_state_dict.pt", "cuda1.pt", "optimizer.pt", "views.pt", "dtypes.pt",
                            "legacy.pt", "legacy_cuda1.pt", "mixed.pt"}) {
     expect_same_as_torch(name, cpu);
+  }
+}
+
+// With every stored, aligned record mapped (as the fuzzer runs it), small
+// files take the path of runs and slices and still load as torch.load does.
+TEST(LoadTensors, WithEveryRecordMappedTheFixturesStillLoadAsTorchDoes) {
+  struct Restore {
+    std::uint64_t before = detail::map_min_bytes();
+    ~Restore() { detail::set_map_min_bytes(before); }
+  } restore;
+  detail::set_map_min_bytes(1);
+  const MapLocation cpu = MapLocation::to(c10::Device("cpu"));
+  for (const char* name : {"cpu_state_dict.pt", "cuda1.pt", "optimizer.pt", "views.pt", "dtypes.pt",
+                           "legacy.pt", "mixed.pt", "large.pt"}) {
+    SCOPED_TRACE(name);
+    expect_same_as_torch(name, cpu);
+  }
+  auto tensors = load_tensors(fixture("cpu_state_dict.pt"), cpu);
+  ASSERT_FALSE(tensors.empty());
+  const auto* span = detail::MappedSpan::span_of(tensors.front().second.storage().data_ptr());
+  EXPECT_NE(span, nullptr);
+  for (const auto& [key, t] : tensors) {
+    EXPECT_EQ(detail::MappedSpan::span_of(t.storage().data_ptr()), span) << key;
   }
 }
 
