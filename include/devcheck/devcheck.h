@@ -10,6 +10,7 @@
 #include "devcheck/error.h"
 #include "devcheck/move.h"
 #include "devcheck/op.h"
+#include "devcheck/optim.h"
 #include "devcheck/prefetch.h"
 #include "devcheck/sanitizer.h"
 #include "devcheck/scope.h"
