@@ -10,7 +10,11 @@
 # idle cores: the load average is printed before and after, and each round
 # also runs two independent one-process trainings at once (no communication,
 # each on one thread: --prefetch 0): their summed samples/s over one process is
-# what this machine allows. The one-process anchor is the faster, within the
+# what this machine allows; and two such processes at the ranks' batch
+# (batch / 2 each: the ranks' work with no communication and no waiting), the
+# ranks' own work at this global batch without any communication cost
+# (each step's fixed cost, ~2 ms for this model, is paid per rank). The
+# one-process anchor is the faster, within the
 # round, of its default (a prefetching thread, which has the second core to
 # itself) and --prefetch 0 (one thread in all); the ranks, whose threads fill
 # both cores, collate on their training threads (default_prefetch). Each JSON
@@ -45,6 +49,11 @@ for r in $(seq "$rounds"); do
       --max-steps "$steps" --json --no-sanitize >"$work/free$k.$r.json" &
   done
   wait
+  for k in 1 2; do
+    "$build/devcheck" train --device cpu --threads 1 --batch-size "$((batch / 2))" --prefetch 0 \
+      --max-steps "$steps" --json --no-sanitize >"$work/half$k.$r.json" &
+  done
+  wait
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # The communication floor: Gloo's own all-reduce of the classifier's gradients.
@@ -54,7 +63,7 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$python" - "$work" "$rounds" <<'PY'
 import json, statistics, sys
 work, rounds = sys.argv[1], int(sys.argv[2])
-scaling, vs_python, ceiling, of_ceiling = [], [], [], []
+scaling, vs_python, ceiling, of_ceiling, bound, of_bound = [], [], [], [], [], []
 for r in range(1, rounds + 1):
     two = json.load(open(f"{work}/two.{r}.json"))
     one = max((json.load(open(f"{work}/{n}.{r}.json")) for n in ("one", "one0")),
@@ -66,16 +75,23 @@ for r in range(1, rounds + 1):
           f"one process {o:7.0f} (prefetch {one['prefetch']}) | "
           f"python DDP (torch {py['torch']}) {p:7.0f}")
     free = sum(json.load(open(f"{work}/free{k}.{r}.json"))["samples_per_second"] for k in (1, 2))
-    print(f"         two independent processes at once {free:7.0f} samples/s in all")
+    half = sum(json.load(open(f"{work}/half{k}.{r}.json"))["samples_per_second"] for k in (1, 2))
+    print(f"         two independent processes at once {free:7.0f} samples/s in all; "
+          f"at the ranks' batch {half:7.0f}")
     scaling.append(t / o)
     ceiling.append(free / o)
     of_ceiling.append(t / free)
+    bound.append(half / o)
+    of_bound.append(t / half)
     vs_python.append(t / p)
 s, v = statistics.median(scaling), statistics.median(vs_python)
 ok_s, ok_v = s >= 1.7, v >= 1.2
 print(f"this machine's ceiling: two independent processes / one = {statistics.median(ceiling):.2f}")
 print(f"two ranks / two independent processes = {statistics.median(of_ceiling):.2f} "
       f"(rounds: {', '.join(f'{x:.2f}' for x in of_ceiling)}): the share of that ceiling reached")
+print(f"two independent processes at the ranks' batch / one = {statistics.median(bound):.2f}: "
+      f"the ranks' own work with no communication or waiting; two ranks / that = "
+      f"{statistics.median(of_bound):.2f} (rounds: {', '.join(f'{x:.2f}' for x in of_bound)})")
 print(f"two ranks / one process = {s:.2f} (rounds: {', '.join(f'{x:.2f}' for x in scaling)}; "
       f"target >= 1.70): {'PASS' if ok_s else 'FAIL'}")
 print(f"devcheck / python DDP = {v:.2f} (rounds: {', '.join(f'{x:.2f}' for x in vs_python)}; "
