@@ -17,11 +17,9 @@
 #include <memory>
 #include <optional>
 
-#include <sched.h>
-#include <unistd.h>
-
 #include "classifier/classifier.h"
 #include "classifier/state.h"
+#include "detail/cores.h"
 #include "devcheck/amp.h"
 #include "devcheck/device.h"
 #include "devcheck/distributed.h"
@@ -110,15 +108,6 @@ uint64_t epoch_seed(uint64_t seed, int64_t epoch) {
   return seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(epoch);
 }
 
-// The cores this process may run on (its affinity mask, as taskset and
-// cgroups' cpusets set it).
-int usable_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-}
-
 void emit(const ProgressCallback& progress, const TrainProgress& p) {
   if (progress) progress(p);
 }
@@ -156,7 +145,7 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
   report.world_size = world;
   report.prefetch = o.prefetch() ? *o.prefetch()
                                  : default_prefetch(device, group ? group->local_world_size() : 1,
-                                                    at::get_num_threads(), usable_cores());
+                                                    at::get_num_threads(), detail::usable_cores());
   {
     TrainProgress p;
     p.kind = TrainProgress::Kind::kStarted;

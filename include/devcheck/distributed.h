@@ -152,6 +152,19 @@ struct DEVCHECK_API DistributedDataParallelOptions {
   /// (gradient_transport(), shared_memory_declined() say which and why).
   /// Every rank must construct with the same setting to get it. Default true.
   TORCH_ARG(bool, shared_memory) = true;
+  /// With the shared memory transport: how long the training thread, when it
+  /// averages the last bucket of a backward itself, spins while it waits for
+  /// the other ranks before it sleeps. Sleeping gives the core back, but
+  /// waking takes a scheduler pass, and on a virtual machine an idle vCPU can
+  /// take milliseconds to wake: every step then waits for the slowest
+  /// wake-up. Unset: 50 ms when this machine's ranks with their intra-op
+  /// threads fit the cores (local_world_size x at::get_num_threads() <= the
+  /// cores this process may use: the waiting thread's core would be idle
+  /// anyway), else 50 us. Buckets averaged while backward goes on (by the
+  /// DDP's own thread) spin 50 us at most: their core is the backward's.
+  /// Set it low when other threads of this rank need the core during the
+  /// wait (a prefetching loader on a machine the ranks' threads fill).
+  TORCH_ARG(c10::optional<std::chrono::microseconds>, spin_wait);
 };
 
 /// Data parallel training over a ProcessGroup: every rank holds the same
@@ -231,6 +244,11 @@ class DEVCHECK_API DistributedDataParallel {
   /// machine", "/dev/shm has no room for ..."); empty when it is used or was
   /// not considered (NCCL, kPerParameterAfterBackward, a world of one).
   const std::string& shared_memory_declined() const { return shared_memory_declined_; }
+  /// With the shared memory transport, how long the training thread spins
+  /// before sleeping while it waits for the other ranks
+  /// (DistributedDataParallelOptions::spin_wait, or the default chosen);
+  /// zero with any other transport.
+  std::chrono::microseconds spin_wait() const { return spin_wait_; }
 
   /// Internal: how gradients are averaged (src/distributed/ddp.cc).
   struct Sync;
@@ -245,6 +263,7 @@ class DEVCHECK_API DistributedDataParallel {
   std::vector<std::vector<size_t>> bucket_indices_;
   std::string gradient_transport_;
   std::string shared_memory_declined_;
+  std::chrono::microseconds spin_wait_{0};
   bool sync_enabled_ = true;
   std::unique_ptr<Sync> sync_;
 };

@@ -2,6 +2,7 @@
 // every rank, and gradient averaging through c10d's Reducer (as Python's
 // torch/nn/parallel/distributed.py drives it) or per parameter after backward.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <ATen/core/ivalue.h>
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -23,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/cores.h"
 #include "detail/names.h"
 #include "devcheck/distributed.h"
 #include "devcheck/error.h"
@@ -78,8 +81,9 @@ class StagedAllReduceHook final : public c10d::CommHookInterface {
 // sized from the bucket caps) goes through the group.
 class SharedMemoryAllReduceHook final : public c10d::CommHookInterface {
  public:
-  SharedMemoryAllReduceHook(std::unique_ptr<detail::LocalAllReduce> local, ProcessGroup group)
-      : local_(std::move(local)), fallback_(std::move(group)) {
+  SharedMemoryAllReduceHook(std::unique_ptr<detail::LocalAllReduce> local, ProcessGroup group,
+                            std::chrono::microseconds inline_spin)
+      : local_(std::move(local)), fallback_(std::move(group)), inline_spin_(inline_spin) {
     worker_ = std::thread([this] { run(); });
   }
   ~SharedMemoryAllReduceHook() override {
@@ -108,7 +112,7 @@ class SharedMemoryAllReduceHook final : public c10d::CommHookInterface {
       // all-reduce). Order holds: only this hook queues work.
       if (bucket.isLast() && jobs_.empty() && !busy_) {
         lock.unlock();
-        reduce({std::move(buffer), future});
+        reduce({std::move(buffer), future}, inline_spin_);
         return future;
       }
       jobs_.push_back({std::move(buffer), future});
@@ -140,14 +144,14 @@ class SharedMemoryAllReduceHook final : public c10d::CommHookInterface {
         jobs_.pop_front();
         busy_ = true;
       }
-      reduce(job);
+      reduce(job, detail::LocalAllReduce::kShortSpin);
     }
   }
 
-  void reduce(const Job& job) {
+  void reduce(const Job& job, std::chrono::microseconds spin) {
     try {
       const at::Tensor staged = detail::communicable(job.buffer, "gloo");
-      local_->all_reduce_mean(staged, &stopping_);
+      local_->all_reduce_mean(staged, &stopping_, spin);
       detail::finish_staging(job.buffer, staged);
       job.future->markCompleted(c10::IValue(job.buffer));
     } catch (...) {
@@ -157,6 +161,7 @@ class SharedMemoryAllReduceHook final : public c10d::CommHookInterface {
 
   std::unique_ptr<detail::LocalAllReduce> local_;
   StagedAllReduceHook fallback_;
+  std::chrono::microseconds inline_spin_;  // for the bucket reduced on the training thread
   std::thread worker_;
   std::mutex mutex_;
   std::condition_variable ready_;
@@ -180,12 +185,21 @@ size_t largest_bucket_bytes(const std::vector<at::Tensor>& params,
   return std::min(total, cap + largest);
 }
 
+// DistributedDataParallelOptions::spin_wait's default: spin while the
+// waiting thread's core would be idle anyway.
+std::chrono::microseconds default_spin_wait(const ProcessGroup& group) {
+  const int64_t busy = static_cast<int64_t>(std::max(1, group.local_world_size())) *
+                       std::max(1, at::get_num_threads());
+  return busy <= detail::usable_cores() ? std::chrono::microseconds(50000)
+                                        : detail::LocalAllReduce::kShortSpin;
+}
+
 class ReducerSync final : public DistributedDataParallel::Sync {
  public:
   ReducerSync(const std::vector<at::Tensor>& params, std::unordered_map<size_t, std::string> names,
               const ProcessGroup& group, const DistributedDataParallelOptions& o,
               std::vector<std::vector<size_t>>& buckets, std::string& transport,
-              std::string& declined) {
+              std::string& declined, std::chrono::microseconds& spin) {
     const std::vector<bool> sparse(params.size(), false);
     auto [indices, limits] = c10d::compute_bucket_assignment_by_size(
         params,
@@ -212,8 +226,9 @@ class ReducerSync final : public DistributedDataParallel::Sync {
     }
     if (local) {
       transport = "shared memory";
+      spin = o.spin_wait() ? *o.spin_wait() : default_spin_wait(group);
       reducer_->register_comm_hook(
-          std::make_unique<SharedMemoryAllReduceHook>(std::move(local), group));
+          std::make_unique<SharedMemoryAllReduceHook>(std::move(local), group, spin));
     } else if (staged_) {
       reducer_->register_comm_hook(std::make_unique<StagedAllReduceHook>(group));
     }
@@ -322,7 +337,7 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<torch::nn::Modu
   if (options_.gradient_sync() == GradientSync::kBucketed) {
     sync_ =
         std::make_unique<ReducerSync>(params, std::move(names), group_, options_, bucket_indices_,
-                                      gradient_transport_, shared_memory_declined_);
+                                      gradient_transport_, shared_memory_declined_, spin_wait_);
   } else {
     gradient_transport_ = group_.backend();
     sync_ = std::make_unique<PerParameterSync>(std::move(params), group_);

@@ -292,15 +292,18 @@ void LocalAllReduce::publish(int which, uint32_t sequence) {
   futex_wake_all(word);
 }
 
-void LocalAllReduce::wait_all(int which, uint32_t sequence,
-                              const std::atomic<bool>* stopping) const {
+void LocalAllReduce::wait_all(int which, uint32_t sequence, const std::atomic<bool>* stopping,
+                              std::chrono::microseconds spin) const {
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + timeout_;
+  const auto now = Clock::now();
+  const auto deadline = now + timeout_;
+  const auto spin_until = now + spin;
   for (int r = 0; r < world_; ++r) {
     std::atomic<uint32_t>* word = Segment::counter(base_, world_, which, r);
-    // Spin briefly: the ranks usually arrive within microseconds of each other.
-    for (int spin = 0; spin < 2000; ++spin) {
-      if (reached(word->load(std::memory_order_acquire), sequence)) break;
+    // Spin first (until spin_until, for all ranks together), reading the
+    // clock every 64 rounds.
+    for (uint32_t round = 0; !reached(word->load(std::memory_order_acquire), sequence); ++round) {
+      if (round % 64 == 63 && Clock::now() >= spin_until) break;
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
@@ -338,7 +341,8 @@ void LocalAllReduce::wait_all(int which, uint32_t sequence,
   }
 }
 
-void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic<bool>* stopping) {
+void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic<bool>* stopping,
+                                     std::chrono::microseconds spin) {
   const size_t nbytes = tensor.numel() * tensor.element_size();
   TORCH_INTERNAL_ASSERT(tensor.is_contiguous() && nbytes <= capacity_,
                         "LocalAllReduce: a contiguous tensor of at most ", capacity_,
@@ -347,7 +351,7 @@ void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic
   auto* data = static_cast<unsigned char*>(tensor.data_ptr());
   std::memcpy(slot(sequence, rank_), data, nbytes);
   publish(0, sequence);
-  wait_all(0, sequence, stopping);
+  wait_all(0, sequence, stopping, spin);
 
   // Each rank reduces its own chunk (cache-line aligned) of every slot.
   const int64_t numel = tensor.numel();
@@ -374,7 +378,7 @@ void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic
     mine.div_(world_);
   }
   publish(1, sequence);
-  wait_all(1, sequence, stopping);
+  wait_all(1, sequence, stopping, spin);
   for (int r = 0; r < world_; ++r) {
     const auto [from, to] = range(r);
     if (to > from) {

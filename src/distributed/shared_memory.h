@@ -45,21 +45,31 @@ class LocalAllReduce {
   // Once, on that thread.
   void hold_alive();
 
+  // How long a thread waiting for the other ranks spins before it sleeps on
+  // a futex, when the caller does not say: long enough for ranks that arrive
+  // together, short enough to leave the core to another thread of this rank.
+  static constexpr std::chrono::microseconds kShortSpin{50};
+
   // Replaces `tensor` (contiguous, in host memory, at most capacity() bytes)
   // by the mean over ranks of every rank's `tensor`; every rank gets the same
-  // bits. Blocks until every rank has called it. Throws c10::Error, as c10d
+  // bits. Blocks until every rank has called it, spinning for up to `spin`
+  // (each of its two waits) before sleeping: a sleeping thread gives its core
+  // back, but waking it takes a scheduler pass, and on a virtual machine an
+  // idle vCPU can take milliseconds to wake. Throws c10::Error, as c10d
   // does for Gloo, naming the rank waited for: after the group's timeout, as
   // soon as that rank's hold_alive() thread has ended, or when `stopping`
-  // becomes true while waiting. One thread at a time; every rank in the same
-  // order.
-  void all_reduce_mean(const at::Tensor& tensor, const std::atomic<bool>* stopping = nullptr);
+  // becomes true while waiting (both checked while sleeping, so at most
+  // `spin` late). One thread at a time; every rank in the same order.
+  void all_reduce_mean(const at::Tensor& tensor, const std::atomic<bool>* stopping = nullptr,
+                       std::chrono::microseconds spin = kShortSpin);
 
  private:
   struct Segment;
   LocalAllReduce(int rank, int world, size_t capacity, std::chrono::milliseconds timeout,
                  void* base, size_t bytes);
   // Waits until every rank's counter `which` (0 arrived, 1 reduced) has reached `sequence`.
-  void wait_all(int which, uint32_t sequence, const std::atomic<bool>* stopping) const;
+  void wait_all(int which, uint32_t sequence, const std::atomic<bool>* stopping,
+                std::chrono::microseconds spin) const;
   void publish(int which, uint32_t sequence);
   unsigned char* slot(uint32_t sequence, int rank) const;
   // Whether `rank`'s alive thread (hold_alive) has ended.

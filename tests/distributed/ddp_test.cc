@@ -5,9 +5,11 @@
 #include <torch/serialize.h>
 
 #include <chrono>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "detail/cores.h"
 #include "devcheck/fake_device.h"
 #include "distributed/net.h"
 #include "distributed/ranks.h"
@@ -62,8 +64,24 @@ void expect_matches_single_process(const std::string& device, const std::string&
         << ranks[r].output;
     EXPECT_NE(ranks[r].output.find("declined " + declined + "\n"), std::string::npos)
         << ranks[r].output;
+    // The training thread's spin before sleeping: set, or 50 ms when the two
+    // ranks' threads fit the cores, else 50 us; none off shared memory.
+    int64_t spin = -1;
+    int threads = 0;
+    const size_t at = ranks[r].output.find("\nspin ");
+    ASSERT_NE(at, std::string::npos) << ranks[r].output;
+    std::istringstream line(ranks[r].output.substr(at));
+    std::string spin_word;
+    std::string threads_word;
+    line >> spin_word >> spin >> threads_word >> threads;
+    ASSERT_EQ(spin_word + threads_word, "spinthreads") << ranks[r].output;
+    const int64_t expected = transport != "shared memory"            ? 0
+                             : sync == "one-bucket-spin"             ? 1234
+                             : 2 * threads <= detail::usable_cores() ? 50000
+                                                                     : 50;
+    EXPECT_EQ(spin, expected) << ranks[r].output;
   }
-  if (sync == "one-bucket") {
+  if (sync == "one-bucket" || sync == "one-bucket-spin") {
     EXPECT_NE(ranks[0].output.find("buckets 1\n"), std::string::npos) << ranks[0].output;
   } else if (sync != "plain") {
     // Small buckets: the Reducer has several, so it reduces during backward.
@@ -96,6 +114,10 @@ TEST(DistributedDataParallel, TwoCpuRanksMatchOneProcessOnTheConcatenatedBatches
 // the thread that finishes backward, not handed to the worker thread.
 TEST(DistributedDataParallel, OneBucketReducedOnTheBackwardThreadMatchesToo) {
   expect_matches_single_process("cpu", "one-bucket", false, "shared memory");
+}
+
+TEST(DistributedDataParallel, ASpinWaitSetInTheOptionsIsUsedAndResultsMatch) {
+  expect_matches_single_process("cpu", "one-bucket-spin", false, "shared memory");
 }
 
 TEST(DistributedDataParallel, TwoCpuRanksOverGlooMatchToo) {

@@ -13,9 +13,11 @@
 //                              its third backward (no launcher to stop rank 0)
 // Prints the error's message on stderr and exits 3 when construction throws.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <torch/optim/sgd.h>
 #include <torch/serialize.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -56,16 +58,20 @@ int train(int argc, char** argv) {
   Net net;
   net->to(group.device());
   const bool shared_memory = sync_name == "bucketed" || sync_name == "one-bucket" ||
+                             sync_name == "one-bucket-spin" ||
                              (sync_name == "bucketed-rank1-gloo" && group.rank() == 0);
   // "one-bucket": the default caps, so the whole model is one bucket, reduced
   // on the thread that finishes backward.
+  // "one-bucket-spin": the same, with spin_wait set.
+  const bool one_bucket = sync_name == "one-bucket" || sync_name == "one-bucket-spin";
   DistributedDataParallelOptions options =
-      sync_name == "one-bucket" ? DistributedDataParallelOptions().gradient_sync(sync)
-                                : small_buckets(sync);
+      one_bucket ? DistributedDataParallelOptions().gradient_sync(sync) : small_buckets(sync);
+  if (sync_name == "one-bucket-spin") options.spin_wait(std::chrono::microseconds(1234));
   DistributedDataParallel ddp(net, group, options.shared_memory(shared_memory));
   std::cout << "rank " << group.rank() << " device " << group.device() << " backend "
             << group.backend() << " buckets " << ddp.bucket_indices().size() << "\ntransport "
             << ddp.gradient_transport() << "\ndeclined " << ddp.shared_memory_declined()
+            << "\nspin " << ddp.spin_wait().count() << " threads " << at::get_num_threads()
             << std::endl;
   torch::optim::SGD optimizer(net->parameters(), torch::optim::SGDOptions(0.1));
   const int64_t world = group.world_size();

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -33,6 +32,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "detail/cores.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
@@ -217,13 +218,6 @@ std::string run_id() {
   return id;
 }
 
-int cpu_count() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-}
-
 // This process's environment with `set` ("K=V") replacing the same keys.
 std::vector<std::string> environment_with(const std::vector<std::string>& set) {
   std::vector<std::string> env;
@@ -320,7 +314,7 @@ class Launch {
         "TORCHELASTIC_USE_AGENT_STORE=False",
     };
     if (std::getenv("OMP_NUM_THREADS") == nullptr) {
-      const int cores = cpu_count();
+      const int cores = devcheck::detail::usable_cores();
       const int threads = std::max(1, cores / options_.nproc);
       common.push_back("OMP_NUM_THREADS=" + std::to_string(threads));
       io_.err << options_.name << ": set OMP_NUM_THREADS=" << threads << " for each rank (" << cores
