@@ -2,7 +2,7 @@
 // anchor), one intra-op thread (printed), on:
 //   Classifier: the Fashion-MNIST classifier's parameters (216,426 floats),
 //     whose step is what `devcheck train` and each data-parallel rank pay;
-//     target: FusedAdam >= 2.5x faster (measured 3.05-3.28x: its sqrt and two
+//     target: FusedAdam >= 2.5x faster (measured 2.59-3.28x: its sqrt and two
 //     divisions per element, kept so the bits equal Adam's, bound it);
 //   Large: 16M floats in four tensors (64 MiB of parameters, 256 MiB with
 //     gradients and state: memory bound); target >= 2x.
