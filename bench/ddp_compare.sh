@@ -10,13 +10,12 @@
 # idle cores: the load average is printed before and after, and each round
 # also runs two independent one-process trainings at once (no communication,
 # each on one thread: --prefetch 0): their summed samples/s over one process is
-# what this machine allows; and two such processes at the ranks' batch
-# (batch / 2 each: the ranks' work with no communication and no waiting), the
-# ranks' own work at this global batch without any communication cost
-# (each step's fixed cost, ~2 ms for this model, is paid per rank). The
-# one-process anchor is the faster, within the
-# round, of its default (a prefetching thread, which has the second core to
-# itself) and --prefetch 0 (one thread in all); the ranks, whose threads fill
+# what this machine allows; then two such processes at the ranks' batch
+# (batch / 2 each): the ranks' own work with no communication and no waiting,
+# each step's fixed cost paid per rank as the ranks pay it. The one-process
+# anchor is the faster, within the round, of its default (a prefetching
+# thread, which has the second core to itself) and --prefetch 0 (one thread
+# in all); the ranks, whose threads fill
 # both cores, collate on their training threads (default_prefetch). Each JSON
 # report records the prefetch depth it used.
 #

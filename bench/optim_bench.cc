@@ -7,17 +7,17 @@
 //   Large: 16M floats in four tensors (64 MiB of parameters, 256 MiB with
 //     gradients and state: memory bound); target >= 2x.
 // Gradients are fixed random tensors; every iteration is a real step. Freed
-// memory stays with the process (mallopt, as `devcheck train` sets it), so
-// Adam's per-step temporaries are not page-faulted in afresh each step: the
-// anchor at its best.
+// memory stays with the process (keep_freed_host_memory, as in `devcheck
+// train`), so Adam's per-step temporaries are not page-faulted in afresh each
+// step: the anchor at its best.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
-#include <malloc.h>
 #include <torch/optim/adam.h>
 
 #include <vector>
 
+#include "classifier/classifier.h"
 #include "devcheck/optim.h"
 #include "ratio.h"
 
@@ -60,8 +60,7 @@ BENCHMARK(BM_FusedAdam_Large);
 }  // namespace
 
 int main(int argc, char** argv) {
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  devcheck::keep_freed_host_memory();
   at::set_num_threads(1);
   fmt::print("optim_bench: {} intra-op thread, fused pass on this CPU: {}, {}\n",
              at::get_num_threads(), devcheck::FusedAdam::fused_on_this_cpu() ? "yes" : "no",
