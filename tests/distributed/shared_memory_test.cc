@@ -1,5 +1,5 @@
-// LocalAllReduce (src/distributed/shared_memory.h) between two real ranks
-// (shared_memory_worker.cc): the mean of every rank's tensor, the same bits on
+// LocalAllReduce (src/distributed/shared_memory.h) between two or three real
+// ranks (shared_memory_worker.cc): the mean of every rank's tensor, the same bits on
 // every rank, both parities of the segment, no name left in /dev/shm, the same
 // refusal on every rank when one does not want it or /dev/shm has no room,
 // and a named rank when one never arrives (after the timeout) or has exited
@@ -27,39 +27,55 @@ std::vector<at::Tensor> load_results(const TempDir& dir, int rank) {
   return results;
 }
 
-TEST(LocalAllReduce, EveryRankGetsTheSameMeanOfEveryDtypeAndSize) {
+// `world` ranks average every case three times (both parities of the
+// segment, back to back): every rank holds the same bits, close to the mean
+// computed in double.
+void expect_every_rank_gets_the_mean(int world) {
   TempDir dir;
   const std::vector<RankResult> ranks =
-      run_ranks({shared_memory_worker_path(), "reduce", dir.path().string()}, 2, kDeadline);
-  for (int r = 0; r < 2; ++r) {
+      run_ranks({shared_memory_worker_path(), "reduce", dir.path().string()}, world, kDeadline);
+  for (int r = 0; r < world; ++r) {
     ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
     EXPECT_NE(ranks[r].output.find("transport shared memory"), std::string::npos)
         << ranks[r].output;
   }
-  // Unlinked once both ranks had it mapped: a crash leaves nothing behind.
+  // Unlinked once every rank had it mapped: a crash leaves nothing behind.
   EXPECT_NE(ranks[0].output.find("segments in /dev/shm 0\n"), std::string::npos) << ranks[0].output;
 
-  const std::vector<at::Tensor> rank0 = load_results(dir, 0);
-  const std::vector<at::Tensor> rank1 = load_results(dir, 1);
+  std::vector<std::vector<at::Tensor>> results;
   const std::vector<ReduceCase> cases = reduce_cases();
-  ASSERT_EQ(rank0.size(), cases.size() * 3);
-  ASSERT_EQ(rank1.size(), cases.size() * 3);
+  for (int r = 0; r < world; ++r) {
+    results.push_back(load_results(dir, r));
+    ASSERT_EQ(results.back().size(), cases.size() * 3) << "rank " << r;
+  }
   size_t i = 0;
   for (const ReduceCase& c : cases) {
     for (int round = 0; round < 3; ++round, ++i) {
       const std::string what = std::string(c10::toString(c.dtype)) + " of " +
                                std::to_string(c.numel) + ", round " + std::to_string(round);
-      EXPECT_EQ(rank0[i].scalar_type(), c.dtype) << what;
-      EXPECT_TRUE(at::equal(rank0[i], rank1[i])) << what << ": the ranks' results differ";
-      const at::Tensor expected = case_input(c, 0, round)
-                                      .to(at::kDouble)
-                                      .add(case_input(c, 1, round).to(at::kDouble))
-                                      .div(2);
+      EXPECT_EQ(results[0][i].scalar_type(), c.dtype) << what;
+      at::Tensor expected = at::zeros({c.numel}, at::kDouble);
+      for (int r = 0; r < world; ++r) {
+        EXPECT_TRUE(at::equal(results[0][i], results[r][i]))
+            << what << ": rank " << r << "'s result differs from rank 0's";
+        expected.add_(case_input(c, r, round).to(at::kDouble));
+      }
+      expected.div_(world);
       const double tolerance = c.dtype == at::kBFloat16 ? 1e-2 : 1e-6;
-      const double diff = (rank0[i].to(at::kDouble) - expected).abs().max().item<double>();
+      const double diff = (results[0][i].to(at::kDouble) - expected).abs().max().item<double>();
       EXPECT_LT(diff, tolerance) << what;
     }
   }
+}
+
+TEST(LocalAllReduce, EveryRankGetsTheSameMeanOfEveryDtypeAndSizeWithTwoRanks) {
+  expect_every_rank_gets_the_mean(2);
+}
+
+// Three ranks: chunks of a third, rounded to cache lines, so the last chunk
+// is shorter or empty.
+TEST(LocalAllReduce, EveryRankGetsTheSameMeanOfEveryDtypeAndSizeWithThreeRanks) {
+  expect_every_rank_gets_the_mean(3);
 }
 
 TEST(LocalAllReduce, OneRankNotWantingItDeclinesOnEveryRankWithTheSameReason) {
