@@ -95,10 +95,6 @@ class MappedRuns {
     }
     run_of_.assign(cp.storages.size(), -1);
     if (cp.format == detail::Format::kLegacy || cp.zip == nullptr) return;
-    std::vector<std::uint64_t> headers;
-    headers.reserve(cp.zip->records().size());
-    for (const auto& r : cp.zip->records()) headers.push_back(r.local_header_offset);
-    std::sort(headers.begin(), headers.end());
     std::vector<std::size_t> order;
     for (std::size_t s = 0; s < cp.storages.size(); ++s) {
       if (mappable(cp, s)) order.push_back(s);
@@ -108,8 +104,7 @@ class MappedRuns {
                      [&](std::size_t a, std::size_t b) { return header_of(a) < header_of(b); });
     for (const std::size_t s : order) {
       const std::uint64_t begin = header_of(s);
-      const auto next = std::upper_bound(headers.begin(), headers.end(), begin);
-      const std::uint64_t end = next == headers.end() ? cp.zip->central_directory_offset() : *next;
+      const std::uint64_t end = cp.zip->record_end(*cp.sources[s].record);
       if (end <= begin) continue;  // no room for it: map_record refuses it
       if (runs_.empty() || begin < runs_.back().end || begin - runs_.back().end > kRunGap ||
           end - runs_.back().begin > kRunMax) {

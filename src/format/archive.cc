@@ -292,6 +292,15 @@ void ZipReader::parse_central_directory() {
     records_.push_back(std::move(r));
     pos += 46 + name_len + extra_len + comment_len;
   }
+  header_offsets_.reserve(records_.size());
+  for (const ZipRecord& r : records_) header_offsets_.push_back(r.local_header_offset);
+  std::sort(header_offsets_.begin(), header_offsets_.end());
+}
+
+std::uint64_t ZipReader::record_end(const ZipRecord& record) const {
+  const auto next =
+      std::upper_bound(header_offsets_.begin(), header_offsets_.end(), record.local_header_offset);
+  return next == header_offsets_.end() ? cd_offset_ : *next;
 }
 
 const ZipRecord* ZipReader::find(std::string_view name) const {

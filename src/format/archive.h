@@ -92,6 +92,10 @@ class DEVCHECK_API ZipReader {
   const std::string& path() const { return path_; }
   // Offset where the central directory starts: every record's data ends before it.
   std::uint64_t central_directory_offset() const { return cd_offset_; }
+  // Where `record` (its local header, data and any data descriptor) must end:
+  // the nearest local header offset of any record greater than its own, or
+  // the central directory. From the directory alone; reads nothing.
+  std::uint64_t record_end(const ZipRecord& record) const;
 
  private:
   void parse_central_directory();
@@ -100,6 +104,7 @@ class DEVCHECK_API ZipReader {
   std::string path_;
   std::uint64_t cd_offset_ = 0;
   std::vector<ZipRecord> records_;
+  std::vector<std::uint64_t> header_offsets_;  // every record's local header offset, sorted
   std::unordered_map<std::string, std::size_t> index_;
 };
 

@@ -161,10 +161,7 @@ bool write_zip(const ParsedCheckpoint& cp, const RemapOptions& o, detail::ZipWri
   std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
     return a->local_header_offset < b->local_header_offset;
   });
-  const auto end_of = [&](std::size_t i) {
-    return i + 1 < order.size() ? order[i + 1]->local_header_offset
-                                : zip.central_directory_offset();
-  };
+  const auto end_of = [&](std::size_t i) { return zip.record_end(*order[i]); };
   // A record is copied as it is when its local header agrees with the
   // central directory and its data ends before the next record begins.
   const auto header_holds = [&](std::size_t i) {

@@ -275,5 +275,41 @@ TEST(ZipReader, LocalHeaderThatDisagreesWithTheDirectoryIsNotCopiedAsItIs) {
   EXPECT_FALSE(bad_reader.local_header_matches(*bad_reader.find("archive/data/0")));
 }
 
+TEST(ZipReader, ARecordEndsAtTheNextLocalHeaderOrTheCentralDirectory) {
+  TempDir dir;
+  const std::string src = (dir / "src.zip").string();
+  write_zip(src, false);
+  {
+    File in = File::open_read(src);
+    ZipReader reader(in.fd(), in.size(src), src);
+    const ZipRecord& pkl = *reader.find("archive/data.pkl");
+    const ZipRecord& data = *reader.find("archive/data/0");
+    const ZipRecord& version = *reader.find("archive/version");
+    EXPECT_EQ(reader.record_end(pkl), data.local_header_offset);
+    EXPECT_EQ(reader.record_end(data), version.local_header_offset);
+    EXPECT_EQ(reader.record_end(version), reader.central_directory_offset());
+  }
+  // Two directory entries naming one local header (version's entry points
+  // at data/0's): both end where the next greater offset is, here the
+  // central directory, never at the shared offset itself.
+  std::string bytes = read_file(src);
+  File in = File::open_read(src);
+  ZipReader reader(in.fd(), in.size(src), src);
+  const std::uint64_t data_header = reader.find("archive/data/0")->local_header_offset;
+  const std::size_t name = bytes.find("archive/version", reader.central_directory_offset());
+  ASSERT_NE(name, std::string::npos);
+  for (int b = 0; b < 4; ++b) {
+    bytes[name - 46 + 42 + b] = static_cast<char>((data_header >> (8 * b)) & 0xff);
+  }
+  const std::string shared = (dir / "shared.zip").string();
+  write_file(shared, bytes);
+  File in2 = File::open_read(shared);
+  ZipReader twice(in2.fd(), in2.size(shared), shared);
+  ASSERT_EQ(twice.find("archive/version")->local_header_offset, data_header);
+  EXPECT_EQ(twice.record_end(*twice.find("archive/data/0")), twice.central_directory_offset());
+  EXPECT_EQ(twice.record_end(*twice.find("archive/version")), twice.central_directory_offset());
+  EXPECT_EQ(twice.record_end(*twice.find("archive/data.pkl")), data_header);
+}
+
 }  // namespace
 }  // namespace devcheck::detail
