@@ -5,19 +5,21 @@
 #   devcheck train                  one process: target two ranks >= 1.7x its samples/s
 #   devcheck launch -n 2 -- python3 bench/ddp_train.py
 #                                   Python DDP on Gloo: target devcheck >= 1.2x
-# Rounds alternate the three (BENCH_ROUNDS, default 2); each ratio is taken
+# Rounds alternate the three (BENCH_ROUNDS, default 3); each ratio is taken
 # within a round and the median over rounds is the result. Scaling needs two
 # idle cores: the load average is printed before and after, and each round
 # also runs two independent one-process trainings at once (no communication,
 # each on one thread: --prefetch 0): their summed samples/s over one process is
 # what this machine allows; then two such processes at the ranks' batch
 # (batch / 2 each): the ranks' own work with no communication and no waiting,
-# each step's fixed cost paid per rank as the ranks pay it. The one-process
-# anchor is the faster, within the round, of its default (a prefetching
-# thread, which has the second core to itself) and --prefetch 0 (one thread
-# in all); the ranks, whose threads fill
-# both cores, collate on their training threads (default_prefetch). Each JSON
-# report records the prefetch depth it used.
+# each step's fixed cost paid per rank as the ranks pay it. One process runs
+# twice a round: its default (a prefetching thread, which has the second core
+# to itself) and --prefetch 0 (one thread in all); the anchor is, in every
+# round, the one of the two whose median over the rounds is higher (not the
+# faster of the two within each round: the larger of two noisy runs would
+# stand ~0.6 standard deviations above either configuration's own speed).
+# The ranks, whose threads fill both cores, collate on their training threads
+# (default_prefetch). Each JSON report records the prefetch depth it used.
 #
 #   bash bench/ddp_compare.sh BUILD_DIR
 #   BENCH_STEPS=1000 BENCH_ROUNDS=3 bash bench/ddp_compare.sh build
@@ -25,7 +27,7 @@ set -euo pipefail
 build=${1:-build}
 steps=${BENCH_STEPS:-600}
 batch=${BENCH_BATCH:-64}
-rounds=${BENCH_ROUNDS:-2}
+rounds=${BENCH_ROUNDS:-3}
 python=${DEVCHECK_PYTHON:-/usr/bin/python3}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
@@ -63,10 +65,16 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 import json, statistics, sys
 work, rounds = sys.argv[1], int(sys.argv[2])
 scaling, vs_python, ceiling, of_ceiling, bound, of_bound = [], [], [], [], [], []
+singles = {n: [json.load(open(f"{work}/{n}.{r}.json")) for r in range(1, rounds + 1)]
+           for n in ("one", "one0")}
+anchor = max(singles, key=lambda n: statistics.median(j["samples_per_second"] for j in singles[n]))
+for n, runs in singles.items():
+    speeds = ", ".join("%.0f" % j["samples_per_second"] for j in runs)
+    mark = " (the anchor)" if n == anchor else ""
+    print(f"one process, prefetch {runs[0]['prefetch']}: {speeds} samples/s{mark}")
 for r in range(1, rounds + 1):
     two = json.load(open(f"{work}/two.{r}.json"))
-    one = max((json.load(open(f"{work}/{n}.{r}.json")) for n in ("one", "one0")),
-              key=lambda j: j["samples_per_second"])
+    one = singles[anchor][r - 1]
     py = json.load(open(f"{work}/py.{r}.json"))
     assert two["world_size"] == 2 and py["world_size"] == 2, (two, py)
     t, o, p = two["samples_per_second"], one["samples_per_second"], py["samples_per_second"]
