@@ -22,9 +22,7 @@ using detail::Edit;
 using format::DeviceMap;
 using format::format_bytes;
 using format::FormatError;
-using format::IoError;
 using format::RemapOptions;
-using format::UnsafeContentError;
 
 using detail::PickleSource;
 using impl::ParsedCheckpoint;
