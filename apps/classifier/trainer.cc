@@ -165,7 +165,9 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
   // With several ranks: rank 0's weights everywhere, gradients averaged.
   std::unique_ptr<DistributedDataParallel> ddp;
   if (group) {
-    ddp = std::make_unique<DistributedDataParallel>(model, *group);
+    // Gradients live in the Reducer's buckets: no copy into them or back.
+    ddp = std::make_unique<DistributedDataParallel>(
+        model, *group, DistributedDataParallelOptions().gradient_as_bucket_view(true));
     report.gradient_transport = ddp->gradient_transport();
   }
   // Adam with its step as one pass per parameter on the CPU (devcheck/optim.h).
@@ -225,7 +227,11 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
     int64_t samples = 0;
     for (auto& batch : batches) {
       set_learning_rate(optimizer, learning_rate_at(o, epoch, steps, steps_per_epoch));
-      optimizer.zero_grad();
+      if (ddp) {
+        ddp->zero_grad();  // in place: the gradients are views into the buckets
+      } else {
+        optimizer.zero_grad();
+      }
       at::Tensor loss;
       {
         const AutocastScope autocast(autocast_type, o.amp());

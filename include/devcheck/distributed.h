@@ -165,6 +165,16 @@ struct DEVCHECK_API DistributedDataParallelOptions {
   /// Set it low when other threads of this rank need the core during the
   /// wait (a prefetching loader on a machine the ranks' threads fill).
   TORCH_ARG(c10::optional<std::chrono::microseconds>, spin_wait);
+  /// With GradientSync::kBucketed: every parameter's gradient becomes a view
+  /// into its bucket (Python's gradient_as_bucket_view), so backward
+  /// accumulates straight into the buckets and the Reducer copies no
+  /// gradient into a bucket or back (two copies of every gradient a step).
+  /// Zero the gradients in place then, with DistributedDataParallel::
+  /// zero_grad(): LibTorch 1.13's Optimizer::zero_grad() detaches each
+  /// gradient in place, which a view refuses ("Can't detach views
+  /// in-place"), and 2.x's sets them to none, after which the next backward
+  /// copies them into the buckets again. Default false.
+  TORCH_ARG(bool, gradient_as_bucket_view) = false;
 };
 
 /// Data parallel training over a ProcessGroup: every rank holds the same
@@ -225,6 +235,11 @@ class DEVCHECK_API DistributedDataParallel {
     bool previous_;
   };
   NoSyncGuard no_sync() { return NoSyncGuard(*this); }
+
+  /// Zeroes every parameter's gradient in place, keeping it where it is (a
+  /// bucket view with gradient_as_bucket_view); undefined gradients stay
+  /// undefined. In place of optimizer.zero_grad() in the training loop.
+  void zero_grad();
 
   /// The wrapped module.
   const std::shared_ptr<torch::nn::Module>& module() const { return module_; }

@@ -212,7 +212,7 @@ class ReducerSync final : public DistributedDataParallel::Sync {
     buckets = indices;
     reducer_ = std::make_unique<c10d::Reducer>(
         params, std::move(indices), limits, group.c10d_group(), sparse, o.bucket_bytes(),
-        /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false, std::move(names),
+        /*find_unused_parameters=*/false, o.gradient_as_bucket_view(), std::move(names),
         o.first_bucket_bytes());
     const c10::DeviceType type = group.device().type();
     staged_ = type != c10::kCPU && type != c10::kCUDA;
@@ -357,6 +357,13 @@ void DistributedDataParallel::before_forward() {
 
 void DistributedDataParallel::after_forward() {
   sync_->after_forward(c10::GradMode::is_enabled(), sync_enabled_);
+}
+
+void DistributedDataParallel::zero_grad() {
+  const c10::NoGradGuard no_grad;
+  for (const at::Tensor& p : module_->parameters()) {
+    if (p.grad().defined()) p.grad().zero_();
+  }
 }
 
 DistributedDataParallel::NoSyncGuard::NoSyncGuard(DistributedDataParallel& ddp)

@@ -50,6 +50,11 @@ at::Tensor load_parameters(const TempDir& dir, int rank, int step) {
 void expect_matches_single_process(const std::string& device, const std::string& sync,
                                    bool accumulate, const std::string& transport,
                                    const std::string& declined = "") {
+  // A "-views" suffix (gradients as bucket views) changes nothing else.
+  const std::string suffix = "-views";
+  const bool views = sync.size() > suffix.size() &&
+                     sync.compare(sync.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const std::string base = views ? sync.substr(0, sync.size() - suffix.size()) : sync;
   TempDir dir;
   std::vector<std::string> argv{worker_path(), "train", dir.path().string(),
                                 device,        sync,    std::to_string(kSteps)};
@@ -76,16 +81,24 @@ void expect_matches_single_process(const std::string& device, const std::string&
     line >> spin_word >> spin >> threads_word >> threads;
     ASSERT_EQ(spin_word + threads_word, "spinthreads") << ranks[r].output;
     const int64_t expected = transport != "shared memory"            ? 0
-                             : sync == "one-bucket-spin"             ? 1234
+                             : base == "one-bucket-spin"             ? 1234
                              : 2 * threads <= detail::usable_cores() ? 50000
                                                                      : 50;
     EXPECT_EQ(spin, expected) << ranks[r].output;
   }
-  if (sync == "one-bucket" || sync == "one-bucket-spin") {
+  if (base == "one-bucket" || base == "one-bucket-spin") {
     EXPECT_NE(ranks[0].output.find("buckets 1\n"), std::string::npos) << ranks[0].output;
-  } else if (sync != "plain") {
+  } else if (base != "plain") {
     // Small buckets: the Reducer has several, so it reduces during backward.
     EXPECT_EQ(ranks[0].output.find("buckets 1\n"), std::string::npos) << ranks[0].output;
+  }
+  // Gradients are views into the Reducer's buckets only when asked for.
+  for (int r = 0; r < 2; ++r) {
+    const std::string all = std::to_string(Net()->parameters().size());
+    EXPECT_NE(ranks[r].output.find("gradients as bucket views " + (views ? all : "0") + " of " +
+                                   all + "\n"),
+              std::string::npos)
+        << ranks[r].output;
   }
   const std::vector<at::Tensor> expected = single_process(kSteps, accumulate);
   for (int step = 0; step < kSteps; ++step) {
@@ -142,6 +155,25 @@ TEST(DistributedDataParallel, FakeDeviceRanksOverGlooMatchToo) {
 
 TEST(DistributedDataParallel, NoSyncAccumulationMatchesOneProcessOnBothMicroBatches) {
   expect_matches_single_process("cpu", "bucketed", true, "shared memory");
+}
+
+// Gradients as views into the buckets (gradient_as_bucket_view), zeroed in
+// place by the DDP: several buckets, one bucket on the backward thread, no_sync
+// accumulation, and the fake device's staged all-reduce.
+TEST(DistributedDataParallel, GradientsAsBucketViewsMatchOneProcess) {
+  expect_matches_single_process("cpu", "bucketed-views", false, "shared memory");
+}
+
+TEST(DistributedDataParallel, GradientsAsBucketViewsInOneBucketMatchToo) {
+  expect_matches_single_process("cpu", "one-bucket-views", false, "shared memory");
+}
+
+TEST(DistributedDataParallel, GradientsAsBucketViewsAccumulateUnderNoSync) {
+  expect_matches_single_process("cpu", "bucketed-views", true, "shared memory");
+}
+
+TEST(DistributedDataParallel, GradientsAsBucketViewsOnFakeDeviceRanksOverGlooMatch) {
+  expect_matches_single_process("fake", "bucketed-gloo-views", false, "gloo", turned_off(0));
 }
 
 // Both ranks exit, with the same message, well before the deadline.

@@ -2,7 +2,9 @@
 //   worker train OUT_DIR DEVICE SYNC STEPS [accumulate]
 //       DEVICE cpu|fake, SYNC bucketed (gradients through shared memory),
 //       bucketed-gloo (shared memory off), bucketed-rank1-gloo (rank 1 alone
-//       turns it off) or plain. Trains the test Net with SGD
+//       turns it off), one-bucket, one-bucket-spin or plain; a "-views"
+//       suffix makes gradients bucket views, zeroed by the DDP (printed as
+//       "gradients as bucket views K of N"). Trains the test Net with SGD
 //       on this rank's shard of each step's global batch and writes its
 //       flattened parameters after each step to OUT_DIR/rank<R>_step<K>.pt.
 //       "accumulate": each step is two micro-batches, the first under no_sync.
@@ -47,7 +49,13 @@ int train(int argc, char** argv) {
   if (argc < 6) return 2;
   const std::string out = argv[2];
   const std::string device = argv[3];
-  const std::string sync_name = argv[4];
+  // A "-views" suffix: gradients as bucket views, zeroed by the DDP.
+  std::string sync_name = argv[4];
+  const std::string views_suffix = "-views";
+  const bool views = sync_name.size() > views_suffix.size() &&
+                     sync_name.compare(sync_name.size() - views_suffix.size(), views_suffix.size(),
+                                       views_suffix) == 0;
+  if (views) sync_name.resize(sync_name.size() - views_suffix.size());
   const GradientSync sync =
       sync_name == "plain" ? GradientSync::kPerParameterAfterBackward : GradientSync::kBucketed;
   const int steps = std::atoi(argv[5]);
@@ -67,7 +75,8 @@ int train(int argc, char** argv) {
   DistributedDataParallelOptions options =
       one_bucket ? DistributedDataParallelOptions().gradient_sync(sync) : small_buckets(sync);
   if (sync_name == "one-bucket-spin") options.spin_wait(std::chrono::microseconds(1234));
-  DistributedDataParallel ddp(net, group, options.shared_memory(shared_memory));
+  DistributedDataParallel ddp(net, group,
+                              options.shared_memory(shared_memory).gradient_as_bucket_view(views));
   std::cout << "rank " << group.rank() << " device " << group.device() << " backend "
             << group.backend() << " buckets " << ddp.bucket_indices().size() << "\ntransport "
             << ddp.gradient_transport() << "\ndeclined " << ddp.shared_memory_declined()
@@ -84,7 +93,11 @@ int train(int argc, char** argv) {
                           y.slice(0, begin, end).to(group.device()));
   };
   for (int step = 0; step < steps; ++step) {
-    optimizer.zero_grad();
+    if (views) {
+      ddp.zero_grad();
+    } else {
+      optimizer.zero_grad();
+    }
     if (accumulate) {
       auto [x0, y0] = local(2 * step);
       {
@@ -96,6 +109,14 @@ int train(int argc, char** argv) {
     } else {
       auto [x, y] = local(step);
       ddp.forward([&] { return net->forward(x); }).sub(y).pow(2).mean().backward();
+    }
+    if (step == steps - 1) {
+      // Bucket views (gradient_as_bucket_view) are views of a bucket; plain
+      // gradients are tensors of their own.
+      int in_buckets = 0;
+      for (const at::Tensor& p : net->parameters()) in_buckets += p.grad().is_view() ? 1 : 0;
+      std::cout << "gradients as bucket views " << in_buckets << " of " << net->parameters().size()
+                << std::endl;
     }
     optimizer.step();
     torch::save(devcheck::testing::flat_parameters(*net),
