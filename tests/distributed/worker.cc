@@ -99,16 +99,29 @@ int train(int argc, char** argv) {
       optimizer.zero_grad();
     }
     if (accumulate) {
-      auto [x0, y0] = local(2 * step);
+      // Named tensors, not structured bindings: a lambda captures them.
+      const auto first = local(int64_t{2} * step);
       {
         auto guard = ddp.no_sync();
-        ddp.forward([&] { return net->forward(x0); }).sub(y0).pow(2).mean().backward();
+        ddp.forward([&] { return net->forward(first.first); })
+            .sub(first.second)
+            .pow(2)
+            .mean()
+            .backward();
       }
-      auto [x1, y1] = local(2 * step + 1);
-      ddp.forward([&] { return net->forward(x1); }).sub(y1).pow(2).mean().backward();
+      const auto second = local(int64_t{2} * step + 1);
+      ddp.forward([&] { return net->forward(second.first); })
+          .sub(second.second)
+          .pow(2)
+          .mean()
+          .backward();
     } else {
-      auto [x, y] = local(step);
-      ddp.forward([&] { return net->forward(x); }).sub(y).pow(2).mean().backward();
+      const auto batch = local(step);
+      ddp.forward([&] { return net->forward(batch.first); })
+          .sub(batch.second)
+          .pow(2)
+          .mean()
+          .backward();
     }
     if (step == steps - 1) {
       // Bucket views (gradient_as_bucket_view) are views of a bucket; plain
@@ -133,9 +146,10 @@ int killed() {
   std::cout << "rank " << group.rank() << " transport " << ddp.gradient_transport() << std::endl;
   torch::optim::SGD optimizer(net->parameters(), torch::optim::SGDOptions(0.1));
   for (int step = 0; step < 5; ++step) {
-    auto [x, y] = devcheck::testing::global_batch(step, 1);
+    const auto batch = devcheck::testing::global_batch(step, 1);
     optimizer.zero_grad();
-    at::Tensor loss = ddp.forward([&] { return net->forward(x); }).sub(y).pow(2).mean();
+    at::Tensor loss =
+        ddp.forward([&] { return net->forward(batch.first); }).sub(batch.second).pow(2).mean();
     if (step == 2 && group.rank() == 1) ::raise(SIGKILL);
     loss.backward();
     optimizer.step();
