@@ -73,12 +73,16 @@ class StagedAllReduceHook final : public c10d::CommHookInterface {
 };
 
 // The Reducer's all-reduce between ranks of one machine, in host memory (CPU,
-// fake device): each ready bucket goes to a worker thread, which averages it
-// through the shared memory segment while backward goes on, and completes the
+// fake device). Each bucket's memory is moved into the segment the first time
+// the bucket is ready (LocalAllReduce::adopt; with gradient_as_bucket_view the
+// gradients, views of the bucket, then live there too), so the ranks average
+// it where it is instead of copying it in and out. Each ready bucket goes to a
+// worker thread, which averages it while backward goes on and completes the
 // bucket's future; the last bucket, when nothing is queued before it, is
-// averaged on the thread that launches it. Buckets are reduced in the order the Reducer launches
-// them, the same on every rank. A bucket larger than the segment's slots (not expected: they are
-// sized from the bucket caps) goes through the group.
+// averaged on the thread that launches it. Buckets are reduced in the order
+// the Reducer launches them, the same on every rank. A bucket larger than the
+// segment's slots (not expected: they are sized from the bucket caps) goes
+// through the group.
 class SharedMemoryAllReduceHook final : public c10d::CommHookInterface {
  public:
   SharedMemoryAllReduceHook(std::unique_ptr<detail::LocalAllReduce> local, ProcessGroup group,
@@ -99,9 +103,12 @@ class SharedMemoryAllReduceHook final : public c10d::CommHookInterface {
 
   c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
     at::Tensor buffer = bucket.getBufferRef();
+    // Every rank decides alike (the buckets have the same sizes everywhere).
     if (static_cast<size_t>(buffer.numel() * buffer.element_size()) > local_->capacity()) {
       return fallback_.runHook(bucket);
     }
+    // On this thread: the worker may be reading an earlier bucket, never this one.
+    local_->adopt(buffer);
     auto future = c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -185,6 +192,15 @@ size_t largest_bucket_bytes(const std::vector<at::Tensor>& params,
   return std::min(total, cap + largest);
 }
 
+// Room for every bucket in the segment: the parameters' bytes, each bucket
+// rounded up to a cache line (at most one bucket per parameter).
+size_t all_buckets_bytes(const std::vector<at::Tensor>& params) {
+  size_t total = 0;
+  for (const at::Tensor& p : params)
+    total += static_cast<size_t>(p.numel() * p.element_size()) + 64;
+  return total;
+}
+
 // DistributedDataParallelOptions::spin_wait's default: spin while the
 // waiting thread's core would be idle anyway.
 std::chrono::microseconds default_spin_wait(const ProcessGroup& group) {
@@ -221,8 +237,9 @@ class ReducerSync final : public DistributedDataParallel::Sync {
     // TCP loopback. Collective (every Gloo rank takes part, whatever it wants).
     std::unique_ptr<detail::LocalAllReduce> local;
     if (group.backend() == "gloo" && group.world_size() > 1) {
-      local = detail::LocalAllReduce::connect(group, largest_bucket_bytes(params, o),
-                                              o.shared_memory(), &declined);
+      local =
+          detail::LocalAllReduce::connect(group, largest_bucket_bytes(params, o),
+                                          all_buckets_bytes(params), o.shared_memory(), &declined);
     }
     if (local) {
       transport = "shared memory";

@@ -2,11 +2,18 @@
 // (its name and a random token travel through the store), rank 0 unlinks it.
 //
 // Segment: a header, two counters per rank (arrived, reduced; a cache line
-// each; futex words), one robust mutex per rank (held while the rank's
-// reducing thread lives), then two parities of one slot per rank. Call number s
-// uses parity s % 2: a rank writes its slot of parity s % 2 again only at call
-// s + 2, after every rank has arrived at s + 1, so after every rank has
-// finished reading the slots of call s.
+// each; futex words; the arrived line also says where the rank's tensor of
+// the call is), one robust mutex per rank (held while the rank's reducing
+// thread lives), a slot per rank for tensors that are copied in, then an
+// arena per rank for the storages adopt() moves there.
+//
+// Call s: every rank publishes where its tensor is (in its arena, or copied
+// into its slot) and arrives; each rank then sums its own chunk of every
+// rank's tensor and writes the mean into that chunk of every rank's tensor;
+// every rank says it has reduced. Between the two barriers each chunk is read
+// and written by one rank only, and nothing else touches the tensors: a rank
+// changes its tensor again (backward, the next copy into its slot) only after
+// the second barrier, when every rank is done with it.
 #include "distributed/shared_memory.h"
 
 #include <ATen/ATen.h>
@@ -27,6 +34,9 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <utility>
@@ -74,9 +84,15 @@ struct LocalAllReduce::Segment {
     uint64_t token;
     uint64_t world;
     uint64_t capacity;
+    uint64_t arena;
   };
+  // A rank's counter; the arrived one also carries, for the call it has
+  // arrived at, where the rank's tensor starts (bytes from the segment's
+  // start) and its size, written before the counter is released.
   struct alignas(kLine) Counter {
     std::atomic<uint32_t> value;
+    uint64_t where;
+    uint64_t bytes;
   };
   static_assert(sizeof(Header) <= kLine);
   static_assert(sizeof(Counter) == kLine);
@@ -93,17 +109,23 @@ struct LocalAllReduce::Segment {
   static size_t alive_offset(int world) {
     return counters_offset() + 2 * static_cast<size_t>(world) * sizeof(Counter);
   }
-  static size_t data_offset(int world) {
+  static size_t slots_offset(int world) {
     return alive_offset(world) + static_cast<size_t>(world) * sizeof(Alive);
   }
-  static size_t bytes(int world, size_t capacity) {
-    return data_offset(world) + 2 * static_cast<size_t>(world) * capacity;
+  static size_t arenas_offset(int world, size_t capacity) {
+    return slots_offset(world) + static_cast<size_t>(world) * capacity;
+  }
+  static size_t bytes(int world, size_t capacity, size_t arena) {
+    return arenas_offset(world, capacity) + static_cast<size_t>(world) * arena;
   }
   static Header* header(void* base) { return static_cast<Header*>(base); }
   // which: 0 arrived, 1 reduced.
-  static std::atomic<uint32_t>* counter(void* base, int world, int which, int rank) {
+  static Counter* line(void* base, int world, int which, int rank) {
     auto* counters = reinterpret_cast<Counter*>(static_cast<unsigned char*>(base) + kLine);
-    return &counters[which * world + rank].value;
+    return &counters[which * world + rank];
+  }
+  static std::atomic<uint32_t>* counter(void* base, int world, int which, int rank) {
+    return &line(base, world, which, rank)->value;
   }
   static pthread_mutex_t* alive(void* base, int world, int rank) {
     auto* alive = reinterpret_cast<Alive*>(static_cast<unsigned char*>(base) + alive_offset(world));
@@ -123,9 +145,74 @@ struct LocalAllReduce::Segment {
   }
 };
 
+// This process's mapping of the segment and the bookkeeping of its rank's
+// arena: unmapped when the LocalAllReduce and every adopted storage are gone.
+struct LocalAllReduce::Mapping {
+  Mapping(void* base, size_t bytes, unsigned char* arena, size_t arena_bytes)
+      : base(base), bytes(bytes), arena(arena), arena_bytes(arena_bytes) {
+    if (arena_bytes > 0) free_blocks.emplace(0, arena_bytes);
+  }
+  ~Mapping() { ::munmap(base, bytes); }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+
+  // First fit, in whole cache lines; the block's offset in the arena, or
+  // nothing when no free block is large enough.
+  std::optional<size_t> allocate(size_t n) {
+    n = round_up(std::max<size_t>(n, 1), kLine);
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = free_blocks.begin(); it != free_blocks.end(); ++it) {
+      if (it->second < n) continue;
+      const size_t offset = it->first;
+      const size_t rest = it->second - n;
+      free_blocks.erase(it);
+      if (rest > 0) free_blocks.emplace(offset + n, rest);
+      return offset;
+    }
+    return std::nullopt;
+  }
+
+  // Returns a block, merged with its free neighbours.
+  void release(size_t offset, size_t n) {
+    n = round_up(std::max<size_t>(n, 1), kLine);
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto next = free_blocks.lower_bound(offset);
+    if (next != free_blocks.end() && next->first == offset + n) {
+      n += next->second;
+      next = free_blocks.erase(next);
+    }
+    if (next != free_blocks.begin()) {
+      auto previous = std::prev(next);
+      if (previous->first + previous->second == offset) {
+        previous->second += n;
+        return;
+      }
+    }
+    free_blocks.emplace(offset, n);
+  }
+
+  // An adopted storage's memory: the DataPtr's context.
+  struct Block {
+    std::shared_ptr<Mapping> mapping;
+    size_t offset;
+    size_t bytes;
+  };
+  static void delete_block(void* context) {
+    const std::unique_ptr<Block> block(static_cast<Block*>(context));
+    block->mapping->release(block->offset, block->bytes);
+  }
+
+  void* base;
+  size_t bytes;
+  unsigned char* arena;  // this rank's
+  size_t arena_bytes;
+  std::mutex mutex;
+  std::map<size_t, size_t> free_blocks;  // offset in the arena -> bytes
+};
+
 std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& group,
-                                                        size_t capacity_bytes, bool wanted,
-                                                        std::string* declined) {
+                                                        size_t capacity_bytes, size_t arena_bytes,
+                                                        bool wanted, std::string* declined) {
   const int rank = group.rank();
   const int world = group.world_size();
   const auto decline = [&](std::string why) {
@@ -134,7 +221,7 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
   };
   if (world < 2) return decline("a world of one rank has nothing to exchange");
   const size_t capacity = round_up(std::max<size_t>(capacity_bytes, 1), kLine);
-  const size_t bytes = Segment::bytes(world, capacity);
+  size_t arena = round_up(arena_bytes, kLine);  // rank 0 may drop it for lack of room
   void* base = MAP_FAILED;
   std::string setup;  // rank 0: what went wrong making the segment
 
@@ -153,11 +240,14 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
     } else {
       created = true;
       struct statvfs fs {};
-      if (::fstatvfs(fd, &fs) == 0 && fs.f_blocks > 0 &&
-          static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < bytes) {
-        // Checked first: a tmpfs fills page by page before fallocate gives up.
-        setup = fmt::format("/dev/shm has no room for {} bytes ({} free)", bytes,
-                            static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize);
+      const bool limited = ::fstatvfs(fd, &fs) == 0 && fs.f_blocks > 0;
+      const auto room = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
+      // Checked first: a tmpfs fills page by page before fallocate gives up.
+      // Without room for the arenas, slots only (every tensor copied in).
+      if (limited && room < Segment::bytes(world, capacity, arena)) arena = 0;
+      const size_t bytes = Segment::bytes(world, capacity, arena);
+      if (limited && room < bytes) {
+        setup = fmt::format("/dev/shm has no room for {} bytes ({} free)", bytes, room);
       } else if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)); err != 0) {
         setup = fmt::format("/dev/shm has no room for {} bytes ({})", bytes, std::strerror(err));
       } else {
@@ -170,6 +260,7 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
           header->token = token;
           header->world = static_cast<uint64_t>(world);
           header->capacity = capacity;
+          header->arena = arena;
           if (!Segment::init_alive(base, world)) {
             setup = "rank 0 cannot make process-shared robust mutexes";
           }
@@ -180,7 +271,7 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
   }
   const std::string me = fmt::format("{} {}", boot_id(), wanted ? "wanted" : "off");
   const std::vector<std::string> hello = group.all_gather_string(
-      rank == 0 ? fmt::format("{} {} {:x} {}", me, name.empty() ? "-" : name, token,
+      rank == 0 ? fmt::format("{} {} {:x} {} {}", me, name.empty() ? "-" : name, token, arena,
                               setup.empty() ? "ok" : setup)
                 : me);
   // Every rank reads the same answers in the same order: the same verdict.
@@ -191,7 +282,7 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
     std::string want;
     std::string token_text;
     std::string status;
-    first >> machine >> want >> name >> token_text;
+    first >> machine >> want >> name >> token_text >> arena;
     std::getline(first >> std::ws, status);
     for (int r = 0; r < world && problem.empty(); ++r) {
       std::istringstream other(hello[static_cast<size_t>(r)]);
@@ -208,6 +299,7 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
     if (problem.empty() && status != "ok") problem = status;
     if (rank != 0 && problem.empty()) token = std::stoull(token_text, nullptr, 16);
   }
+  const size_t bytes = Segment::bytes(world, capacity, arena);
 
   // Step 2: the other ranks map it and check it is rank 0's (stamped before
   // rank 0's answer reached the store).
@@ -227,7 +319,8 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
         } else {
           const auto* header = Segment::header(base);
           if (header->magic != kMagic || header->token != token ||
-              header->world != static_cast<uint64_t>(world) || header->capacity != capacity) {
+              header->world != static_cast<uint64_t>(world) || header->capacity != capacity ||
+              header->arena != arena) {
             problem = fmt::format("rank {} opened {}, which is not rank 0's segment", rank, name);
           }
         }
@@ -246,26 +339,56 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
     if (base != MAP_FAILED) ::munmap(base, bytes);
     return decline(problem);
   }
+  auto* own_arena = static_cast<unsigned char*>(base) + Segment::arenas_offset(world, capacity) +
+                    static_cast<size_t>(rank) * arena;
   return std::unique_ptr<LocalAllReduce>(
-      new LocalAllReduce(rank, world, capacity, group.timeout(), base, bytes));
+      new LocalAllReduce(rank, world, capacity, group.timeout(),
+                         std::make_shared<Mapping>(base, bytes, own_arena, arena)));
 }
 
 LocalAllReduce::LocalAllReduce(int rank, int world, size_t capacity,
-                               std::chrono::milliseconds timeout, void* base, size_t bytes)
+                               std::chrono::milliseconds timeout, std::shared_ptr<Mapping> mapping)
     : rank_(rank),
       world_(world),
       capacity_(capacity),
       timeout_(timeout),
-      base_(base),
-      bytes_(bytes),
+      mapping_(std::move(mapping)),
+      base_(static_cast<unsigned char*>(mapping_->base)),
       gone_(static_cast<size_t>(world), false) {}
 
-LocalAllReduce::~LocalAllReduce() { ::munmap(base_, bytes_); }
+// The mapping goes when the last adopted storage does.
+LocalAllReduce::~LocalAllReduce() = default;
 
-unsigned char* LocalAllReduce::slot(uint32_t sequence, int rank) const {
-  const size_t index =
-      static_cast<size_t>(sequence % 2) * static_cast<size_t>(world_) + static_cast<size_t>(rank);
-  return static_cast<unsigned char*>(base_) + Segment::data_offset(world_) + index * capacity_;
+size_t LocalAllReduce::arena_capacity() const { return mapping_->arena_bytes; }
+
+unsigned char* LocalAllReduce::slot(int rank) const {
+  return base_ + Segment::slots_offset(world_) + static_cast<size_t>(rank) * capacity_;
+}
+
+bool LocalAllReduce::adopt(const at::Tensor& tensor) {
+  if (!tensor.defined() || !tensor.has_storage()) return false;
+  c10::StorageImpl* storage = tensor.storage().unsafeGetStorageImpl();
+  const size_t nbytes = storage->nbytes();
+  const auto* data = static_cast<const unsigned char*>(storage->data());
+  const unsigned char* arena = mapping_->arena;
+  if (data != nullptr && data >= arena && data + nbytes <= arena + mapping_->arena_bytes) {
+    return true;
+  }
+  const c10::DeviceType type = storage->device().type();
+  if ((type != c10::kCPU && type != c10::kPrivateUse1) || !tensor.is_contiguous() ||
+      tensor.storage_offset() != 0 ||
+      static_cast<size_t>(tensor.numel()) * tensor.element_size() != nbytes || nbytes == 0) {
+    return false;
+  }
+  const std::optional<size_t> offset = mapping_->allocate(nbytes);
+  if (!offset) return false;
+  unsigned char* block = mapping_->arena + *offset;
+  std::memcpy(block, data, nbytes);
+  // The storage keeps its identity (views, is_alias_of, the Reducer's
+  // bookkeeping); only its memory changes, and the old memory is freed.
+  storage->set_data_ptr_noswap(c10::DataPtr(block, new Mapping::Block{mapping_, *offset, nbytes},
+                                            &Mapping::delete_block, storage->device()));
+  return true;
 }
 
 void LocalAllReduce::hold_alive() {
@@ -344,48 +467,65 @@ void LocalAllReduce::wait_all(int which, uint32_t sequence, const std::atomic<bo
 void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic<bool>* stopping,
                                      std::chrono::microseconds spin) {
   const size_t nbytes = tensor.numel() * tensor.element_size();
-  TORCH_INTERNAL_ASSERT(tensor.is_contiguous() && nbytes <= capacity_,
-                        "LocalAllReduce: a contiguous tensor of at most ", capacity_,
+  auto* data = static_cast<unsigned char*>(tensor.data_ptr());
+  const unsigned char* arena = mapping_->arena;
+  const bool in_place =
+      nbytes > 0 && data >= arena && data + nbytes <= arena + mapping_->arena_bytes;
+  TORCH_INTERNAL_ASSERT(tensor.is_contiguous() && (in_place || nbytes <= capacity_),
+                        "LocalAllReduce: a contiguous tensor, adopted or of at most ", capacity_,
                         " bytes; received ", nbytes);
   const uint32_t sequence = ++sequence_;
-  auto* data = static_cast<unsigned char*>(tensor.data_ptr());
-  std::memcpy(slot(sequence, rank_), data, nbytes);
+  unsigned char* own = in_place ? data : slot(rank_);
+  if (!in_place && nbytes > 0) std::memcpy(own, data, nbytes);
+  Segment::Counter* arrived = Segment::line(base_, world_, 0, rank_);
+  arrived->where = static_cast<uint64_t>(own - base_);
+  arrived->bytes = nbytes;
   publish(0, sequence);
   wait_all(0, sequence, stopping, spin);
 
-  // Each rank reduces its own chunk (cache-line aligned) of every slot.
+  // Where every rank's tensor is; the same size everywhere, or no rank
+  // reduces anything (each finds the same difference and throws).
+  std::vector<unsigned char*> where(static_cast<size_t>(world_));
+  for (int r = 0; r < world_; ++r) {
+    const Segment::Counter* line = Segment::line(base_, world_, 0, r);
+    if (line->bytes != nbytes) {
+      C10_THROW_ERROR(
+          Error, fmt::format("[devcheck] DistributedDataParallel: rank {} all-reduces {} bytes in "
+                             "gradient all-reduce {}, rank {} {}; the ranks' buckets differ",
+                             r, line->bytes, sequence, rank_, nbytes));
+    }
+    // A rank's offset lies within the segment, as written by LocalAllReduce.
+    TORCH_INTERNAL_ASSERT(line->where <= mapping_->bytes && nbytes <= mapping_->bytes - line->where,
+                          "LocalAllReduce: rank ", r, " published a tensor outside the segment");
+    where[static_cast<size_t>(r)] = base_ + line->where;
+  }
+
+  // Each rank reduces its own chunk (cache-line aligned) of every rank's
+  // tensor and writes the mean back into every one.
   const int64_t numel = tensor.numel();
   const auto element = static_cast<int64_t>(tensor.element_size());
   const int64_t align = std::max<int64_t>(1, static_cast<int64_t>(kLine) / element);
   const int64_t per = (numel + world_ - 1) / world_ + align - 1;
   const int64_t chunk = per / align * align;
-  const auto range = [&](int r) {
-    const int64_t lo = std::min(numel, r * chunk);
-    return std::make_pair(lo, std::min(numel, lo + chunk));
-  };
-  const auto options = at::TensorOptions().dtype(tensor.scalar_type()).device(c10::kCPU);
-  const std::pair<int64_t, int64_t> own = range(rank_);
-  const int64_t lo = own.first;
-  const int64_t hi = own.second;
+  const int64_t lo = std::min(numel, rank_ * chunk);
+  const int64_t hi = std::min(numel, lo + chunk);
   if (hi > lo) {
+    const auto options = at::TensorOptions().dtype(tensor.scalar_type()).device(c10::kCPU);
     const auto view = [&](int r) {
-      return at::from_blob(slot(sequence, r) + lo * element, {hi - lo}, options);
+      return at::from_blob(where[static_cast<size_t>(r)] + lo * element, {hi - lo}, options);
     };
     at::Tensor mine = view(rank_);
     for (int r = 0; r < world_; ++r) {
       if (r != rank_) mine.add_(view(r));
     }
     mine.div_(world_);
+    for (int r = 0; r < world_; ++r) {
+      if (r != rank_) view(r).copy_(mine);
+    }
   }
   publish(1, sequence);
   wait_all(1, sequence, stopping, spin);
-  for (int r = 0; r < world_; ++r) {
-    const auto [from, to] = range(r);
-    if (to > from) {
-      std::memcpy(data + from * element, slot(sequence, r) + from * element,
-                  static_cast<size_t>((to - from) * element));
-    }
-  }
+  if (!in_place && nbytes > 0) std::memcpy(data, own, nbytes);
 }
 
 }  // namespace devcheck::detail

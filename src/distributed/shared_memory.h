@@ -1,10 +1,14 @@
 #pragma once
 // An all-reduce between ranks of one machine through a shared memory segment,
-// for gradients in host memory (the CPU and the fake device): a bucket is
-// copied in, each rank sums its own chunk of every rank's copy, and each rank
-// copies the summed chunks out. Two barriers per call, on futexes in the
-// segment; no sockets, no extra copies through the kernel. Gloo's TCP
-// loopback costs ~3 ms for 1 MB on a 2-core machine; this is memory bandwidth.
+// for gradients in host memory (the CPU and the fake device): each rank sums
+// its own chunk of every rank's tensor and writes the mean into every rank's
+// tensor. Two barriers per call, on futexes in the segment; no sockets, no
+// extra copies through the kernel. Gloo's TCP loopback costs ~3 ms for 1 MB on
+// a 2-core machine; this is memory bandwidth.
+//
+// A tensor whose memory lies in the segment (adopt(): the Reducer's buckets
+// are moved there once) is read and written where it is, by every rank; any
+// other tensor is copied into this rank's slot of the segment and back.
 //
 // The segment is created by rank 0 and unlinked as soon as every rank has
 // mapped it, so nothing is left in /dev/shm when a rank dies.
@@ -26,17 +30,34 @@ namespace devcheck::detail {
 class LocalAllReduce {
  public:
   // Collective: every rank of `group` calls it, `wanted` or not. The segment
-  // holds buckets of up to `capacity_bytes`. Every rank returns the same
-  // answer: a connected LocalAllReduce, or nullptr with `*declined` saying
-  // why (a rank did not want it, ranks on several machines, no room in
-  // /dev/shm, a world of one, ...).
+  // has a slot per rank for tensors of up to `capacity_bytes` that are copied
+  // in, and an arena per rank of `arena_bytes` for tensors adopt() moves
+  // there (none when /dev/shm has room for the slots only). Every rank
+  // returns the same answer: a connected LocalAllReduce, or nullptr with
+  // `*declined` saying why (a rank did not want it, ranks on several
+  // machines, no room in /dev/shm, a world of one, ...).
   static std::unique_ptr<LocalAllReduce> connect(const ProcessGroup& group, size_t capacity_bytes,
-                                                 bool wanted, std::string* declined);
+                                                 size_t arena_bytes, bool wanted,
+                                                 std::string* declined);
   ~LocalAllReduce();
   LocalAllReduce(const LocalAllReduce&) = delete;
   LocalAllReduce& operator=(const LocalAllReduce&) = delete;
 
   size_t capacity() const { return capacity_; }
+  // Bytes of this rank's arena (0: none).
+  size_t arena_capacity() const;
+
+  // Moves the memory of `tensor`'s storage (contiguous, host memory: the CPU
+  // or the fake device, and all of its storage) into this rank's arena, so
+  // that every tensor and view over that storage (a Reducer bucket and the
+  // gradients that are views of it) now lives in the segment and
+  // all_reduce_mean needs no copy. Returns whether the storage is in the
+  // arena: true at once when it already is; false, changing nothing, when
+  // the tensor does not qualify or the arena has no room left. The arena's
+  // memory is returned when the storage is freed, and the segment stays
+  // mapped for as long as any adopted storage lives, this object or not.
+  // Not while another thread uses the storage.
+  bool adopt(const at::Tensor& tensor);
 
   // Marks this rank alive for as long as the calling thread lives (the thread
   // that will call all_reduce_mean): a rank waiting for this one in
@@ -50,9 +71,10 @@ class LocalAllReduce {
   // together, short enough to leave the core to another thread of this rank.
   static constexpr std::chrono::microseconds kShortSpin{50};
 
-  // Replaces `tensor` (contiguous, in host memory, at most capacity() bytes)
-  // by the mean over ranks of every rank's `tensor`; every rank gets the same
-  // bits. Blocks until every rank has called it, spinning for up to `spin`
+  // Replaces `tensor` (contiguous, in host memory; at most capacity() bytes
+  // unless adopted) by the mean over ranks of every rank's `tensor`; every
+  // rank gets the same bits. Ranks may differ in which of their tensors are
+  // adopted. Blocks until every rank has called it, spinning for up to `spin`
   // (each of its two waits) before sleeping: a sleeping thread gives its core
   // back, but waking it takes a scheduler pass, and on a virtual machine an
   // idle vCPU can take milliseconds to wake. Throws c10::Error, as c10d
@@ -65,13 +87,14 @@ class LocalAllReduce {
 
  private:
   struct Segment;
+  struct Mapping;
   LocalAllReduce(int rank, int world, size_t capacity, std::chrono::milliseconds timeout,
-                 void* base, size_t bytes);
+                 std::shared_ptr<Mapping> mapping);
   // Waits until every rank's counter `which` (0 arrived, 1 reduced) has reached `sequence`.
   void wait_all(int which, uint32_t sequence, const std::atomic<bool>* stopping,
                 std::chrono::microseconds spin) const;
   void publish(int which, uint32_t sequence);
-  unsigned char* slot(uint32_t sequence, int rank) const;
+  unsigned char* slot(int rank) const;
   // Whether `rank`'s alive thread (hold_alive) has ended.
   bool gone(int rank) const;
 
@@ -79,8 +102,8 @@ class LocalAllReduce {
   int world_;
   size_t capacity_;  // bytes per slot, a multiple of 64
   std::chrono::milliseconds timeout_;
-  void* base_;
-  size_t bytes_;
+  std::shared_ptr<Mapping> mapping_;  // shared with the adopted storages
+  unsigned char* base_;
   uint32_t sequence_ = 0;
   mutable std::vector<bool> gone_;  // ranks found gone (their mutex is now ours)
 };

@@ -1,9 +1,10 @@
 // LocalAllReduce (src/distributed/shared_memory.h) between two or three real
-// ranks (shared_memory_worker.cc): the mean of every rank's tensor, the same bits on
-// every rank, both parities of the segment, no name left in /dev/shm, the same
-// refusal on every rank when one does not want it or /dev/shm has no room,
-// and a named rank when one never arrives (after the timeout) or has exited
-// (at once).
+// ranks (shared_memory_worker.cc): the mean of every rank's tensor, the same
+// bits on every rank, whether the tensors are copied into the segment, adopted
+// into it, or some of each; adopt()'s arena; no name left in /dev/shm; the
+// same refusal on every rank when one does not want it or /dev/shm has no
+// room; and a named rank when one never arrives (after the timeout) or has
+// exited (at once).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/serialize.h>
@@ -27,17 +28,25 @@ std::vector<at::Tensor> load_results(const TempDir& dir, int rank) {
   return results;
 }
 
-// `world` ranks average every case three times (both parities of the
-// segment, back to back): every rank holds the same bits, close to the mean
-// computed in double.
-void expect_every_rank_gets_the_mean(int world) {
+// `world` ranks average every case three times, back to back, each rank's
+// tensors copied in or adopted (`adopt`: none, all, odd ranks): every rank
+// holds the same bits, close to the mean computed in double.
+void expect_every_rank_gets_the_mean(int world, const std::string& adopt) {
   TempDir dir;
-  const std::vector<RankResult> ranks =
-      run_ranks({shared_memory_worker_path(), "reduce", dir.path().string()}, world, kDeadline);
+  const std::vector<RankResult> ranks = run_ranks(
+      {shared_memory_worker_path(), "reduce", dir.path().string(), adopt}, world, kDeadline);
+  const std::string all_adopted = "adopted " + std::to_string(reduce_cases().size() * 3) + " of " +
+                                  std::to_string(reduce_cases().size() * 3) + "\n";
   for (int r = 0; r < world; ++r) {
     ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
     EXPECT_NE(ranks[r].output.find("transport shared memory"), std::string::npos)
         << ranks[r].output;
+    const bool adopting = adopt == "all" || (adopt == "odd" && r % 2 == 1);
+    if (adopting) {
+      EXPECT_NE(ranks[r].output.find(all_adopted), std::string::npos) << ranks[r].output;
+    } else {
+      EXPECT_EQ(ranks[r].output.find("adopted"), std::string::npos) << ranks[r].output;
+    }
   }
   // Unlinked once every rank had it mapped: a crash leaves nothing behind.
   EXPECT_NE(ranks[0].output.find("segments in /dev/shm 0\n"), std::string::npos) << ranks[0].output;
@@ -69,13 +78,51 @@ void expect_every_rank_gets_the_mean(int world) {
 }
 
 TEST(LocalAllReduce, EveryRankGetsTheSameMeanOfEveryDtypeAndSizeWithTwoRanks) {
-  expect_every_rank_gets_the_mean(2);
+  expect_every_rank_gets_the_mean(2, "none");
 }
 
 // Three ranks: chunks of a third, rounded to cache lines, so the last chunk
 // is shorter or empty.
 TEST(LocalAllReduce, EveryRankGetsTheSameMeanOfEveryDtypeAndSizeWithThreeRanks) {
-  expect_every_rank_gets_the_mean(3);
+  expect_every_rank_gets_the_mean(3, "none");
+}
+
+// Adopted tensors are averaged where they are, in every rank's arena.
+TEST(LocalAllReduce, AdoptedTensorsGetTheSameMeanWithTwoRanks) {
+  expect_every_rank_gets_the_mean(2, "all");
+}
+
+// Rank 1's tensors adopted, ranks 0 and 2 copying theirs into their slots.
+TEST(LocalAllReduce, RanksMixingAdoptedAndCopiedTensorsGetTheSameMean) {
+  expect_every_rank_gets_the_mean(3, "odd");
+}
+
+// adopt() takes a whole contiguous host storage only, fills the arena first
+// fit, reuses freed blocks and merges them; the segment stays mapped while
+// an adopted storage lives, after the LocalAllReduce itself is gone.
+TEST(LocalAllReduce, AdoptMovesWholeHostStoragesIntoAnArenaThatOutlivesIt) {
+  const std::vector<RankResult> ranks =
+      run_ranks({shared_memory_worker_path(), "arena"}, 2, kDeadline);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
+    EXPECT_EQ(ranks[r].output,
+              "arena 12288\n"
+              "adopts a slice no\n"
+              "adopts a strided view no\n"
+              "adopts a meta tensor no\n"
+              "adopts more than the arena no\n"
+              "adopts three blocks yes\n"
+              "adopts a fourth no\n"
+              "adopts an adopted one again yes\n"
+              "adopts into a freed block yes\n"
+              "adopts the whole arena once every block is freed yes\n"
+              "keeps the values yes\n"
+              "with the LocalAllReduce: mappings 1\n"
+              "after the LocalAllReduce: mappings 1\n"
+              "the adopted tensor still reads yes\n"
+              "after the last adopted storage: mappings 0\n")
+        << "rank " << r;
+  }
 }
 
 TEST(LocalAllReduce, OneRankNotWantingItDeclinesOnEveryRankWithTheSameReason) {

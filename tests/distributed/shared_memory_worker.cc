@@ -1,9 +1,14 @@
 // One rank of tests/distributed/shared_memory_test.cc (started by run_ranks):
-//   shared_memory_worker reduce OUT_DIR
+//   shared_memory_worker reduce OUT_DIR none|all|odd
 //       connects a LocalAllReduce and averages tensors of several dtypes and
-//       sizes, each three times (both parities of the segment), writing the
-//       results to OUT_DIR/rank<R>.pt; prints "transport shared memory" and
-//       how many segments of rank 0's are still named in /dev/shm.
+//       sizes, each three times, writing the results to OUT_DIR/rank<R>.pt;
+//       prints "transport shared memory" and how many segments of rank 0's
+//       are still named in /dev/shm. The tensors are copied into the segment,
+//       or adopted into it first (every rank: all, odd ranks: odd), which
+//       prints "adopted K of N" (values kept, memory moved).
+//   shared_memory_worker arena   adopt's refusals, its arena filled, freed
+//                                and filled again, and the segment mapped
+//                                until the last adopted storage is freed
 //   shared_memory_worker off     rank 1 does not want shared memory
 //   shared_memory_worker huge    asks for slots larger than /dev/shm
 //   shared_memory_worker absent  rank 1 connects and leaves; rank 0 averages
@@ -18,6 +23,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -46,11 +52,25 @@ int segments_named_in_dev_shm() {
   return count;
 }
 
-int reduce(const std::string& out) {
+// Lines of /proc/self/maps naming a segment of this process's rank 0 (rank 0's pid).
+int segment_mappings(int64_t rank0_pid) {
+  const std::string prefix = "/dev/shm/devcheck-ddp-" + std::to_string(rank0_pid) + "-";
+  std::ifstream maps("/proc/self/maps");
+  int count = 0;
+  for (std::string line; std::getline(maps, line);) {
+    if (line.find(prefix) != std::string::npos) ++count;
+  }
+  return count;
+}
+
+int reduce(const std::string& out, const std::string& adopt) {
   ProcessGroup group = ProcessGroup::from_env(ProcessGroupOptions().device("cpu"));
   std::string declined;
-  std::unique_ptr<LocalAllReduce> local = LocalAllReduce::connect(
-      group, devcheck::testing::kLargestCaseBytes, /*wanted=*/true, &declined);
+  // An arena for the largest case: every case is adopted, averaged and freed
+  // in turn, so the arena's blocks are reused.
+  std::unique_ptr<LocalAllReduce> local =
+      LocalAllReduce::connect(group, devcheck::testing::kLargestCaseBytes,
+                              devcheck::testing::kLargestCaseBytes, /*wanted=*/true, &declined);
   if (!local) {
     std::cerr << "declined: " << declined << std::endl;
     return 4;
@@ -58,15 +78,82 @@ int reduce(const std::string& out) {
   std::cout << "transport shared memory, capacity " << local->capacity() << "\n";
   if (group.rank() == 0)
     std::cout << "segments in /dev/shm " << segments_named_in_dev_shm() << "\n";
+  const bool adopting = adopt == "all" || (adopt == "odd" && group.rank() % 2 == 1);
   std::vector<at::Tensor> results;
+  int adopted = 0;
+  int tensors = 0;
   for (const devcheck::testing::ReduceCase& c : devcheck::testing::reduce_cases()) {
     for (int round = 0; round < 3; ++round) {
       at::Tensor t = devcheck::testing::case_input(c, group.rank(), round);
+      ++tensors;
+      if (adopting) {
+        const void* before = t.data_ptr();
+        const at::Tensor view = t.view({-1});  // made before: sees the moved memory too
+        if (local->adopt(t) && t.data_ptr() != before && view.data_ptr() == t.data_ptr() &&
+            at::equal(t, devcheck::testing::case_input(c, group.rank(), round))) {
+          ++adopted;
+        }
+      }
       local->all_reduce_mean(t);
-      results.push_back(t);
+      results.push_back(t.clone());  // t's arena block is freed for the next case
     }
   }
+  if (adopting) std::cout << "adopted " << adopted << " of " << tensors << "\n";
   torch::save(results, out + "/rank" + std::to_string(group.rank()) + ".pt");
+  group.barrier();
+  return 0;
+}
+
+constexpr int64_t kBlock = 1024;
+
+int arena() {
+  ProcessGroup group = ProcessGroup::from_env(ProcessGroupOptions().device("cpu"));
+  const int64_t rank0_pid = [&] {
+    at::Tensor pid = at::full({1}, static_cast<int64_t>(::getpid()), at::kLong);
+    group.broadcast(pid, 0);
+    return pid.item<int64_t>();
+  }();
+  std::string declined;
+  std::unique_ptr<LocalAllReduce> local =
+      LocalAllReduce::connect(group, 1024, static_cast<size_t>(3 * kBlock) * sizeof(float),
+                              /*wanted=*/true, &declined);
+  if (!local) {
+    std::cerr << "declined: " << declined << std::endl;
+    return 4;
+  }
+  const auto say = [](const std::string& what, bool yes) {
+    std::cout << what << (yes ? " yes" : " no") << "\n";
+  };
+  std::cout << "arena " << local->arena_capacity() << "\n";
+  // Blocks of kBlock floats (4096 bytes), the arena three of them.
+  const auto floats = [](int64_t n) { return at::arange(n, at::kFloat); };
+  at::Tensor whole = floats(2 * kBlock);
+  say("adopts a slice", local->adopt(whole.slice(0, kBlock)));
+  say("adopts a strided view", local->adopt(floats(2 * kBlock).view({kBlock, 2}).t()));
+  say("adopts a meta tensor", local->adopt(at::empty({16}, at::device(c10::kMeta))));
+  say("adopts more than the arena", local->adopt(floats(3 * kBlock + 1)));
+  at::Tensor a = floats(kBlock);
+  at::Tensor b = floats(kBlock);
+  at::Tensor c = floats(kBlock);
+  say("adopts three blocks", local->adopt(a) && local->adopt(b) && local->adopt(c));
+  say("adopts a fourth", local->adopt(floats(1)));
+  say("adopts an adopted one again", local->adopt(b));
+  b = at::Tensor();
+  at::Tensor d = floats(kBlock);
+  say("adopts into a freed block", local->adopt(d));
+  a = at::Tensor();
+  c = at::Tensor();
+  d = at::Tensor();
+  at::Tensor all = floats(3 * kBlock);
+  say("adopts the whole arena once every block is freed", local->adopt(all));
+  say("keeps the values", at::equal(all, floats(3 * kBlock)));
+  std::cout << "with the LocalAllReduce: mappings " << segment_mappings(rank0_pid) << "\n";
+  group.barrier();
+  local.reset();
+  std::cout << "after the LocalAllReduce: mappings " << segment_mappings(rank0_pid) << "\n";
+  say("the adopted tensor still reads", at::equal(all, floats(3 * kBlock)));
+  all = at::Tensor();
+  std::cout << "after the last adopted storage: mappings " << segment_mappings(rank0_pid) << "\n";
   group.barrier();
   return 0;
 }
@@ -77,7 +164,7 @@ int declines(const std::string& mode) {
   const bool huge = mode == "huge";
   size_t capacity = 1024;
   if (huge) {
-    // Each of the four slots as large as all free space in /dev/shm.
+    // Each slot as large as all free space in /dev/shm.
     struct statvfs fs {};
     if (::statvfs("/dev/shm", &fs) != 0 || fs.f_blocks == 0) {
       std::cout << "/dev/shm has no size limit" << std::endl;
@@ -86,7 +173,7 @@ int declines(const std::string& mode) {
     capacity = static_cast<size_t>(fs.f_bavail) * fs.f_frsize;
   }
   const std::unique_ptr<LocalAllReduce> local =
-      LocalAllReduce::connect(group, capacity, /*wanted=*/huge || group.rank() != 1, &declined);
+      LocalAllReduce::connect(group, capacity, 0, /*wanted=*/huge || group.rank() != 1, &declined);
   std::cout << (local ? "connected" : "declined: " + declined) << std::endl;
   group.barrier();
   return 0;
@@ -97,7 +184,7 @@ int absent(bool alive) {
       ProcessGroupOptions().device("cpu").timeout(std::chrono::milliseconds(alive ? 60000 : 5000)));
   std::string declined;
   const std::unique_ptr<LocalAllReduce> local =
-      LocalAllReduce::connect(group, 1024, /*wanted=*/true, &declined);
+      LocalAllReduce::connect(group, 1024, 0, /*wanted=*/true, &declined);
   if (!local) {
     std::cerr << "declined: " << declined << std::endl;
     return 4;
@@ -117,10 +204,12 @@ int absent(bool alive) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   return devcheck::testing::exit_status_of([&] {
-    if (mode == "reduce" && argc > 2) return reduce(argv[2]);
+    if (mode == "reduce" && argc > 3) return reduce(argv[2], argv[3]);
+    if (mode == "arena") return arena();
     if (mode == "off" || mode == "huge") return declines(mode);
     if (mode == "absent" || mode == "dies") return absent(mode == "dies");
-    std::cerr << "usage: shared_memory_worker reduce OUT_DIR | off | huge | absent | dies\n";
+    std::cerr << "usage: shared_memory_worker reduce OUT_DIR none|all|odd | arena | off | huge | "
+                 "absent | dies\n";
     return 2;
   });
 }

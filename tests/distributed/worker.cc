@@ -4,7 +4,9 @@
 //       bucketed-gloo (shared memory off), bucketed-rank1-gloo (rank 1 alone
 //       turns it off), one-bucket, one-bucket-spin or plain; a "-views"
 //       suffix makes gradients bucket views, zeroed by the DDP (printed as
-//       "gradients as bucket views K of N"). Trains the test Net with SGD
+//       "gradients as bucket views K of N", and how many of them the buckets'
+//       move into the shared memory segment took along, as "gradients in
+//       shared memory K of N"). Trains the test Net with SGD
 //       on this rank's shard of each step's global batch and writes its
 //       flattened parameters after each step to OUT_DIR/rank<R>_step<K>.pt.
 //       "accumulate": each step is two micro-batches, the first under no_sync.
@@ -21,9 +23,13 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "devcheck/distributed.h"
 #include "devcheck/fake_device.h"
@@ -38,6 +44,19 @@ using devcheck::GradientSync;
 using devcheck::ProcessGroup;
 using devcheck::ProcessGroupOptions;
 using devcheck::testing::Net;
+
+// Address ranges of this process's mappings of DDP shared memory segments.
+std::vector<std::pair<uintptr_t, uintptr_t>> segment_ranges() {
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    if (line.find("/dev/shm/devcheck-ddp-") == std::string::npos) continue;
+    const size_t dash = line.find('-');
+    ranges.emplace_back(std::stoull(line.substr(0, dash), nullptr, 16),
+                        std::stoull(line.substr(dash + 1), nullptr, 16));
+  }
+  return ranges;
+}
 
 // Small buckets, so the Reducer has several and reduces while backward runs.
 DistributedDataParallelOptions small_buckets(GradientSync sync) {
@@ -129,6 +148,14 @@ int train(int argc, char** argv) {
       int in_buckets = 0;
       for (const at::Tensor& p : net->parameters()) in_buckets += p.grad().is_view() ? 1 : 0;
       std::cout << "gradients as bucket views " << in_buckets << " of " << net->parameters().size()
+                << std::endl;
+      int in_segment = 0;
+      const auto ranges = segment_ranges();
+      for (const at::Tensor& p : net->parameters()) {
+        const auto address = reinterpret_cast<uintptr_t>(p.grad().data_ptr());
+        for (const auto& [lo, hi] : ranges) in_segment += address >= lo && address < hi ? 1 : 0;
+      }
+      std::cout << "gradients in shared memory " << in_segment << " of " << net->parameters().size()
                 << std::endl;
     }
     optimizer.step();
