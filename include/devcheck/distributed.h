@@ -146,8 +146,11 @@ struct DEVCHECK_API DistributedDataParallelOptions {
   TORCH_ARG(bool, broadcast_buffers) = true;
   /// With GradientSync::kBucketed on Gloo (CPU, fake device) and every rank
   /// on this machine: average each bucket through a shared memory segment
-  /// (/dev/shm, 2 x world_size x the largest bucket) instead of Gloo's TCP
-  /// loopback, on a thread of its own while backward goes on. When a rank
+  /// (/dev/shm; per rank the largest bucket plus all parameters' bytes)
+  /// instead of Gloo's TCP loopback, on a thread of its own while backward
+  /// goes on. Each bucket's memory moves into the segment the first time it
+  /// is ready (with gradient_as_bucket_view, the gradients with it), so it is
+  /// averaged where it lies, with no copy in or out. When a rank
   /// turns it off, or the segment cannot be made, every rank uses Gloo
   /// (gradient_transport(), shared_memory_declined() say which and why).
   /// Every rank must construct with the same setting to get it. Default true.
