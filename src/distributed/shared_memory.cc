@@ -491,7 +491,8 @@ void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic
     if (line->bytes != nbytes) {
       C10_THROW_ERROR(
           Error, fmt::format("[devcheck] DistributedDataParallel: rank {} all-reduces {} bytes in "
-                             "gradient all-reduce {}, rank {} {}; the ranks' buckets differ",
+                             "gradient all-reduce {} and rank {} {} bytes; the ranks' buckets "
+                             "differ",
                              r, line->bytes, sequence, rank_, nbytes));
     }
     // A rank's offset lies within the segment, as written by LocalAllReduce.

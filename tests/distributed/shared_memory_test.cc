@@ -151,6 +151,39 @@ TEST(LocalAllReduce, NoRoomInDevShmDeclinesOnEveryRankNamingTheSize) {
   EXPECT_EQ(ranks[0].output.find("connected"), std::string::npos);
 }
 
+// Room for the slots but not the arenas: connected on every rank, every
+// tensor copied in (no arena to adopt into).
+TEST(LocalAllReduce, NoRoomForTheArenasConnectsWithoutThem) {
+  const std::vector<RankResult> ranks =
+      run_ranks({shared_memory_worker_path(), "huge-arena"}, 2, kDeadline);
+  if (ranks[0].output.find("/dev/shm has no size limit") != std::string::npos) {
+    GTEST_SKIP() << "/dev/shm has no size limit here";
+  }
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
+    EXPECT_NE(ranks[r].output.find("connected, arena 0\n"), std::string::npos) << ranks[r].output;
+  }
+}
+
+// Ranks averaging tensors of different sizes: both fail at once, naming both
+// sizes, instead of reading past the smaller tensor.
+TEST(LocalAllReduce, RanksWithDifferentSizesFailOnEveryRankNamingBothSizes) {
+  const std::vector<RankResult> ranks =
+      run_ranks({shared_memory_worker_path(), "mismatch"}, 2, kDeadline);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(ranks[r].exit_code, 3) << "rank " << r << ":\n" << ranks[r].output;
+    EXPECT_EQ(ranks[r].output.find("averaged"), std::string::npos) << ranks[r].output;
+  }
+  EXPECT_NE(ranks[0].output.find("rank 1 all-reduces 128 bytes in gradient all-reduce 1 and rank "
+                                 "0 64 bytes; the ranks' buckets differ"),
+            std::string::npos)
+      << ranks[0].output;
+  EXPECT_NE(ranks[1].output.find("rank 0 all-reduces 64 bytes in gradient all-reduce 1 and rank "
+                                 "1 128 bytes; the ranks' buckets differ"),
+            std::string::npos)
+      << ranks[1].output;
+}
+
 TEST(LocalAllReduce, ARankThatNeverArrivesIsNamedAfterTheTimeout) {
   const std::vector<RankResult> ranks =
       run_ranks({shared_memory_worker_path(), "absent"}, 2, kDeadline);

@@ -11,6 +11,11 @@
 //                                until the last adopted storage is freed
 //   shared_memory_worker off     rank 1 does not want shared memory
 //   shared_memory_worker huge    asks for slots larger than /dev/shm
+//   shared_memory_worker huge-arena
+//                                small slots, arenas larger than /dev/shm:
+//                                connects without arenas ("arena 0")
+//   shared_memory_worker mismatch
+//                                rank 1 averages a larger tensor than rank 0
 //   shared_memory_worker absent  rank 1 connects and leaves; rank 0 averages
 //   shared_memory_worker dies    as absent, but both hold_alive() and the
 //                                timeout is a minute: rank 1 is seen gone
@@ -161,21 +166,39 @@ int arena() {
 int declines(const std::string& mode) {
   ProcessGroup group = ProcessGroup::from_env(ProcessGroupOptions().device("cpu"));
   std::string declined;
-  const bool huge = mode == "huge";
+  const bool huge = mode == "huge" || mode == "huge-arena";
   size_t capacity = 1024;
+  size_t arena = 0;
   if (huge) {
-    // Each slot as large as all free space in /dev/shm.
+    // Each slot (huge) or each arena (huge-arena) as large as all free space
+    // in /dev/shm.
     struct statvfs fs {};
     if (::statvfs("/dev/shm", &fs) != 0 || fs.f_blocks == 0) {
       std::cout << "/dev/shm has no size limit" << std::endl;
       return 0;
     }
-    capacity = static_cast<size_t>(fs.f_bavail) * fs.f_frsize;
+    (mode == "huge" ? capacity : arena) = static_cast<size_t>(fs.f_bavail) * fs.f_frsize;
   }
-  const std::unique_ptr<LocalAllReduce> local =
-      LocalAllReduce::connect(group, capacity, 0, /*wanted=*/huge || group.rank() != 1, &declined);
-  std::cout << (local ? "connected" : "declined: " + declined) << std::endl;
+  const std::unique_ptr<LocalAllReduce> local = LocalAllReduce::connect(
+      group, capacity, arena, /*wanted=*/huge || group.rank() != 1, &declined);
+  std::cout << (local ? "connected, arena " + std::to_string(local->arena_capacity())
+                      : "declined: " + declined)
+            << std::endl;
   group.barrier();
+  return 0;
+}
+
+int mismatch() {
+  ProcessGroup group = ProcessGroup::from_env(ProcessGroupOptions().device("cpu"));
+  std::string declined;
+  const std::unique_ptr<LocalAllReduce> local =
+      LocalAllReduce::connect(group, 1024, 0, /*wanted=*/true, &declined);
+  if (!local) {
+    std::cerr << "declined: " << declined << std::endl;
+    return 4;
+  }
+  local->all_reduce_mean(at::ones({16 * (group.rank() + 1)}));
+  std::cout << "averaged" << std::endl;
   return 0;
 }
 
@@ -206,10 +229,11 @@ int main(int argc, char** argv) {
   return devcheck::testing::exit_status_of([&] {
     if (mode == "reduce" && argc > 3) return reduce(argv[2], argv[3]);
     if (mode == "arena") return arena();
-    if (mode == "off" || mode == "huge") return declines(mode);
+    if (mode == "off" || mode == "huge" || mode == "huge-arena") return declines(mode);
+    if (mode == "mismatch") return mismatch();
     if (mode == "absent" || mode == "dies") return absent(mode == "dies");
     std::cerr << "usage: shared_memory_worker reduce OUT_DIR none|all|odd | arena | off | huge | "
-                 "absent | dies\n";
+                 "huge-arena | mismatch | absent | dies\n";
     return 2;
   });
 }
