@@ -197,7 +197,7 @@ int mismatch() {
     std::cerr << "declined: " << declined << std::endl;
     return 4;
   }
-  local->all_reduce_mean(at::ones({16 * (group.rank() + 1)}));
+  local->all_reduce_mean(at::ones({int64_t{16} * (group.rank() + 1)}));
   std::cout << "averaged" << std::endl;
   return 0;
 }
