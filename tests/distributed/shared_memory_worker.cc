@@ -68,18 +68,23 @@ int segment_mappings(int64_t rank0_pid) {
   return count;
 }
 
+// A connected LocalAllReduce, or nullptr after printing why it declined.
+std::unique_ptr<LocalAllReduce> connect_or_say(const ProcessGroup& group, size_t capacity,
+                                               size_t arena) {
+  std::string declined;
+  std::unique_ptr<LocalAllReduce> local =
+      LocalAllReduce::connect(group, capacity, arena, /*wanted=*/true, &declined);
+  if (!local) std::cerr << "declined: " << declined << std::endl;
+  return local;
+}
+
 int reduce(const std::string& out, const std::string& adopt) {
   ProcessGroup group = ProcessGroup::from_env(ProcessGroupOptions().device("cpu"));
-  std::string declined;
   // An arena for the largest case: every case is adopted, averaged and freed
   // in turn, so the arena's blocks are reused.
-  std::unique_ptr<LocalAllReduce> local =
-      LocalAllReduce::connect(group, devcheck::testing::kLargestCaseBytes,
-                              devcheck::testing::kLargestCaseBytes, /*wanted=*/true, &declined);
-  if (!local) {
-    std::cerr << "declined: " << declined << std::endl;
-    return 4;
-  }
+  std::unique_ptr<LocalAllReduce> local = connect_or_say(
+      group, devcheck::testing::kLargestCaseBytes, devcheck::testing::kLargestCaseBytes);
+  if (!local) return 4;
   std::cout << "transport shared memory, capacity " << local->capacity() << "\n";
   if (group.rank() == 0)
     std::cout << "segments in /dev/shm " << segments_named_in_dev_shm() << "\n";
@@ -118,14 +123,9 @@ int arena() {
     group.broadcast(pid, 0);
     return pid.item<int64_t>();
   }();
-  std::string declined;
   std::unique_ptr<LocalAllReduce> local =
-      LocalAllReduce::connect(group, 1024, static_cast<size_t>(3 * kBlock) * sizeof(float),
-                              /*wanted=*/true, &declined);
-  if (!local) {
-    std::cerr << "declined: " << declined << std::endl;
-    return 4;
-  }
+      connect_or_say(group, 1024, static_cast<size_t>(3 * kBlock) * sizeof(float));
+  if (!local) return 4;
   const auto say = [](const std::string& what, bool yes) {
     std::cout << what << (yes ? " yes" : " no") << "\n";
   };
@@ -190,13 +190,8 @@ int declines(const std::string& mode) {
 
 int mismatch() {
   ProcessGroup group = ProcessGroup::from_env(ProcessGroupOptions().device("cpu"));
-  std::string declined;
-  const std::unique_ptr<LocalAllReduce> local =
-      LocalAllReduce::connect(group, 1024, 0, /*wanted=*/true, &declined);
-  if (!local) {
-    std::cerr << "declined: " << declined << std::endl;
-    return 4;
-  }
+  const std::unique_ptr<LocalAllReduce> local = connect_or_say(group, 1024, 0);
+  if (!local) return 4;
   local->all_reduce_mean(at::ones({int64_t{16} * (group.rank() + 1)}));
   std::cout << "averaged" << std::endl;
   return 0;
@@ -205,13 +200,8 @@ int mismatch() {
 int absent(bool alive) {
   ProcessGroup group = ProcessGroup::from_env(
       ProcessGroupOptions().device("cpu").timeout(std::chrono::milliseconds(alive ? 60000 : 5000)));
-  std::string declined;
-  const std::unique_ptr<LocalAllReduce> local =
-      LocalAllReduce::connect(group, 1024, 0, /*wanted=*/true, &declined);
-  if (!local) {
-    std::cerr << "declined: " << declined << std::endl;
-    return 4;
-  }
+  const std::unique_ptr<LocalAllReduce> local = connect_or_say(group, 1024, 0);
+  if (!local) return 4;
   if (alive) local->hold_alive();
   if (group.rank() == 1) {
     if (alive) std::_Exit(0);  // "dies": ends as a crash would, the segment still mapped
