@@ -197,7 +197,7 @@ size_t largest_bucket_bytes(const std::vector<at::Tensor>& params,
 size_t all_buckets_bytes(const std::vector<at::Tensor>& params) {
   size_t total = 0;
   for (const at::Tensor& p : params)
-    total += static_cast<size_t>(p.numel() * p.element_size()) + 64;
+    total += static_cast<size_t>(p.numel() * p.element_size()) + detail::LocalAllReduce::kAlignment;
   return total;
 }
 

@@ -46,7 +46,7 @@ namespace devcheck::detail {
 namespace {
 
 constexpr uint64_t kMagic = 0x6d68732d6b636476;  // "vdck-shm"
-constexpr size_t kLine = 64;
+constexpr size_t kLine = LocalAllReduce::kAlignment;
 
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 

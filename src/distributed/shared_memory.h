@@ -43,6 +43,10 @@ class LocalAllReduce {
   LocalAllReduce(const LocalAllReduce&) = delete;
   LocalAllReduce& operator=(const LocalAllReduce&) = delete;
 
+  // Slots, arenas and the blocks adopt() takes are whole cache lines of
+  // this many bytes (so no two ranks write into one line).
+  static constexpr size_t kAlignment = 64;
+
   size_t capacity() const { return capacity_; }
   // Bytes of this rank's arena (0: none).
   size_t arena_capacity() const;

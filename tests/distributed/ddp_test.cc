@@ -51,10 +51,9 @@ void expect_matches_single_process(const std::string& device, const std::string&
                                    bool accumulate, const std::string& transport,
                                    const std::string& declined = "") {
   // A "-views" suffix (gradients as bucket views) changes nothing else.
-  const std::string suffix = "-views";
-  const bool views = sync.size() > suffix.size() &&
-                     sync.compare(sync.size() - suffix.size(), suffix.size(), suffix) == 0;
-  const std::string base = views ? sync.substr(0, sync.size() - suffix.size()) : sync;
+  const SyncName parsed = parse_sync_name(sync);
+  const std::string& base = parsed.base;
+  const bool views = parsed.views;
   TempDir dir;
   std::vector<std::string> argv{worker_path(), "train", dir.path().string(),
                                 device,        sync,    std::to_string(kSteps)};

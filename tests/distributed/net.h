@@ -9,6 +9,7 @@
 #include <torch/nn/modules/linear.h>
 
 #include <cstdint>
+#include <string>
 #include <utility>
 
 namespace devcheck::testing {
@@ -43,6 +44,20 @@ inline at::Tensor flat_parameters(torch::nn::Module& net) {
   std::vector<at::Tensor> parts;
   for (const auto& p : net.parameters()) parts.push_back(p.detach().to(at::kCPU).flatten());
   return at::cat(parts).to(at::kDouble);
+}
+
+// The worker's SYNC argument: a "-views" suffix asks for gradients as bucket
+// views (gradient_as_bucket_view); `base` is the rest, naming the sync.
+struct SyncName {
+  std::string base;
+  bool views = false;
+};
+
+inline SyncName parse_sync_name(const std::string& sync) {
+  const std::string suffix = "-views";
+  const bool views = sync.size() > suffix.size() &&
+                     sync.compare(sync.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return {views ? sync.substr(0, sync.size() - suffix.size()) : sync, views};
 }
 
 }  // namespace devcheck::testing

@@ -69,12 +69,9 @@ int train(int argc, char** argv) {
   const std::string out = argv[2];
   const std::string device = argv[3];
   // A "-views" suffix: gradients as bucket views, zeroed by the DDP.
-  std::string sync_name = argv[4];
-  const std::string views_suffix = "-views";
-  const bool views = sync_name.size() > views_suffix.size() &&
-                     sync_name.compare(sync_name.size() - views_suffix.size(), views_suffix.size(),
-                                       views_suffix) == 0;
-  if (views) sync_name.resize(sync_name.size() - views_suffix.size());
+  const devcheck::testing::SyncName parsed = devcheck::testing::parse_sync_name(argv[4]);
+  const std::string& sync_name = parsed.base;
+  const bool views = parsed.views;
   const GradientSync sync =
       sync_name == "plain" ? GradientSync::kPerParameterAfterBackward : GradientSync::kBucketed;
   const int steps = std::atoi(argv[5]);
