@@ -20,6 +20,9 @@
 # stand ~0.6 standard deviations above either configuration's own speed).
 # The ranks, whose threads fill both cores, collate on their training threads
 # (default_prefetch). Each JSON report records the prefetch depth it used.
+# The ranks' report also says where their all-reduces' time went (the mean
+# rank's gradient_wait_seconds and gradient_averaging_seconds): printed per
+# round as shares of the training loop.
 #
 #   bash bench/ddp_compare.sh BUILD_DIR
 #   BENCH_STEPS=1000 BENCH_ROUNDS=3 bash bench/ddp_compare.sh build
@@ -64,7 +67,7 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$python" - "$work" "$rounds" <<'PY'
 import json, statistics, sys
 work, rounds = sys.argv[1], int(sys.argv[2])
-scaling, vs_python, ceiling, of_ceiling, bound, of_bound = [], [], [], [], [], []
+scaling, vs_python, ceiling, of_ceiling, bound, of_bound, waiting = [], [], [], [], [], [], []
 singles = {n: [json.load(open(f"{work}/{n}.{r}.json")) for r in range(1, rounds + 1)]
            for n in ("one", "one0")}
 anchor = max(singles, key=lambda n: statistics.median(j["samples_per_second"] for j in singles[n]))
@@ -85,6 +88,11 @@ for r in range(1, rounds + 1):
     half = sum(json.load(open(f"{work}/half{k}.{r}.json"))["samples_per_second"] for k in (1, 2))
     print(f"         two independent processes at once {free:7.0f} samples/s in all; "
           f"at the ranks' batch {half:7.0f}")
+    wait, averaging = (two.get(k, 0) / two["train_seconds"] for k in
+                       ("gradient_wait_seconds", "gradient_averaging_seconds"))
+    waiting.append(wait)
+    print(f"         the ranks ({two['gradient_transport']}): {100 * wait:.1f}% of the loop "
+          f"waiting for each other, {100 * averaging:.1f}% averaging gradients")
     scaling.append(t / o)
     ceiling.append(free / o)
     of_ceiling.append(t / free)
@@ -99,6 +107,8 @@ print(f"two ranks / two independent processes = {statistics.median(of_ceiling):.
 print(f"two independent processes at the ranks' batch / one = {statistics.median(bound):.2f}: "
       f"the ranks' own work with no communication or waiting; two ranks / that = "
       f"{statistics.median(of_bound):.2f} (rounds: {', '.join(f'{x:.2f}' for x in of_bound)})")
+print(f"the ranks waited for each other {100 * statistics.median(waiting):.1f}% of their loop "
+      f"(median; a step goes at its slower rank's pace)")
 print(f"two ranks / one process = {s:.2f} (rounds: {', '.join(f'{x:.2f}' for x in scaling)}; "
       f"target >= 1.70): {'PASS' if ok_s else 'FAIL'}")
 print(f"devcheck / python DDP = {v:.2f} (rounds: {', '.join(f'{x:.2f}' for x in vs_python)}; "

@@ -98,9 +98,17 @@ std::string TrainReport::summary_text() const {
       fmt::format("test accuracy: {:.4f} ({} samples)\n", test_accuracy, test_samples);
   out += fmt::format("time: {:.1f} s ({:.1f} s training, {:.0f} samples/s", total_seconds,
                      train_seconds, samples_per_second);
-  out += world_size > 1 ? fmt::format(" over {} processes, gradients through {})\n", world_size,
-                                      gradient_transport)
-                        : std::string(")\n");
+  if (world_size > 1) {
+    out += fmt::format(" over {} processes, gradients through {}", world_size, gradient_transport);
+    if (gradient_transport == "shared memory" && train_seconds > 0) {
+      out += fmt::format(
+          "; per rank {:.1f}% of the time waiting for the other ranks, {:.1f}% "
+          "averaging gradients",
+          100 * gradient_wait_seconds / train_seconds,
+          100 * gradient_averaging_seconds / train_seconds);
+    }
+  }
+  out += ")\n";
   if (!checkpoint.empty()) out += fmt::format("checkpoint: {}\n", checkpoint);
   if (!sanitizer.empty()) {
     out += sanitizer;
@@ -126,7 +134,11 @@ std::string TrainReport::to_json() const {
   j["amp"] = amp;
   j["rank"] = rank;
   j["world_size"] = world_size;
-  if (world_size > 1) j["gradient_transport"] = gradient_transport;
+  if (world_size > 1) {
+    j["gradient_transport"] = gradient_transport;
+    j["gradient_wait_seconds"] = gradient_wait_seconds;
+    j["gradient_averaging_seconds"] = gradient_averaging_seconds;
+  }
   j["prefetch"] = prefetch;
   j["resumed_from"] = resumed_from;
   j["first_epoch"] = first_epoch;

@@ -139,6 +139,12 @@ struct TrainReport {
   /// With world_size > 1: how gradients travelled ("shared memory", "gloo",
   /// "nccl"; DistributedDataParallel::gradient_transport()).
   std::string gradient_transport;
+  /// With the shared memory transport: seconds of the training loops each
+  /// rank spent in gradient all-reduces, as the mean over the ranks: waiting
+  /// for the other ranks (each step goes at its slowest rank's pace), and
+  /// averaging (DistributedDataParallel::gradient_sync_time()). 0 otherwise.
+  double gradient_wait_seconds = 0;
+  double gradient_averaging_seconds = 0;
   /// Batches the prefetcher kept in flight (TrainOptions::prefetch, or
   /// default_prefetch() when unset); 0: collated on the training thread.
   std::size_t prefetch = 0;

@@ -317,6 +317,14 @@ TrainReport train_classifier(const TrainOptions& o, const ProgressCallback& prog
   for (const EpochReport& e : report.epochs) trained += e.samples;
   report.samples_per_second =
       report.train_seconds > 0 ? static_cast<double>(trained) / report.train_seconds : 0.0;
+  if (ddp && ddp->gradient_transport() == "shared memory") {
+    const GradientSyncTime sync = ddp->gradient_sync_time();
+    const at::Tensor seconds =
+        at::tensor({sync.waiting_seconds, sync.averaging_seconds}, at::kDouble);
+    group->all_reduce_sum(seconds);  // every rank: the mean over ranks
+    report.gradient_wait_seconds = seconds[0].item<double>() / static_cast<double>(world);
+    report.gradient_averaging_seconds = seconds[1].item<double>() / static_cast<double>(world);
+  }
   if (rank != 0) {  // rank 0 evaluates the model every rank holds
     report.total_seconds = seconds_since(started);
     return report;

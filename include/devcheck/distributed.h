@@ -180,6 +180,19 @@ struct DEVCHECK_API DistributedDataParallelOptions {
   TORCH_ARG(bool, gradient_as_bucket_view) = false;
 };
 
+/// Where a rank's gradient all-reduces spent their time
+/// (DistributedDataParallel::gradient_sync_time()).
+struct DEVCHECK_API GradientSyncTime {
+  /// Buckets averaged (each synchronized backward averages every bucket).
+  int64_t all_reduces = 0;
+  /// Waiting for the other ranks: to arrive with their gradients (a step
+  /// goes at the pace of its slowest rank) and to finish their share.
+  double waiting_seconds = 0;
+  /// This rank's own part: averaging its share of every rank's gradients
+  /// (and copying buckets that are not in the shared segment in and out).
+  double averaging_seconds = 0;
+};
+
 /// Data parallel training over a ProcessGroup: every rank holds the same
 /// model on its own device and trains on its own shard of each batch; after
 /// each synchronized backward every parameter's gradient is the mean over
@@ -267,6 +280,12 @@ class DEVCHECK_API DistributedDataParallel {
   /// (DistributedDataParallelOptions::spin_wait, or the default chosen);
   /// zero with any other transport.
   std::chrono::microseconds spin_wait() const { return spin_wait_; }
+  /// With the shared memory transport: this rank's gradient all-reduces since
+  /// construction and where their time went (waiting for the other ranks,
+  /// or averaging), measured on every all-reduce (two clock reads each).
+  /// All zero with any other transport: Gloo and NCCL do not tell waiting
+  /// from transfer.
+  GradientSyncTime gradient_sync_time() const;
 
   /// Internal: how gradients are averaged (src/distributed/ddp.cc).
   struct Sync;

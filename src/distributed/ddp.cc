@@ -39,6 +39,7 @@ struct DistributedDataParallel::Sync {
   virtual ~Sync() = default;
   virtual void before_forward(bool grad_enabled, bool sync) = 0;
   virtual void after_forward(bool grad_enabled, bool sync) = 0;
+  virtual GradientSyncTime time() const { return {}; }
 };
 
 namespace {
@@ -131,6 +132,8 @@ class SharedMemoryAllReduceHook final : public c10d::CommHookInterface {
   at::Tensor parseHookResult(const c10::IValue& result) override {
     return result.isTensor() ? result.toTensor() : result.toTensorVector().at(0);
   }
+
+  GradientSyncTime time() const { return local_->time(); }
 
  private:
   struct Job {
@@ -244,8 +247,9 @@ class ReducerSync final : public DistributedDataParallel::Sync {
     if (local) {
       transport = "shared memory";
       spin = o.spin_wait() ? *o.spin_wait() : default_spin_wait(group);
-      reducer_->register_comm_hook(
-          std::make_unique<SharedMemoryAllReduceHook>(std::move(local), group, spin));
+      auto hook = std::make_unique<SharedMemoryAllReduceHook>(std::move(local), group, spin);
+      shared_memory_ = hook.get();  // owned by the Reducer, which this object owns
+      reducer_->register_comm_hook(std::move(hook));
     } else if (staged_) {
       reducer_->register_comm_hook(std::make_unique<StagedAllReduceHook>(group));
     }
@@ -264,8 +268,13 @@ class ReducerSync final : public DistributedDataParallel::Sync {
     if (grad_enabled && sync) reducer_->prepare_for_backward({});
   }
 
+  GradientSyncTime time() const override {
+    return shared_memory_ != nullptr ? shared_memory_->time() : GradientSyncTime{};
+  }
+
  private:
   std::unique_ptr<c10d::Reducer> reducer_;
+  const SharedMemoryAllReduceHook* shared_memory_ = nullptr;
   bool staged_ = false;
 };
 
@@ -375,6 +384,8 @@ void DistributedDataParallel::before_forward() {
 void DistributedDataParallel::after_forward() {
   sync_->after_forward(c10::GradMode::is_enabled(), sync_enabled_);
 }
+
+GradientSyncTime DistributedDataParallel::gradient_sync_time() const { return sync_->time(); }
 
 void DistributedDataParallel::zero_grad() {
   const c10::NoGradGuard no_grad;

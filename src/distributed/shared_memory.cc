@@ -521,6 +521,8 @@ void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic
   TORCH_INTERNAL_ASSERT(tensor.is_contiguous() && (in_place || nbytes <= capacity_),
                         "LocalAllReduce: a contiguous tensor, adopted or of at most ", capacity_,
                         " bytes; received ", nbytes);
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
   const uint32_t sequence = ++sequence_;
   unsigned char* own = in_place ? data : slot(rank_);
   if (!in_place && nbytes > 0) std::memcpy(own, data, nbytes);
@@ -528,7 +530,9 @@ void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic
   arrived->where = static_cast<uint64_t>(own - base_);
   arrived->bytes = nbytes;
   publish(0, sequence);
+  const auto first_wait = Clock::now();
   wait_all(0, sequence, stopping, spin);
+  const auto all_arrived = Clock::now();
 
   // Where every rank's tensor is; the same size everywhere, or no rank
   // reduces anything (each finds the same difference and throws).
@@ -574,8 +578,25 @@ void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic
     }
   }
   publish(1, sequence);
+  const auto second_wait = Clock::now();
   wait_all(1, sequence, stopping, spin);
+  const auto all_reduced = Clock::now();
   if (!in_place && nbytes > 0) std::memcpy(data, own, nbytes);
+  const auto ns = [](Clock::duration d) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+  };
+  const int64_t waiting = ns(all_arrived - first_wait) + ns(all_reduced - second_wait);
+  waiting_ns_.fetch_add(waiting, std::memory_order_relaxed);
+  own_ns_.fetch_add(ns(Clock::now() - started) - waiting, std::memory_order_relaxed);
+  calls_.fetch_add(1, std::memory_order_relaxed);
+}
+
+GradientSyncTime LocalAllReduce::time() const {
+  GradientSyncTime t;
+  t.all_reduces = calls_.load(std::memory_order_relaxed);
+  t.waiting_seconds = static_cast<double>(waiting_ns_.load(std::memory_order_relaxed)) * 1e-9;
+  t.averaging_seconds = static_cast<double>(own_ns_.load(std::memory_order_relaxed)) * 1e-9;
+  return t;
 }
 
 }  // namespace devcheck::detail

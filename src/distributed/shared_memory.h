@@ -89,6 +89,11 @@ class LocalAllReduce {
   void all_reduce_mean(const at::Tensor& tensor, const std::atomic<bool>* stopping = nullptr,
                        std::chrono::microseconds spin = kShortSpin);
 
+  // The calls of all_reduce_mean so far, and where their time went: waiting
+  // for the other ranks (both waits) or this rank's own work (the copies of
+  // tensors not adopted, averaging its chunk). Any thread, at any time.
+  GradientSyncTime time() const;
+
  private:
   struct Segment;
   struct Mapping;
@@ -109,6 +114,9 @@ class LocalAllReduce {
   std::shared_ptr<Mapping> mapping_;  // shared with the adopted storages
   unsigned char* base_;
   uint32_t sequence_ = 0;
+  std::atomic<int64_t> calls_{0};
+  std::atomic<int64_t> waiting_ns_{0};
+  std::atomic<int64_t> own_ns_{0};
   mutable std::vector<bool> gone_;  // ranks found gone (their mutex is now ours)
 };
 

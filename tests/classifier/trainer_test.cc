@@ -67,6 +67,30 @@ TEST(TrainClassifier, ReportSaysWhichPrefetchDepthRan) {
   EXPECT_EQ(unset.prefetch, default_prefetch(c10::kCPU, 1, 1, usable_cores()));
 }
 
+TEST(TrainClassifier, ReportOfRanksSaysHowGradientsTravelledAndWhereTheirTimeWent) {
+  TrainReport r;
+  r.world_size = 2;
+  r.train_seconds = 10;
+  r.samples_per_second = 6000;
+  r.gradient_transport = "shared memory";
+  r.gradient_wait_seconds = 0.5;
+  r.gradient_averaging_seconds = 0.25;
+  EXPECT_THAT(r.summary_text(),
+              HasSubstr("6000 samples/s over 2 processes, gradients through shared memory; per "
+                        "rank 5.0% of the time waiting for the other ranks, 2.5% averaging "
+                        "gradients)\n"));
+  const nlohmann::json j = nlohmann::json::parse(r.to_json());
+  EXPECT_EQ(j["gradient_wait_seconds"], 0.5);
+  EXPECT_EQ(j["gradient_averaging_seconds"], 0.25);
+  // Gloo over TCP does not tell waiting from transfer: no shares.
+  r.gradient_transport = "gloo";
+  EXPECT_THAT(r.summary_text(), HasSubstr("over 2 processes, gradients through gloo)\n"));
+  // One process: no transport at all.
+  r.world_size = 1;
+  EXPECT_THAT(r.summary_text(), HasSubstr("6000 samples/s)\n"));
+  EXPECT_FALSE(nlohmann::json::parse(r.to_json()).contains("gradient_wait_seconds"));
+}
+
 TEST(TrainClassifier, ModelIsTheSeeds) {
   Classifier model;
   std::vector<std::string> names;
@@ -376,6 +400,14 @@ TEST(TrainClassifier, TwoRanksOfTrainNprocTrainTogetherAndOnlyRankZeroSpeaks) {
   EXPECT_EQ(report["world_size"], 2);
   EXPECT_EQ(report["device_reason"], "rank 0 of 2, LOCAL_RANK=0 (gloo)");
   EXPECT_EQ(report["gradient_transport"], "shared memory");  // both ranks on this machine
+  // The mean rank's time in the all-reduces: some averaging, waiting >= 0,
+  // both within the training loop.
+  const double train_seconds = report["train_seconds"].get<double>();
+  EXPECT_GT(report["gradient_averaging_seconds"].get<double>(), 0.0);
+  EXPECT_GE(report["gradient_wait_seconds"].get<double>(), 0.0);
+  EXPECT_LT(report["gradient_averaging_seconds"].get<double>() +
+                report["gradient_wait_seconds"].get<double>(),
+            train_seconds);
   // Two ranks of one thread: a prefetching thread only if a third core is free.
   EXPECT_EQ(report["prefetch"], usable_cores() > 2 ? 2 : 0);
   EXPECT_EQ(report["epochs"][0]["steps"], 60);

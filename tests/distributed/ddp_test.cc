@@ -85,6 +85,36 @@ void expect_matches_single_process(const std::string& device, const std::string&
                                                                      : 50;
     EXPECT_EQ(spin, expected) << ranks[r].output;
   }
+  // Where the all-reduces' time went: counted through shared memory only,
+  // every bucket of every synchronized backward (no_sync's are not).
+  for (int r = 0; r < 2; ++r) {
+    const size_t buckets_at = ranks[r].output.find(" buckets ");
+    const size_t time_at = ranks[r].output.find("all-reduces ");
+    ASSERT_NE(buckets_at, std::string::npos) << ranks[r].output;
+    ASSERT_NE(time_at, std::string::npos) << ranks[r].output;
+    int64_t buckets = 0;
+    std::istringstream(ranks[r].output.substr(buckets_at + 9)) >> buckets;
+    std::istringstream words(ranks[r].output.substr(time_at));
+    std::string all_reduces_word;
+    std::string waiting_word;
+    std::string averaging_word;
+    int64_t all_reduces = -1;
+    double waiting = -1;
+    double averaging = -1;
+    words >> all_reduces_word >> all_reduces >> waiting_word >> waiting >> averaging_word >>
+        averaging;
+    ASSERT_EQ(all_reduces_word + waiting_word + averaging_word, "all-reduceswaitingaveraging")
+        << ranks[r].output;
+    if (transport == "shared memory") {
+      EXPECT_EQ(all_reduces, kSteps * buckets) << ranks[r].output;
+      EXPECT_GE(waiting, 0.0) << ranks[r].output;
+      EXPECT_GT(averaging, 0.0) << ranks[r].output;
+    } else {
+      EXPECT_EQ(all_reduces, 0) << ranks[r].output;
+      EXPECT_EQ(waiting, 0.0) << ranks[r].output;
+      EXPECT_EQ(averaging, 0.0) << ranks[r].output;
+    }
+  }
   if (base == "one-bucket" || base == "one-bucket-spin") {
     EXPECT_NE(ranks[0].output.find("buckets 1\n"), std::string::npos) << ranks[0].output;
   } else if (base != "plain") {

@@ -41,6 +41,11 @@ void expect_every_rank_gets_the_mean(int world, const std::string& adopt) {
     ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
     EXPECT_NE(ranks[r].output.find("transport shared memory"), std::string::npos)
         << ranks[r].output;
+    // Every call timed: both waits, and this rank's own averaging.
+    EXPECT_NE(ranks[r].output.find("timed " + std::to_string(reduce_cases().size() * 3) +
+                                   " all-reduces, waiting, averaging\n"),
+              std::string::npos)
+        << ranks[r].output;
     const bool adopting = adopt == "all" || (adopt == "odd" && r % 2 == 1);
     if (adopting) {
       EXPECT_NE(ranks[r].output.find(all_adopted), std::string::npos) << ranks[r].output;

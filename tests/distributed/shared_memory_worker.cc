@@ -109,6 +109,10 @@ int reduce(const std::string& out, const std::string& adopt) {
     }
   }
   if (adopting) std::cout << "adopted " << adopted << " of " << tensors << "\n";
+  const devcheck::GradientSyncTime time = local->time();
+  std::cout << "timed " << time.all_reduces << " all-reduces, "
+            << (time.waiting_seconds >= 0 ? "waiting" : "NEGATIVE waiting") << ", "
+            << (time.averaging_seconds > 0 ? "averaging" : "NO averaging") << "\n";
   torch::save(results, out + "/rank" + std::to_string(group.rank()) + ".pt");
   group.barrier();
   return 0;

@@ -159,6 +159,9 @@ int train(int argc, char** argv) {
     torch::save(devcheck::testing::flat_parameters(*net),
                 out + "/rank" + std::to_string(rank) + "_step" + std::to_string(step) + ".pt");
   }
+  const devcheck::GradientSyncTime time = ddp.gradient_sync_time();
+  std::cout << "all-reduces " << time.all_reduces << " waiting " << time.waiting_seconds
+            << " averaging " << time.averaging_seconds << std::endl;
   group.barrier();
   return 0;
 }
