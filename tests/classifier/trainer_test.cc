@@ -96,7 +96,7 @@ TEST(TrainClassifier, ModelIsTheSeeds) {
   std::vector<std::string> names;
   for (const auto& p : model->named_parameters()) names.push_back(p.key());
   EXPECT_EQ(names, (std::vector<std::string>{"conv.weight", "conv.bias", "fc.weight", "fc.bias"}));
-  EXPECT_EQ(model->fc->weight.sizes(), (std::vector<int64_t>{10, 32 * 26 * 26}));
+  EXPECT_EQ(model->fc->weight.sizes(), (std::vector<int64_t>{10, int64_t{32} * 26 * 26}));
   EXPECT_EQ(model->forward(at::zeros({5, 1, 28, 28})).sizes(), (std::vector<int64_t>{5, 10}));
 }
 
@@ -143,6 +143,7 @@ TEST(TrainClassifier, CheckpointResumesAndPythonTorchLoadReadsIt) {
   // The file: named CPU tensors in a fixed layout.
   const auto entries = load_tensors(first, MapLocation::to(c10::kCPU));
   std::vector<std::string> keys;
+  keys.reserve(entries.size());
   for (const auto& [k, t] : entries) keys.push_back(k);
   EXPECT_THAT(keys, ::testing::Contains("model.fc.weight"));
   EXPECT_THAT(keys, ::testing::Contains("optimizer.state.2.exp_avg_sq"));
