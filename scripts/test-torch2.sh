@@ -9,12 +9,15 @@
 #   DEVCHECK_TORCH2_CCACHE  ccache folder shared by runs
 #                           (default /var/cache/devcheck/torch2-ccache)
 #   DEVCHECK_TORCH2_MIRROR  Debian mirror (default: the host's, from apt's sources)
-#   JOBS, CTEST_ARGS        as for `make test`
+#   DEVCHECK_TORCH2_BUILD   build folder, relative to the checkout
+#                           (default build-torch2)
+#   DEVCHECK_TORCH2_TARGETS build only these targets (default: all)
+#   JOBS, CTEST_ARGS        as for `make test`; CMAKE_ARGS for the configure
 #
 # `test-torch2.sh --root-only` makes (or checks) the root and stops: CI runs
 # it in the background while `make test` builds (downloads overlap the build).
 #
-# Builds into build-torch2/ in the checkout. Everything it mounts lives in a
+# Builds into build-torch2/ (or $DEVCHECK_TORCH2_BUILD) in the checkout. Everything it mounts lives in a
 # private mount namespace, so it is gone when the script ends, however it ends;
 # the trap also unmounts explicitly. Idempotent and non-interactive.
 set -euo pipefail
@@ -24,13 +27,14 @@ src=$(cd "$here/.." && pwd)
 root=${DEVCHECK_TORCH2_ROOT:-/var/cache/devcheck/torch2-root}
 ccache_dir=${DEVCHECK_TORCH2_CCACHE:-/var/cache/devcheck/torch2-ccache}
 jobs=${JOBS:-$(nproc)}
+build=${DEVCHECK_TORCH2_BUILD:-build-torch2}
 suite=trixie
 components=main,contrib,non-free,non-free-firmware
 
 log() { echo "test-torch2: $*"; }
 
 if [ "$(id -u)" -ne 0 ]; then
-  exec sudo --preserve-env=DEVCHECK_TORCH2_ROOT,DEVCHECK_TORCH2_CCACHE,DEVCHECK_TORCH2_MIRROR,JOBS,CTEST_ARGS "$0" "$@"
+  exec sudo --preserve-env=DEVCHECK_TORCH2_ROOT,DEVCHECK_TORCH2_CCACHE,DEVCHECK_TORCH2_MIRROR,DEVCHECK_TORCH2_BUILD,DEVCHECK_TORCH2_TARGETS,JOBS,CTEST_ARGS,CMAKE_ARGS "$0" "$@"
 fi
 
 # Mounts made from here on are private to this process and its children.
@@ -190,18 +194,20 @@ log "Torch_DIR=$torch_dir"
 
 root_s=$((SECONDS - start))
 t=$SECONDS
-run "${in_root[@]}" cmake -S /src -B /src/build-torch2 -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+run "${in_root[@]}" cmake -S /src -B /src/$build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTorch_DIR="$torch_dir" -DDEVCHECK_PYTHON=/usr/bin/python3 ${CMAKE_ARGS:-}
-run "${in_root[@]}" cmake --build /src/build-torch2 -j "$jobs"
+targets=()
+for t in ${DEVCHECK_TORCH2_TARGETS:-}; do targets+=(--target "$t"); done
+run "${in_root[@]}" cmake --build /src/$build -j "$jobs" "${targets[@]}"
 build_s=$((SECONDS - t))
 
 t=$SECONDS
 status=0
 # shellcheck disable=SC2086
 run "${in_root[@]}" bash -o pipefail -c \
-  "cd /src/build-torch2 && ctest --output-on-failure -j $jobs ${CTEST_ARGS:-} 2>&1 | tee ctest.log" ||
+  "cd /src/$build && ctest --output-on-failure -j $jobs ${CTEST_ARGS:-} 2>&1 | tee ctest.log" ||
   status=$?
 log "root ${root_s} s, build ${build_s} s, tests $((SECONDS - t)) s"
 # The last line is ctest's summary, as for `make test`.
-grep -E '^[0-9]+% tests passed' "$src/build-torch2/ctest.log" | tail -n 1 || true
+grep -E '^[0-9]+% tests passed' "$src/$build/ctest.log" | tail -n 1 || true
 exit $status
