@@ -197,7 +197,7 @@ t=$SECONDS
 run "${in_root[@]}" cmake -S /src -B /src/$build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTorch_DIR="$torch_dir" -DDEVCHECK_PYTHON=/usr/bin/python3 ${CMAKE_ARGS:-}
 targets=()
-for t in ${DEVCHECK_TORCH2_TARGETS:-}; do targets+=(--target "$t"); done
+for target in ${DEVCHECK_TORCH2_TARGETS:-}; do targets+=(--target "$target"); done
 run "${in_root[@]}" cmake --build /src/$build -j "$jobs" "${targets[@]}"
 build_s=$((SECONDS - t))
 
