@@ -10,6 +10,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
   dataset-fashion-mnist libopenblas0-serial
   clang clang-format clang-tidy libclang-rt-14-dev
+  lintian debootstrap groff-base
+  pybind11-dev python3-dev python3-venv python3-pip python3-pytest python3-setuptools python3-wheel
 )
 
 missing=()
