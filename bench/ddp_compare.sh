@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Data-parallel training of the seed classifier on Fashion-MNIST, one thread
+# Data-parallel training of the Fashion-MNIST classifier, one thread
 # per process, the same global batch and optimizer steps everywhere:
 #   devcheck train --nproc 2        two ranks on Gloo (devcheck::DistributedDataParallel)
 #   devcheck train                  one process: target two ranks >= 1.7x its samples/s

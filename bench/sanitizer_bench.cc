@@ -1,6 +1,6 @@
 // Cost of the device sanitizer against the same work without it, in one run:
 // a loop of tiny ops (add of two 4-element tensors) and a full training step
-// of the seed classifier (Conv2d(1,32,3) -> ReLU -> Flatten -> Linear(21632,10),
+// of the Fashion-MNIST classifier (Conv2d(1,32,3) -> ReLU -> Flatten -> Linear(21632,10),
 // Adam, cross-entropy, batch 32 of 1x28x28). Targets: tiny ops <= 1.3x
 // without provenance and <= 1.6x with it; training step <= 1.05x / 1.10x.
 // The Python anchors (TorchFunctionMode / TorchDispatchMode checkers) are in

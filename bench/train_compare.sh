@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One epoch of the seed classifier, side by side on this machine's LibTorch:
+# One epoch of the Fashion-MNIST classifier, side by side on this machine's LibTorch:
 # `devcheck train` (C++, prefetcher) against the same model and loop in Python
 # PyTorch (Debian's python3-torch, bench/train_compare.py), same threads.
 # Targets: devcheck >= 1.3x the Python anchor's samples/s; test accuracy

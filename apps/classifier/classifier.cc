@@ -1,4 +1,4 @@
-// The seed's model, its evaluation, and how a training report prints.
+// The Fashion-MNIST classifier's model, its evaluation, and how a training report prints.
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 #pragma once
-/// The seed's end-to-end classifier on Fashion-MNIST: the model, and a
+/// The end-to-end Fashion-MNIST classifier: the model, and a
 /// trainer that decides the device once (devcheck's device policy), moves the
 /// model once, lets a DevicePrefetcher put batches on the device, and runs a
 /// loop with no device code in it. `devcheck train` is a thin CLI over
@@ -24,7 +24,7 @@
 
 namespace devcheck {
 
-/// The seed's model: Conv2d(1, 32, 3) -> ReLU -> Flatten -> Linear(32*26*26, 10).
+/// The classifier's model: Conv2d(1, 32, 3) -> ReLU -> Flatten -> Linear(32*26*26, 10).
 /// Parameters: conv.weight, conv.bias, fc.weight, fc.bias. Input [N, 1, 28, 28],
 /// output [N, 10] logits. Thread-safety as any torch::nn::Module.
 class ClassifierImpl : public torch::nn::Module {
@@ -187,7 +187,7 @@ std::string format_progress_bar(const TrainProgress& progress, int width = 30);
 /// wait for at every gradient all-reduce.
 std::size_t default_prefetch(c10::Device device, int ranks_here, int threads_each, int cores);
 
-/// Trains the seed classifier on Fashion-MNIST and evaluates it on the test
+/// Trains the Fashion-MNIST classifier and evaluates it on the test
 /// split. Throws IoError/FormatError (data, checkpoint), InvalidArgumentError
 /// (options; with nproc >= 2 also when WORLD_SIZE is missing or not nproc),
 /// DeviceUnavailableError (device), DeviceMismatchError (ranks disagree). Not thread-safe (sets the

@@ -1,4 +1,4 @@
-// train_classifier(): the seed's training program. Every device decision is
+// train_classifier(): the Fashion-MNIST classifier's training program. Every device decision is
 // made once, at the top; the loop below it has no device code.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>

@@ -1,4 +1,4 @@
-// The seed classifier end to end: a short run learns, a checkpoint resumes
+// The Fashion-MNIST classifier end to end: a short run learns, a checkpoint resumes
 // and real Python torch.load reads it.
 #include <ATen/ATen.h>
 #include <gmock/gmock.h>

@@ -20,7 +20,7 @@ inline constexpr CommandInfo kRunCommand{
     "syncs",
     40};
 inline constexpr CommandInfo kTrainCommand{
-    "train", "Train the seed classifier on Fashion-MNIST (prefetch, AMP, checkpoints)", 60};
+    "train", "Train the Fashion-MNIST classifier (prefetch, AMP, checkpoints)", 60};
 
 inline constexpr CommandInfo kTorchCommands[] = {kDoctorCommand, kRunCommand, kTrainCommand};
 

@@ -1,4 +1,4 @@
-// devcheck train: the seed's classifier on Fashion-MNIST, end to end, under
+// devcheck train: the Fashion-MNIST classifier, end to end, under
 // devcheck's sanitizer. Parses and prints; train_classifier() does the work.
 #include <fmt/format.h>
 #include <unistd.h>
