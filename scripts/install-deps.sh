@@ -12,6 +12,7 @@ packages=(
   clang clang-format clang-tidy libclang-rt-14-dev
   lintian debootstrap groff-base
   pybind11-dev python3-dev python3-venv python3-pip python3-pytest python3-setuptools python3-wheel
+  libtree-sitter-dev python3-flake8 python3-pyflakes
 )
 
 missing=()
@@ -21,14 +22,31 @@ for p in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
-fi
-
-echo "install-deps: installing ${missing[*]}"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# devcheck lint's Python grammar (MIT), compiled into the program, never
+# checked in: npm's tree-sitter-python 0.23.6, the last release whose
+# src/parser.c is LANGUAGE_VERSION 14 (libtree-sitter 0.20.7 reads 13-14).
+# Fetched with the ordinary npm client into a cache outside the checkout
+# (CMake: DEVCHECK_TREE_SITTER_PYTHON_DIR), its sha1 checked.
+ts_version=0.23.6
+ts_sha1=807e50c415a761c613614f902432f563e85b51b6
+ts_dir=${DEVCHECK_TREE_SITTER_PYTHON_DIR:-/var/cache/devcheck/tree-sitter-python-$ts_version}
+if [ ! -f "$ts_dir/src/parser.c" ]; then
+  ts_tmp=$(mktemp -d)
+  (cd "$ts_tmp" && npm pack --silent "tree-sitter-python@$ts_version" >/dev/null)
+  echo "$ts_sha1  $ts_tmp/tree-sitter-python-$ts_version.tgz" | sha1sum -c --quiet -
+  $sudo mkdir -p "$ts_dir"
+  $sudo tar -xzf "$ts_tmp/tree-sitter-python-$ts_version.tgz" -C "$ts_dir" --strip-components=1
+  rm -rf "$ts_tmp"
+  echo "install-deps: tree-sitter-python $ts_version in $ts_dir"
+fi
