@@ -13,7 +13,7 @@ export CCACHE_NOHASHDIR := 1
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: deps configure build run test test-asan test-tsan test-torch2 bench fuzz format tidy clean
+.PHONY: deps configure build build-runtime run test test-asan test-tsan test-torch2 deb test-deb bench fuzz format tidy clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -27,7 +27,12 @@ configure: deps $(BUILD)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# What `make run` runs and `cmake --install` installs: the CLI, its helper,
+# the libraries, the classifier (no tests, benchmarks or examples).
+build-runtime: configure
+	cmake --build $(BUILD) -j $(JOBS) --target devcheck_runtime
+
+run: build-runtime
 	@bash scripts/main-job.sh $(BUILD)
 
 test: build
@@ -60,6 +65,17 @@ test-tsan: deps
 # reused (scripts/test-torch2.sh; needs root, builds into build-torch2/).
 test-torch2:
 	@bash scripts/test-torch2.sh
+
+# The Debian package of the installed tree (CPack's DEB generator), and its
+# test: contents, dependencies, lintian, then installed into a fresh Debian 12
+# root, every subcommand run, removed (scripts/test-deb.sh; needs root).
+deb: build-runtime
+	cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/devcheck_*.deb
+
+test-deb: deb
+	cmake --build $(BUILD) -j $(JOBS) --target devcheck_san_planted
+	@bash scripts/test-deb.sh $$(ls $(BUILD)/devcheck_*.deb | tail -n 1) $(BUILD)/tests/devcheck_san_planted
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)

@@ -7,7 +7,10 @@ install(TARGETS devcheck devcheck_format devcheck_core devcheck_checkpoint devch
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The program and its LibTorch helper (docs/cli.md): `devcheck` finds the
+# helper through the relative path compiled into it (tools/devcheck/).
 install(TARGETS devcheck_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS devcheck_torch_cli RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/devcheck)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/devcheck
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/devcheck/version.h
@@ -25,3 +28,29 @@ install(FILES ${PROJECT_BINARY_DIR}/devcheckConfig.cmake
 # The Python side of the fake device (docs/testing-without-a-gpu.md).
 install(FILES ${PROJECT_SOURCE_DIR}/python/devcheck_fake.py
   DESTINATION ${CMAKE_INSTALL_DATADIR}/devcheck/python)
+
+# What a reader of the installed tree needs: the manual page, the README and
+# docs/, and the copyright and changelog a Debian package carries.
+set(devcheck_man_page ${PROJECT_BINARY_DIR}/devcheck.1.gz)
+add_custom_command(OUTPUT ${devcheck_man_page}
+  COMMAND gzip -9n -c ${PROJECT_SOURCE_DIR}/docs/devcheck.1 > ${devcheck_man_page}
+  DEPENDS ${PROJECT_SOURCE_DIR}/docs/devcheck.1 VERBATIM)
+set(devcheck_changelog ${PROJECT_BINARY_DIR}/changelog.gz)
+add_custom_command(OUTPUT ${devcheck_changelog}
+  COMMAND gzip -9n -c ${PROJECT_SOURCE_DIR}/docs/changelog > ${devcheck_changelog}
+  DEPENDS ${PROJECT_SOURCE_DIR}/docs/changelog VERBATIM)
+add_custom_target(devcheck_docs ALL DEPENDS ${devcheck_man_page} ${devcheck_changelog})
+install(FILES ${devcheck_man_page} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+file(GLOB devcheck_doc_pages CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${devcheck_doc_pages} ${devcheck_changelog}
+              ${PROJECT_SOURCE_DIR}/docs/copyright
+  DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# What `make run` builds: everything installed, nothing else (no tests,
+# benchmarks or examples).
+add_custom_target(devcheck_runtime)
+add_dependencies(devcheck_runtime devcheck_cli devcheck_torch_cli devcheck_format devcheck_core
+  devcheck_checkpoint devcheck_sanitizer devcheck_train devcheck_distributed
+  devcheck_fake_device devcheck_preload devcheck_docs)
+
+include(DevcheckPackage)

@@ -43,24 +43,8 @@ if [ "${DEVCHECK_TORCH2_NS:-}" != 1 ]; then
   exec unshare --mount --propagation private -- "$0" "$@"
 fi
 
-# The host's Debian mirror: the first archive URI (not -security) in its apt sources.
-host_mirror() {
-  local f
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -e "$f" ] || continue
-    awk 'BEGIN { RS = ""; FS = "\n" }
-      {
-        uris = ""; suites = ""
-        for (i = 1; i <= NF; i++) {
-          if ($i ~ /^URIs:/) { uris = $i; sub(/^URIs:[ \t]*/, "", uris) }
-          if ($i ~ /^Suites:/) { suites = $i }
-        }
-        if (uris != "" && suites !~ /-security/) { split(uris, u, /[ \t]+/); print u[1]; exit }
-      }' "$f"
-  done
-  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-    awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' || true
-}
+# shellcheck source=lib/host-mirror.sh
+. "$here/lib/host-mirror.sh"
 
 mounted=()
 child=

@@ -30,14 +30,15 @@ std::string own_folder() {
 
 // Where devcheck-torch may be: $DEVCHECK_TORCH_HELPER when set, else
 // <prefix>/libexec/devcheck/devcheck-torch beside <prefix>/bin/devcheck once
-// installed, or libexec/devcheck/devcheck-torch under the build folder.
+// installed (DEVCHECK_HELPER_FROM_BIN, from the install directories), or
+// libexec/devcheck/devcheck-torch under the build folder.
 std::vector<std::string> helper_candidates() {
   if (const char* env = std::getenv("DEVCHECK_TORCH_HELPER"); env != nullptr && *env != '\0') {
     return {env};
   }
   const std::string dir = own_folder();
   if (dir.empty()) return {};
-  return {dir + "/../libexec/devcheck/devcheck-torch", dir + "/libexec/devcheck/devcheck-torch"};
+  return {dir + "/" DEVCHECK_HELPER_FROM_BIN, dir + "/libexec/devcheck/devcheck-torch"};
 }
 
 // N of `train ... --nproc N` (or --nproc=N), 0 when absent or not a number
