@@ -1,0 +1,189 @@
+// lint_paths and fix_paths: the files, their configuration, in parallel.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "checker.h"
+#include "config.h"
+#include "devcheck/format/error.h"
+#include "devcheck/lint.h"
+#include "files.h"
+#include "format/output.h"
+
+namespace devcheck::lint {
+namespace {
+
+struct FileResult {
+  bool read = false;
+  bool skipped = false;  // excluded by configuration
+  bool changed = false;  // fix_paths: fixes changed the text (diff holds how)
+  std::string diff;
+  std::string error;
+  std::string text;
+  std::vector<Finding> findings;
+};
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream out;
+  out << in.rdbuf();
+  if (in.bad()) return false;
+  text = out.str();
+  return true;
+}
+
+struct Rules {
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+};
+
+// The rules for one file: the options' select (else the configuration's),
+// and the ignores of both.
+Rules rules_for(const LintOptions& options, const detail::Config* config, const std::string& path) {
+  Rules rules{options.select, options.ignore};
+  if (config != nullptr) {
+    if (rules.select.empty()) rules.select = config->select;
+    const std::vector<std::string> more = detail::ignored_rules(*config, path);
+    rules.ignore.insert(rules.ignore.end(), more.begin(), more.end());
+  }
+  return rules;
+}
+
+// Runs `work` on every file, `options.jobs` at a time.
+template <typename Work>
+std::vector<FileResult> for_each_file(const std::vector<std::string>& files,
+                                      const LintOptions& options, Work work) {
+  std::vector<FileResult> results(files.size());
+  unsigned jobs = options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency();
+  jobs = std::max(1U, std::min<unsigned>(jobs, static_cast<unsigned>(files.size())));
+  detail::ConfigFinder configs;
+  std::atomic<std::size_t> next{0};
+  auto run = [&] {
+    for (std::size_t i = next++; i < files.size(); i = next++) {
+      const detail::Config* config = options.use_config ? configs.find(files[i]) : nullptr;
+      FileResult& r = results[i];
+      if (config != nullptr && detail::excluded(*config, files[i])) {
+        r.skipped = true;
+        continue;
+      }
+      if (!read_file(files[i], r.text)) {
+        r.error = files[i] + ": cannot read the file";
+        continue;
+      }
+      r.read = true;
+      const Rules rules = rules_for(options, config, files[i]);
+      work(files[i], rules, r);
+    }
+  };
+  if (jobs == 1) {
+    run();
+  } else {
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(run);
+    for (std::thread& t : threads) t.join();
+  }
+  return results;
+}
+
+bool fixable(const std::string& rule) {
+  for (const RuleInfo& r : rules()) {
+    if (r.id == rule) return r.fixable;
+  }
+  return false;
+}
+
+void write_atomically(const std::string& path, const std::string& text) {
+  struct stat before {};
+  const bool have_mode = ::stat(path.c_str(), &before) == 0;
+  impl::AtomicOutput out(path, /*overwrite=*/true);
+  if (have_mode) ::fchmod(out.fd(), before.st_mode & 07777);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(out.fd(), text.data() + done, text.size() - done);
+    if (n <= 0) {
+      throw format::IoError("[devcheck] cannot write the fixed " + path +
+                            ": the disk refused; the file "
+                            "is unchanged");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  out.commit();
+}
+
+}  // namespace
+
+LintReport lint_paths(const std::vector<std::string>& paths, const LintOptions& options) {
+  LintReport report;
+  std::vector<std::string> errors;
+  const std::vector<std::string> files =
+      detail::collect_files(paths, options.respect_gitignore, errors);
+  for (std::string& e : errors) report.add_error(std::move(e));
+  std::vector<FileResult> results =
+      for_each_file(files, options, [](const std::string& path, const Rules& rules, FileResult& r) {
+        r.findings = detail::check_source(r.text, path, rules.select, rules.ignore);
+        r.text.clear();
+      });
+  for (FileResult& r : results) {
+    if (!r.error.empty()) report.add_error(std::move(r.error));
+    if (!r.read) continue;
+    report.add_file();
+    for (Finding& f : r.findings) report.add(std::move(f));
+  }
+  report.finish();
+  return report;
+}
+
+FixResult fix_paths(const std::vector<std::string>& paths, const LintOptions& options, bool write) {
+  FixResult result;
+  std::vector<std::string> errors;
+  const std::vector<std::string> files =
+      detail::collect_files(paths, options.respect_gitignore, errors);
+  for (std::string& e : errors) result.remaining.add_error(std::move(e));
+  std::vector<FileResult> results = for_each_file(
+      files, options, [&](const std::string& path, const Rules& rules, FileResult& r) {
+        std::vector<Finding> findings =
+            detail::check_source(r.text, path, rules.select, rules.ignore);
+        std::vector<Finding> to_fix;
+        for (const Finding& f : findings) {
+          if (f.fix && fixable(f.rule)) to_fix.push_back(f);
+        }
+        const std::string after = to_fix.empty() ? r.text : apply_fixes(r.text, to_fix);
+        if (after == r.text) {
+          r.findings = std::move(findings);
+          return;
+        }
+        // What remains is what the fixed text still has.
+        r.findings = detail::check_source(after, path, rules.select, rules.ignore);
+        r.diff = unified_diff(path, r.text, after);
+        r.changed = true;
+        if (write) {
+          try {
+            write_atomically(path, after);
+          } catch (const format::Error& e) {
+            r.error = e.what();
+            r.changed = false;
+          }
+        }
+      });
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    FileResult& r = results[i];
+    if (!r.error.empty()) result.remaining.add_error(std::move(r.error));
+    if (!r.read) continue;
+    result.remaining.add_file();
+    if (r.changed) {
+      result.changed.push_back(files[i]);
+      result.diff += r.diff;
+    }
+    for (Finding& f : r.findings) result.remaining.add(std::move(f));
+  }
+  result.remaining.finish();
+  return result;
+}
+
+}  // namespace devcheck::lint

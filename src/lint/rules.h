@@ -1,0 +1,48 @@
+#pragma once
+// The rules: each reads a parsed Source and reports through a Sink.
+// Internal; docs/lint.md describes every rule with a bad and a good example.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "devcheck/lint.h"
+#include "syntax.h"
+
+namespace devcheck::lint::detail {
+
+// Collects one file's findings.
+class Sink {
+ public:
+  Sink(const Source& source, std::string path) : source_(source), path_(std::move(path)) {}
+  void report(TSNode node, std::string_view rule, std::string message,
+              std::optional<Fix> fix = std::nullopt);
+  std::vector<Finding>& findings() { return findings_; }
+
+ private:
+  const Source& source_;
+  std::string path_;
+  std::vector<Finding> findings_;
+};
+
+// Rules on what is called, one call at a time (rules_calls.cc):
+// DC105 DC108 DC109 DC110 DC115 DC119.
+void check_calls(const Source& source, Sink& sink);
+// Rules on modules and tensors in their scopes (rules_scopes.cc):
+// DC101 DC102 DC111 DC113 DC116 DC117.
+void check_scopes(const Source& source, Sink& sink);
+// Rules on where code runs (rules_places.cc): DC107 DC112 DC114.
+void check_places(const Source& source, Sink& sink);
+
+// Shared judgements.
+// A string literal's contents, or nullopt for anything else (f-strings too).
+std::optional<std::string> string_value(const Source& source, TSNode node);
+// `torch.zeros`-style factories that take `device=`.
+bool is_factory(std::string_view qualified);
+// Whether the value certainly makes a tensor (a factory, from_numpy, ...).
+bool makes_tensor(const Source& source, TSNode value);
+// Whether a name or `self.x` is bound to an nn.Module in `scope`.
+bool is_module_name(const Source& source, TSNode object, int scope);
+
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,174 @@
+// Rules about where code runs: DC107 CUDA in DataLoader workers,
+// DC112 hard-coded CUDA beside a device variable, DC114 .item() every step.
+#include <cctype>
+#include <set>
+#include <utility>
+
+#include "rules.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+bool is_cuda_text(std::string_view text) { return text.find("cuda") != std::string_view::npos; }
+
+bool cuda_string(const Source& source, TSNode node) {
+  const auto s = string_value(source, node);
+  return s && (*s == "cuda" || s->rfind("cuda:", 0) == 0);
+}
+
+// A module-level name whose value mentions "cuda" (`DEVICE = torch.device("cuda" if ...)`).
+bool cuda_name(const Source& source, TSNode node) {
+  if (!is(node, "identifier")) return false;
+  const TSNode value = source.value_of(std::string(source.text(node)), 0);
+  return !ts_node_is_null(value) && is_cuda_text(source.text(value));
+}
+
+// Calls inside [start, end) that put something on a CUDA device.
+void report_cuda_in(const Source& source, uint32_t start, uint32_t end, const std::string& where,
+                    Sink& sink) {
+  for (const Call& call : source.calls()) {
+    if (ts_node_start_byte(call.node) < start || ts_node_end_byte(call.node) > end) continue;
+    bool cuda = call.method == "cuda" && call.qualified.empty();
+    if (call.method == "to") {
+      const std::vector<TSNode> args = source.positional(call.node);
+      const TSNode target = args.empty() ? source.keyword(call.node, "device") : args[0];
+      cuda = !ts_node_is_null(target) &&
+             (cuda_string(source, target) || cuda_name(source, target) ||
+              (is(target, "call") && source.qualify(field(target, "function")) == "torch.device" &&
+               is_cuda_text(source.text(target))));
+    }
+    const TSNode dev = source.keyword(call.node, "device");
+    if (!cuda && !ts_node_is_null(dev) && (cuda_string(source, dev) || cuda_name(source, dev))) {
+      cuda = true;
+    }
+    if (!cuda) continue;
+    sink.report(call.node, "DC107",
+                "CUDA used in " + where +
+                    ", which runs in forked DataLoader workers: CUDA cannot be re-initialised in "
+                    "a forked subprocess; move batches in the training loop (fine only with "
+                    "num_workers=0 or a spawn multiprocessing_context)");
+  }
+}
+
+bool forks_workers(const Source& source, TSNode loader) {
+  const TSNode workers = source.keyword(loader, "num_workers");
+  if (ts_node_is_null(workers) || source.text(workers) == "0") return false;
+  const TSNode context = source.keyword(loader, "multiprocessing_context");
+  if (!ts_node_is_null(context)) {
+    const std::string_view text = source.text(context);
+    if (text.find("spawn") != std::string_view::npos ||
+        text.find("forkserver") != std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+const Scope* function_named(const Source& source, std::string_view name) {
+  for (const Scope& s : source.scopes()) {
+    if (s.kind == ScopeKind::kFunction && s.owner_class < 0 && s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+void check_workers(const Source& source, Sink& sink) {
+  std::set<std::pair<uint32_t, uint32_t>> done;
+  for (const Call& call : source.calls()) {
+    if (call.qualified != "torch.utils.data.DataLoader" &&
+        call.qualified != "torch.utils.data.dataloader.DataLoader") {
+      continue;
+    }
+    if (!forks_workers(source, call.node)) continue;
+    for (const char* hook : {"collate_fn", "worker_init_fn"}) {
+      const TSNode value = source.keyword(call.node, hook);
+      if (ts_node_is_null(value)) continue;
+      TSNode body{};
+      if (is(value, "lambda")) {
+        body = value;
+      } else if (is(value, "identifier")) {
+        if (const Scope* f = function_named(source, source.text(value))) body = f->node;
+      }
+      if (ts_node_is_null(body)) continue;
+      if (!done.emplace(ts_node_start_byte(body), ts_node_end_byte(body)).second) continue;
+      report_cuda_in(source, ts_node_start_byte(body), ts_node_end_byte(body),
+                     std::string("the ") + hook + " '" + std::string(source.text(value)) + "'",
+                     sink);
+    }
+  }
+  for (const auto& [name, info] : source.classes()) {
+    if (!info.is_dataset) continue;
+    for (const Scope& s : source.scopes()) {
+      if (s.owner_class != info.scope || s.name != "__getitem__") continue;
+      report_cuda_in(source, ts_node_start_byte(s.node), ts_node_end_byte(s.node),
+                     name + ".__getitem__", sink);
+    }
+  }
+}
+
+bool is_device_name(std::string_view name) {
+  std::string lower;
+  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "dev" || lower.find("device") != std::string::npos;
+}
+
+void check_hard_coded(const Source& source, Sink& sink) {
+  // The device variables' definitions, which are allowed to say "cuda".
+  std::vector<std::pair<uint32_t, uint32_t>> definitions;
+  for (const Scope& s : source.scopes()) {
+    for (const auto& [name, values] : s.assigns) {
+      if (!is_device_name(name)) continue;
+      for (TSNode value : values) {
+        const bool device =
+            (is(value, "call") && source.qualify(field(value, "function")) == "torch.device") ||
+            is_cuda_text(source.text(value));
+        if (device) definitions.emplace_back(ts_node_start_byte(value), ts_node_end_byte(value));
+      }
+    }
+  }
+  if (definitions.empty()) return;
+  auto in_definition = [&](TSNode node) {
+    for (const auto& [start, end] : definitions) {
+      if (ts_node_start_byte(node) >= start && ts_node_end_byte(node) <= end) return true;
+    }
+    return false;
+  };
+  for (const Call& call : source.calls()) {
+    if (in_definition(call.node)) continue;
+    bool hard = call.method == "cuda" && call.qualified.empty();
+    if (call.method == "to") {
+      const std::vector<TSNode> args = source.positional(call.node);
+      hard = !args.empty() && cuda_string(source, args[0]);
+    }
+    const TSNode dev = source.keyword(call.node, "device");
+    hard = hard || (!ts_node_is_null(dev) && cuda_string(source, dev));
+    if (!hard) continue;
+    sink.report(call.node, "DC112",
+                "hard-coded CUDA in a file that defines a device variable: this line ignores it "
+                "and fails where CUDA is absent; use .to(device) / device=device");
+  }
+}
+
+void check_item_per_step(const Source& source, Sink& sink) {
+  for (const Call& call : source.calls()) {
+    // Under a condition (`if step % 100 == 0`) it is not every step.
+    if (call.method != "item" || call.conditional || call.loop == Call::kNoLoop ||
+        !source.is_training_loop(call.loop) ||
+        ts_node_named_child_count(field(call.node, "arguments")) != 0) {
+      continue;
+    }
+    sink.report(call.node, "DC114",
+                ".item() on every step of a training loop waits for the device each time; "
+                "accumulate on the device (total += loss.detach()) and read it once per "
+                "epoch or under a logging condition");
+  }
+}
+
+}  // namespace
+
+void check_places(const Source& source, Sink& sink) {
+  check_workers(source, sink);
+  check_hard_coded(source, sink);
+  check_item_per_step(source, sink);
+}
+
+}  // namespace devcheck::lint::detail

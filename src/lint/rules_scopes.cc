@@ -1,0 +1,277 @@
+// Rules that follow names within a scope (docs/lint.md, "How names are
+// followed"): DC101 factories without device=, DC102 discarded moves,
+// DC111 plain tensors on modules, DC113 .numpy() on a device,
+// DC116 layers made in forward, DC117 saving a wrapper's state_dict.
+#include <array>
+#include <cctype>
+
+#include "rules.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+constexpr int kMaxFollow = 8;  // names followed through at most this many assignments
+
+// The value of `self.x` assigned in any method of the class of `scope`.
+TSNode self_value(const Source& source, const std::string& name, int scope) {
+  const int function = source.function_of(scope);
+  if (function < 0) return TSNode{};
+  const int owner = source.scopes()[function].owner_class;
+  if (owner < 0) return TSNode{};
+  TSNode found{};
+  for (const Scope& s : source.scopes()) {
+    if (s.owner_class != owner) continue;
+    const auto it = s.assigns.find(name);
+    if (it != s.assigns.end() && !it->second.empty()) found = it->second.back();
+  }
+  return found;
+}
+
+TSNode value_of_object(const Source& source, TSNode object, int scope) {
+  if (is(object, "identifier")) return source.value_of(std::string(source.text(object)), scope);
+  if (is(object, "attribute") && source.text(field(object, "object")) == "self") {
+    return self_value(source, std::string(source.text(object)), scope);
+  }
+  return TSNode{};
+}
+
+bool is_module_value(const Source& source, TSNode value, int scope, int depth) {
+  if (depth > kMaxFollow || !is(value, "call")) return false;
+  const TSNode function = field(value, "function");
+  const std::string q = source.qualify(function);
+  const std::string last = q.substr(q.rfind('.') + 1);
+  if (q.rfind("torch.nn.", 0) == 0 && !last.empty() && std::isupper(last[0]) != 0 &&
+      last != "Parameter") {
+    return true;
+  }
+  if (is(function, "identifier")) {
+    const auto c = source.classes().find(std::string(source.text(function)));
+    if (c != source.classes().end() && c->second.is_module) return true;
+  }
+  if (is(function, "attribute")) {
+    const std::string_view method = source.text(field(function, "attribute"));
+    if (method == "to" || method == "cuda" || method == "cpu" || method == "train" ||
+        method == "eval") {
+      const TSNode object = field(function, "object");
+      return is_module_value(source, object, scope, depth + 1) ||
+             is_module_value(source, value_of_object(source, object, scope), scope, depth + 1);
+    }
+  }
+  return false;
+}
+
+bool is_tensor_value(const Source& source, TSNode value, int scope, int depth) {
+  if (depth > kMaxFollow || !is(value, "call")) return false;
+  if (makes_tensor(source, value)) return true;
+  const TSNode function = field(value, "function");
+  if (!is(function, "attribute")) return false;
+  const std::string_view method = source.text(field(function, "attribute"));
+  if (method != "to" && method != "cuda" && method != "cpu" && method != "float" &&
+      method != "half" && method != "double" && method != "detach" && method != "clone") {
+    return false;
+  }
+  const TSNode object = field(function, "object");
+  return is_tensor_value(source, object, scope, depth + 1) ||
+         is_tensor_value(source, value_of_object(source, object, scope), scope, depth + 1);
+}
+
+// `.to(x)` whose target is a device other than the CPU, as far as one can tell.
+bool moves_to_device(const Source& source, TSNode call, int scope) {
+  const TSNode function = field(call, "function");
+  const std::string_view method = source.text(field(function, "attribute"));
+  if (method == "cuda") return true;
+  if (method != "to") return false;
+  const TSNode dev = source.keyword(call, "device");
+  const std::vector<TSNode> args = source.positional(call);
+  const TSNode target = !ts_node_is_null(dev) ? dev : (args.empty() ? TSNode{} : args[0]);
+  if (ts_node_is_null(target)) return false;
+  if (const auto s = string_value(source, target)) return *s != "cpu" && *s != "meta";
+  if (is(target, "attribute") && source.text(field(target, "attribute")) == "device") return true;
+  if (is(target, "identifier")) {
+    const std::string_view name = source.text(target);
+    if (name.find("device") != std::string_view::npos || name == "dev") return true;
+    const TSNode value = source.value_of(std::string(name), scope);
+    return is(value, "call") && source.qualify(field(value, "function")) == "torch.device";
+  }
+  return false;
+}
+
+bool on_device(const Source& source, TSNode node, int scope, int depth) {
+  if (depth > kMaxFollow || ts_node_is_null(node)) return false;
+  if (is(node, "identifier") || is(node, "attribute")) {
+    if (is(node, "attribute") && source.text(field(node, "object")) != "self") return false;
+    return on_device(source, value_of_object(source, node, scope), scope, depth + 1);
+  }
+  if (!is(node, "call")) return false;
+  const TSNode function = field(node, "function");
+  if (is_factory(source.qualify(function))) {
+    const TSNode dev = source.keyword(node, "device");
+    if (ts_node_is_null(dev)) return false;
+    const auto s = string_value(source, dev);
+    return s ? *s != "cpu" && *s != "meta" : false;
+  }
+  if (!is(function, "attribute")) return false;
+  const std::string_view method = source.text(field(function, "attribute"));
+  if (method == "cpu" || method == "numpy") return false;
+  if (moves_to_device(source, node, scope)) return true;
+  if (method == "detach" || method == "float" || method == "half" || method == "double" ||
+      method == "clone" || method == "contiguous" || method == "squeeze" || method == "flatten" ||
+      method == "to") {
+    return on_device(source, field(function, "object"), scope, depth + 1);
+  }
+  return false;
+}
+
+void check_factory_device(const Source& source, const Call& call, Sink& sink) {
+  if (!is_factory(call.qualified)) return;
+  const int function = source.function_of(call.scope);
+  if (function < 0 || function != call.scope || !source.scopes()[function].uses_device) return;
+  if (source.has_splat(call.node) || !ts_node_is_null(source.keyword(call.node, "device")) ||
+      !ts_node_is_null(source.keyword(call.node, "out"))) {
+    return;
+  }
+  const std::vector<TSNode> args = source.positional(call.node);
+  // A 0-dim CPU tensor mixes with tensors on any device.
+  if (call.qualified == "torch.tensor" && !args.empty() &&
+      (is(args[0], "integer") || is(args[0], "float") || is(args[0], "true") ||
+       is(args[0], "false"))) {
+    return;
+  }
+  if (call.moved) return;
+  sink.report(call.node, "DC101",
+              source.dotted(field(call.node, "function")) + "(...) without device= in '" +
+                  source.scopes()[function].name +
+                  "', which works on a device: the tensor is made on the CPU; pass "
+                  "device= (e.g. device=x.device)");
+}
+
+void check_discarded_move(const Source& source, TSNode statement, Sink& sink) {
+  const TSNode call = ts_node_named_child(statement, 0);
+  const TSNode function = field(call, "function");
+  if (!is(function, "attribute")) return;
+  const std::string_view method = source.text(field(function, "attribute"));
+  if (method != "cuda" && method != "cpu" && method != "to") return;
+  const TSNode object = field(function, "object");
+  if (!is(object, "identifier") &&
+      !(is(object, "attribute") && source.text(field(object, "object")) == "self")) {
+    return;
+  }
+  const int scope = source.scope_of(call);
+  const TSNode value = value_of_object(source, object, scope);
+  if (is_module_value(source, value, scope, 0) || !is_tensor_value(source, value, scope, 0)) return;
+  const std::string name(source.text(object));
+  sink.report(call, "DC102",
+              name + "." + std::string(method) +
+                  "(...) returns a moved copy and this discards it: tensors do not move in place; "
+                  "write " +
+                  name + " = " + std::string(source.text(call)),
+              Fix{"assign the result to " + name,
+                  {{ts_node_start_byte(statement), ts_node_start_byte(statement), name + " = "}}});
+}
+
+void check_module_tensors(const Source& source, Sink& sink) {
+  for (const auto& [name, info] : source.classes()) {
+    if (!info.is_module) continue;
+    for (const Scope& s : source.scopes()) {
+      if (s.owner_class != info.scope || s.name != "__init__") continue;
+      for (const auto& [target, values] : s.assigns) {
+        if (target.rfind("self.", 0) != 0) continue;
+        for (TSNode value : values) {
+          if (!makes_tensor(source, value)) continue;
+          const std::string attr = target.substr(5);
+          sink.report(value, "DC111",
+                      target +
+                          " holds a plain tensor, which model.to(device) does not move; use "
+                          "self.register_buffer(\"" +
+                          attr + "\", ...) or nn.Parameter(...)");
+        }
+      }
+    }
+  }
+}
+
+void check_numpy(const Source& source, const Call& call, Sink& sink) {
+  if (call.method != "numpy" || !source.positional(call.node).empty()) return;
+  if (!on_device(source, call.object, call.scope, 0)) return;
+  sink.report(call.node, "DC113",
+              ".numpy() on a tensor that is on a device raises a TypeError; copy it to the host "
+              "first: .detach().cpu().numpy()");
+}
+
+bool has_parameters(std::string_view layer) {
+  static constexpr std::array<std::string_view, 20> kPrefixes = {
+      "Linear",      "Bilinear",  "Lazy",       "Conv",         "Embedding",
+      "BatchNorm",   "LayerNorm", "GroupNorm",  "InstanceNorm", "SyncBatchNorm",
+      "RMSNorm",     "LSTM",      "GRU",        "RNN",          "MultiheadAttention",
+      "Transformer", "PReLU",     "Sequential", "ModuleList",   "ModuleDict"};
+  for (std::string_view p : kPrefixes) {
+    if (layer.rfind(p, 0) == 0) return true;
+  }
+  return false;
+}
+
+void check_layer_in_forward(const Source& source, const Call& call, Sink& sink) {
+  if (call.qualified.rfind("torch.nn.", 0) != 0 ||
+      call.qualified.find(".functional") != std::string::npos) {
+    return;
+  }
+  const std::string layer = call.qualified.substr(call.qualified.rfind('.') + 1);
+  if (!has_parameters(layer)) return;
+  const int function = source.function_of(call.scope);
+  if (function < 0 || source.scopes()[function].name != "forward" ||
+      source.scopes()[function].owner_class < 0) {
+    return;
+  }
+  sink.report(call.node, "DC116",
+              "nn." + layer +
+                  " made inside forward: its weights are new on every call, on the CPU, and never "
+                  "trained; create it in __init__ as self.<name> and call it here");
+}
+
+bool is_wrapper_value(const Source& source, TSNode value) {
+  if (!is(value, "call")) return false;
+  const std::string q = source.qualify(field(value, "function"));
+  return q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
+         q == "torch.nn.parallel.DistributedDataParallel" ||
+         q == "torch.nn.parallel.distributed.DistributedDataParallel";
+}
+
+void check_saved_wrapper(const Source& source, const Call& call, Sink& sink) {
+  if (call.qualified != "torch.save") return;
+  const std::vector<TSNode> args = source.positional(call.node);
+  if (args.empty()) return;
+  const uint32_t start = ts_node_start_byte(args[0]);
+  const uint32_t end = ts_node_end_byte(args[0]);
+  for (const Call& inner : source.calls()) {
+    if (inner.method != "state_dict" || ts_node_start_byte(inner.node) < start ||
+        ts_node_end_byte(inner.node) > end) {
+      continue;
+    }
+    if (!is_wrapper_value(source, value_of_object(source, inner.object, inner.scope))) continue;
+    const std::string name(source.text(inner.object));
+    sink.report(inner.node, "DC117",
+                name +
+                    " is a DataParallel/DistributedDataParallel wrapper: its state_dict keys "
+                    "start with 'module.' and do not load into the bare model; save " +
+                    name + ".module.state_dict()");
+  }
+}
+
+}  // namespace
+
+bool is_module_name(const Source& source, TSNode object, int scope) {
+  return is_module_value(source, value_of_object(source, object, scope), scope, 0);
+}
+
+void check_scopes(const Source& source, Sink& sink) {
+  for (const Call& call : source.calls()) {
+    check_factory_device(source, call, sink);
+    check_numpy(source, call, sink);
+    check_layer_in_forward(source, call, sink);
+    check_saved_wrapper(source, call, sink);
+  }
+  for (TSNode statement : source.call_statements()) check_discarded_move(source, statement, sink);
+  check_module_tensors(source, sink);
+}
+
+}  // namespace devcheck::lint::detail

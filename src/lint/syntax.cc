@@ -1,0 +1,275 @@
+#include "syntax.h"
+
+#include <stdexcept>
+
+extern "C" const TSLanguage* tree_sitter_python();
+
+namespace devcheck::lint::detail {
+
+Parser::Parser() : parser_(ts_parser_new()) {
+  if (!ts_parser_set_language(parser_.get(), tree_sitter_python())) {
+    // The grammar's ABI is outside what the linked libtree-sitter reads.
+    throw std::runtime_error("[devcheck] the Python grammar's ABI (" +
+                             std::to_string(ts_language_version(tree_sitter_python())) +
+                             ") is not one this libtree-sitter reads");
+  }
+}
+
+std::unique_ptr<TSTree, TreeDeleter> Parser::parse(std::string_view source) {
+  return std::unique_ptr<TSTree, TreeDeleter>(ts_parser_parse_string(
+      parser_.get(), nullptr, source.data(), static_cast<uint32_t>(source.size())));
+}
+
+Source::Source(std::string_view text, TSTree* tree) : text_(text), tree_(tree) {
+  Scope module;
+  module.node = root();
+  scopes_.push_back(std::move(module));
+  TSTreeCursor cursor = ts_tree_cursor_new(root());
+  walk(&cursor, 0, 0);
+  ts_tree_cursor_delete(&cursor);
+  classify_classes();
+}
+
+std::string Source::dotted(TSNode node) const {
+  if (is(node, "identifier")) return std::string(text(node));
+  if (is(node, "attribute")) {
+    const std::string object = dotted(field(node, "object"));
+    if (object.empty()) return {};
+    return object + "." + std::string(text(field(node, "attribute")));
+  }
+  return {};
+}
+
+std::string Source::qualify(TSNode node) const {
+  const std::string name = dotted(node);
+  if (name.empty()) return {};
+  const auto dot = name.find('.');
+  const auto found = imports_.find(name.substr(0, dot));
+  if (found == imports_.end()) return {};
+  return dot == std::string::npos ? found->second : found->second + name.substr(dot);
+}
+
+TSNode Source::keyword(TSNode call, std::string_view name) const {
+  const TSNode args = field(call, "arguments");
+  if (!is(args, "argument_list")) return TSNode{};
+  const uint32_t count = ts_node_named_child_count(args);
+  for (uint32_t i = 0; i < count; ++i) {
+    const TSNode arg = ts_node_named_child(args, i);
+    if (is(arg, "keyword_argument") && text(field(arg, "name")) == name) return field(arg, "value");
+  }
+  return TSNode{};
+}
+
+std::vector<TSNode> Source::positional(TSNode call) const {
+  std::vector<TSNode> out;
+  const TSNode args = field(call, "arguments");
+  if (!is(args, "argument_list")) return out;
+  const uint32_t count = ts_node_named_child_count(args);
+  for (uint32_t i = 0; i < count; ++i) {
+    const TSNode arg = ts_node_named_child(args, i);
+    if (is(arg, "keyword_argument") || is(arg, "comment") || is(arg, "list_splat") ||
+        is(arg, "dictionary_splat")) {
+      continue;
+    }
+    out.push_back(arg);
+  }
+  return out;
+}
+
+bool Source::has_splat(TSNode call) const {
+  const TSNode args = field(call, "arguments");
+  if (!is(args, "argument_list")) return true;
+  const uint32_t count = ts_node_named_child_count(args);
+  for (uint32_t i = 0; i < count; ++i) {
+    const TSNode arg = ts_node_named_child(args, i);
+    if (is(arg, "list_splat") || is(arg, "dictionary_splat")) return true;
+  }
+  return false;
+}
+
+int Source::scope_of(TSNode node) const {
+  const uint32_t start = ts_node_start_byte(node);
+  const uint32_t end = ts_node_end_byte(node);
+  int best = 0;
+  for (int i = 1; i < static_cast<int>(scopes_.size()); ++i) {
+    const TSNode s = scopes_[i].node;
+    if (ts_node_start_byte(s) <= start && end <= ts_node_end_byte(s) &&
+        ts_node_start_byte(s) >= ts_node_start_byte(scopes_[best].node)) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+int Source::function_of(int scope) const {
+  for (int s = scope; s >= 0; s = scopes_[s].parent) {
+    if (scopes_[s].kind == ScopeKind::kFunction) return s;
+  }
+  return -1;
+}
+
+TSNode Source::value_of(const std::string& name, int scope) const {
+  for (int s = scope; s >= 0; s = scopes_[s].parent) {
+    const auto found = scopes_[s].assigns.find(name);
+    if (found != scopes_[s].assigns.end() && !found->second.empty()) return found->second.back();
+  }
+  return TSNode{};
+}
+
+void Source::add_import(TSNode node) {
+  const uint32_t count = ts_node_named_child_count(node);
+  if (is(node, "import_statement")) {
+    for (uint32_t i = 0; i < count; ++i) {
+      const TSNode child = ts_node_named_child(node, i);
+      if (is(child, "dotted_name")) {
+        // `import torch.nn` binds `torch`.
+        const std::string name(text(child));
+        const std::string root = name.substr(0, name.find('.'));
+        imports_[root] = root;
+      } else if (is(child, "aliased_import")) {
+        imports_[std::string(text(field(child, "alias")))] =
+            std::string(text(field(child, "name")));
+      }
+    }
+    return;
+  }
+  const TSNode module = field(node, "module_name");
+  if (!is(module, "dotted_name")) return;  // relative imports stay unresolved
+  const std::string from(text(module));
+  for (uint32_t i = 0; i < count; ++i) {
+    const TSNode child = ts_node_named_child(node, i);
+    if (ts_node_eq(child, module)) continue;
+    if (is(child, "dotted_name")) {
+      imports_[std::string(text(child))] = from + "." + std::string(text(child));
+    } else if (is(child, "aliased_import")) {
+      imports_[std::string(text(field(child, "alias")))] =
+          from + "." + std::string(text(field(child, "name")));
+    }
+  }
+}
+
+void Source::add_assignment(TSNode node, int scope) {
+  const TSNode left = field(node, "left");
+  const TSNode right = field(node, "right");
+  if (ts_node_is_null(right)) return;
+  if (is(left, "identifier") || (is(left, "attribute") && is(field(left, "object"), "identifier") &&
+                                 text(field(left, "object")) == "self")) {
+    scopes_[scope].assigns[std::string(text(left))].push_back(right);
+  }
+}
+
+void Source::add_call(TSNode node, int scope) {
+  Call call;
+  call.node = node;
+  call.scope = scope;
+  const TSNode function = field(node, "function");
+  call.qualified = qualify(function);
+  call.moved = moved_objects_.count(ts_node_start_byte(node)) != 0;
+  if (is(function, "attribute")) {
+    call.method = std::string(text(field(function, "attribute")));
+    call.object = field(function, "object");
+    if (call.method == "cuda" ||
+        (call.method == "to" && !positional(node).empty() && call.qualified.empty())) {
+      scopes_[scope].uses_device = true;
+      if (is(call.object, "call")) moved_objects_.insert(ts_node_start_byte(call.object));
+    }
+  }
+  for (auto it = context_.rbegin(); it != context_.rend() && it->first != 'F'; ++it) {
+    if (it->first == 'C' && call.loop == Call::kNoLoop) call.conditional = true;
+    if (it->first == 'L') {
+      if (call.loop == Call::kNoLoop) call.loop = it->second;
+      if (call.method == "backward") training_loops_.insert(it->second);
+    }
+  }
+  calls_.push_back(std::move(call));
+}
+
+void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
+  // Deeper than any real program: stop rather than overflow the stack.
+  if (depth > kMaxDepth) return;
+  const TSNode node = ts_tree_cursor_current_node(cursor);
+  const char* type = ts_node_type(node);
+  int inner = scope;
+  char context = 0;
+  if (std::strcmp(type, "function_definition") == 0 || std::strcmp(type, "class_definition") == 0) {
+    Scope s;
+    s.kind = type[0] == 'f' ? ScopeKind::kFunction : ScopeKind::kClass;
+    s.node = node;
+    s.name = std::string(text(field(node, "name")));
+    s.parent = scope;
+    if (s.kind == ScopeKind::kFunction && scopes_[scope].kind == ScopeKind::kClass) {
+      s.owner_class = scope;
+    }
+    inner = static_cast<int>(scopes_.size());
+    if (s.kind == ScopeKind::kClass) {
+      classes_[s.name].scope = inner;
+      std::vector<std::string>& bases = bases_[s.name];
+      const TSNode supers = field(node, "superclasses");
+      if (!ts_node_is_null(supers)) {
+        const uint32_t count = ts_node_named_child_count(supers);
+        for (uint32_t i = 0; i < count; ++i) {
+          const TSNode base = ts_node_named_child(supers, i);
+          const std::string q = qualify(base);
+          bases.push_back(q.empty() ? dotted(base) : q);
+        }
+      }
+    } else {
+      context = 'F';
+    }
+    scopes_.push_back(std::move(s));
+  } else if (std::strcmp(type, "for_statement") == 0 || std::strcmp(type, "while_statement") == 0) {
+    context = 'L';
+  } else if (std::strcmp(type, "if_statement") == 0 ||
+             std::strcmp(type, "conditional_expression") == 0 || std::strcmp(type, "lambda") == 0) {
+    context = 'C';
+  } else if (std::strcmp(type, "import_statement") == 0 ||
+             std::strcmp(type, "import_from_statement") == 0) {
+    add_import(node);
+  } else if (std::strcmp(type, "assignment") == 0) {
+    add_assignment(node, scope);
+  } else if (std::strcmp(type, "comment") == 0) {
+    comments_.push_back(node);
+  } else if (std::strcmp(type, "identifier") == 0) {
+    words_.emplace(text(node));
+  } else if (std::strcmp(type, "expression_statement") == 0) {
+    if (ts_node_named_child_count(node) == 1 && is(ts_node_named_child(node, 0), "call")) {
+      call_statements_.push_back(node);
+    }
+  } else if (std::strcmp(type, "keyword_argument") == 0) {
+    if (text(field(node, "name")) == "device") scopes_[scope].uses_device = true;
+  } else if (std::strcmp(type, "attribute") == 0) {
+    if (text(field(node, "attribute")) == "device") scopes_[scope].uses_device = true;
+  } else if (std::strcmp(type, "call") == 0) {
+    add_call(node, scope);
+  }
+  if (context != 0) context_.emplace_back(context, ts_node_start_byte(node));
+  if (ts_tree_cursor_goto_first_child(cursor)) {
+    do {
+      walk(cursor, inner, depth + 1);
+    } while (ts_tree_cursor_goto_next_sibling(cursor));
+    ts_tree_cursor_goto_parent(cursor);
+  }
+  if (context != 0) context_.pop_back();
+}
+
+void Source::classify_classes() {
+  // A class is a module (dataset) when a base is torch's, or a class of this
+  // file that is; bases from elsewhere cannot be told and count as neither.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (auto& [name, info] : classes_) {
+      for (const std::string& base : bases_[name]) {
+        const bool module =
+            base == "torch.nn.Module" || (classes_.count(base) != 0 && classes_.at(base).is_module);
+        const bool dataset = base == "torch.utils.data.Dataset" ||
+                             base == "torch.utils.data.dataset.Dataset" ||
+                             (classes_.count(base) != 0 && classes_.at(base).is_dataset);
+        if (module && !info.is_module) info.is_module = changed = true;
+        if (dataset && !info.is_dataset) info.is_dataset = changed = true;
+      }
+    }
+  }
+}
+
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,155 @@
+#pragma once
+// The parsed file the rules read: a tree-sitter tree plus what one walk over
+// it learns (imports, scopes and their assignments, calls). Internal.
+
+#include <tree_sitter/api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace devcheck::lint::detail {
+
+struct TreeDeleter {
+  void operator()(TSTree* tree) const { ts_tree_delete(tree); }
+};
+struct ParserDeleter {
+  void operator()(TSParser* parser) const { ts_parser_delete(parser); }
+};
+
+// A Python parser; one per thread (TSParser is not thread-safe).
+class Parser {
+ public:
+  Parser();
+  std::unique_ptr<TSTree, TreeDeleter> parse(std::string_view source);
+
+ private:
+  std::unique_ptr<TSParser, ParserDeleter> parser_;
+};
+
+inline bool is(TSNode node, const char* type) {
+  return !ts_node_is_null(node) && std::strcmp(ts_node_type(node), type) == 0;
+}
+inline TSNode field(TSNode node, const char* name) {
+  return ts_node_child_by_field_name(node, name, static_cast<uint32_t>(std::strlen(name)));
+}
+
+enum class ScopeKind { kModule, kClass, kFunction };
+
+struct Scope {
+  ScopeKind kind = ScopeKind::kModule;
+  TSNode node{};
+  std::string name;
+  int parent = -1;
+  // The class a function is a method of, or -1.
+  int owner_class = -1;
+  // Names (and `self.x`) -> the right-hand sides assigned to them, in order.
+  std::unordered_map<std::string, std::vector<TSNode>> assigns;
+  // The function mentions a device: `device=`, `.device`, `.to(...)`, `.cuda()`.
+  bool uses_device = false;
+};
+
+struct Call {
+  TSNode node{};
+  int scope = 0;
+  // The called name resolved through the imports (`torch.cuda.amp.autocast`),
+  // or empty when its root is not an imported name.
+  std::string qualified;
+  // For `obj.method(...)`: the method's name and `obj`.
+  std::string method;
+  TSNode object{};
+  // The call is the object of `.to(...)` or `.cuda(...)`: moved right away.
+  bool moved = false;
+  // The start byte of the innermost loop around the call in its function
+  // (kNoLoop: none), and whether an `if`, conditional or lambda lies between.
+  static constexpr uint32_t kNoLoop = UINT32_MAX;
+  uint32_t loop = kNoLoop;
+  bool conditional = false;
+};
+
+struct ClassInfo {
+  int scope = -1;
+  bool is_module = false;   // an nn.Module subclass (directly or through this file)
+  bool is_dataset = false;  // a torch.utils.data.Dataset subclass
+};
+
+// One parsed file and the facts every rule shares.
+class Source {
+ public:
+  Source(std::string_view text, TSTree* tree);
+
+  std::string_view text() const { return text_; }
+  std::string_view text(TSNode node) const {
+    return text_.substr(ts_node_start_byte(node),
+                        ts_node_end_byte(node) - ts_node_start_byte(node));
+  }
+  TSNode root() const { return ts_tree_root_node(tree_); }
+
+  // `a.b.c` as written, or empty when `node` is not a dotted name.
+  std::string dotted(TSNode node) const;
+  // The dotted name with its root resolved through the imports, or empty.
+  std::string qualify(TSNode node) const;
+
+  // The keyword argument `name=` of a call, or a null node.
+  TSNode keyword(TSNode call, std::string_view name) const;
+  // The positional arguments of a call.
+  std::vector<TSNode> positional(TSNode call) const;
+  // Whether a call passes `*args` or `**kwargs` (so it cannot be judged).
+  bool has_splat(TSNode call) const;
+
+  // The scope innermost around `node`.
+  int scope_of(TSNode node) const;
+  // The nearest function scope at or above `scope`, or -1.
+  int function_of(int scope) const;
+
+  const std::vector<Scope>& scopes() const { return scopes_; }
+  const std::vector<Call>& calls() const { return calls_; }
+  const std::unordered_map<std::string, ClassInfo>& classes() const { return classes_; }
+  const std::unordered_map<std::string, std::string>& imports() const { return imports_; }
+  // Bare-call expression statements, in order.
+  const std::vector<TSNode>& call_statements() const { return call_statements_; }
+  // Comment nodes, in order.
+  const std::vector<TSNode>& comments() const { return comments_; }
+  // Whether the loop starting at `start_byte` calls backward() (a training loop).
+  bool is_training_loop(uint32_t start_byte) const {
+    return training_loops_.count(start_byte) != 0;
+  }
+  // Whether any identifier or attribute spelled `word` appears.
+  bool mentions(const std::string& word) const { return words_.count(word) != 0; }
+
+  // The last value assigned to `name` visible from `scope` (that scope, then
+  // its enclosing scopes), or a null node.
+  TSNode value_of(const std::string& name, int scope) const;
+
+ private:
+  static constexpr int kMaxDepth = 1500;
+  void walk(TSTreeCursor* cursor, int scope, int depth);
+  void add_call(TSNode node, int scope);
+  void add_import(TSNode node);
+  void add_assignment(TSNode node, int scope);
+  void classify_classes();
+
+  std::string_view text_;
+  TSTree* tree_;
+  std::vector<Scope> scopes_;
+  std::vector<Call> calls_;
+  std::vector<TSNode> call_statements_;
+  std::vector<TSNode> comments_;
+  std::unordered_map<std::string, std::string> imports_;
+  std::unordered_map<std::string, ClassInfo> classes_;
+  std::unordered_map<std::string, std::vector<std::string>> bases_;
+  std::unordered_set<std::string> words_;
+  std::unordered_set<uint32_t> moved_objects_;
+  std::unordered_set<uint32_t> training_loops_;
+  // What encloses the node being walked: 'L' loops, 'C' conditions, 'F'
+  // functions, with their start bytes.
+  std::vector<std::pair<char, uint32_t>> context_;
+};
+
+}  // namespace devcheck::lint::detail

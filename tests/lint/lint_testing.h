@@ -1,0 +1,36 @@
+#pragma once
+// Helpers for the lint tests: lint a snippet, list what was found.
+#include <string>
+#include <vector>
+
+#include "devcheck/lint.h"
+
+namespace devcheck::lint::testing {
+
+// "LINE RULE" for each finding of `source` (only `rule`'s when given).
+inline std::vector<std::string> found(const std::string& source, const std::string& rule = "") {
+  LintOptions options;
+  if (!rule.empty()) options.select = {rule};
+  std::vector<std::string> out;
+  for (const Finding& f : lint_source(source, "t.py", options)) {
+    out.push_back(std::to_string(f.line) + " " + f.rule);
+  }
+  return out;
+}
+
+// The one finding of `rule` in `source`; fails the test when not exactly one.
+inline Finding only(const std::string& source, const std::string& rule) {
+  LintOptions options;
+  options.select = {rule};
+  const std::vector<Finding> all = lint_source(source, "t.py", options);
+  if (all.size() != 1) {
+    Finding none;
+    none.message = "expected one " + rule + " finding, got " + std::to_string(all.size());
+    return none;
+  }
+  return all[0];
+}
+
+using Lines = std::vector<std::string>;
+
+}  // namespace devcheck::lint::testing

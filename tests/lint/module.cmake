@@ -1,0 +1,25 @@
+# devcheck lint's tests: one torch-free gtest program (it builds in seconds),
+# the CLI through the built `devcheck`, and the whole Python tree of the
+# installed torch linted without a crash or a hang.
+file(GLOB lint_test_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_test.cc)
+add_executable(devcheck_lint_tests ${lint_test_sources})
+target_include_directories(devcheck_lint_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(devcheck_lint_tests PRIVATE devcheck_lint GTest::gtest_main
+                                                  nlohmann_json::nlohmann_json devcheck_warnings)
+target_compile_definitions(devcheck_lint_tests PRIVATE
+  DEVCHECK_CLI="$<TARGET_FILE:devcheck_cli>")
+add_dependencies(devcheck_lint_tests devcheck_cli)
+gtest_discover_tests(devcheck_lint_tests
+  DISCOVERY_MODE PRE_TEST
+  DISCOVERY_TIMEOUT 60
+  PROPERTIES TIMEOUT 120 LABELS lint)
+
+# Real code nobody here wrote: every file of the installed torch's Python
+# tree, under a time limit (a hang fails), exit 0 or 1 (2 or a crash fails).
+set(DEVCHECK_LINT_CORPUS "/usr/lib/python3/dist-packages/torch" CACHE PATH
+    "A Python tree `devcheck lint` must get through (the lint.TorchTree test)")
+add_test(NAME lint.TorchTreeLintsWithoutCrashOrHang
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/corpus.sh $<TARGET_FILE:devcheck_cli>
+          ${DEVCHECK_LINT_CORPUS})
+set_tests_properties(lint.TorchTreeLintsWithoutCrashOrHang PROPERTIES
+  TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS lint)

@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC107, FindsCudaInACollateFnRunByForkedWorkers) {
+  const std::string source =
+      "import torch\n"
+      "from torch.utils.data import DataLoader\n"
+      "DEVICE = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "def collate(batch):\n"
+      "    x = torch.stack(batch)\n"
+      "    return x.to(DEVICE)\n"
+      "loader = DataLoader(ds, num_workers=4, collate_fn=collate)\n"
+      "single = DataLoader(ds, collate_fn=collate)\n";
+  EXPECT_EQ(found(source, "DC107"), (Lines{"6 DC107"}));
+  EXPECT_NE(only(source, "DC107").message.find("the collate_fn 'collate'"), std::string::npos);
+}
+
+TEST(LintDC107, SaysNothingWithoutWorkersOrWithSpawn) {
+  const std::string collate = "import torch\ndef collate(b):\n    return b.cuda()\n";
+  EXPECT_EQ(
+      found(collate + "l = torch.utils.data.DataLoader(d, num_workers=0, collate_fn=collate)\n",
+            "DC107"),
+      Lines{});
+  EXPECT_EQ(
+      found(collate + "l = torch.utils.data.DataLoader(d, num_workers=2, collate_fn=collate,\n"
+                      "    multiprocessing_context='spawn')\n",
+            "DC107"),
+      Lines{});
+  EXPECT_EQ(found(collate + "l = torch.utils.data.DataLoader(d, num_workers=2, "
+                            "worker_init_fn=lambda i: torch.zeros(1).cuda())\n",
+                  "DC107"),
+            (Lines{"4 DC107"}));
+}
+
+TEST(LintDC107, FindsCudaInDatasetGetitem) {
+  const std::string source =
+      "import torch\n"
+      "from torch.utils.data import Dataset\n"
+      "class Data(Dataset):\n"
+      "    def __getitem__(self, i):\n"
+      "        return torch.zeros(2, device='cuda')\n"
+      "    def to_gpu(self):\n"
+      "        return torch.zeros(2, device='cuda')\n";
+  EXPECT_EQ(found(source, "DC107"), (Lines{"5 DC107"}));
+  EXPECT_NE(only(source, "DC107").message.find("Data.__getitem__"), std::string::npos);
+}
+
+TEST(LintDC112, FindsHardCodedCudaBesideADeviceVariable) {
+  const std::string source =
+      "import torch\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "model = model.to(device)\n"
+      "x = x.cuda()\n"
+      "y = y.to('cuda')\n"
+      "z = torch.zeros(1, device='cuda:0')\n";
+  EXPECT_EQ(found(source, "DC112"), (Lines{"4 DC112", "5 DC112", "6 DC112"}));
+  EXPECT_EQ(found("import torch\nx = x.cuda()\n", "DC112"), Lines{});
+}
+
+TEST(LintDC114, FindsItemOnEveryStepOfATrainingLoop) {
+  const std::string source =
+      "for step, (x, y) in enumerate(loader):\n"
+      "    loss = loss_fn(model(x), y)\n"
+      "    loss.backward()\n"
+      "    total += loss.item()\n"
+      "    if step % 100 == 0:\n"
+      "        print(loss.item())\n"
+      "for v in values:\n"
+      "    print(v.item())\n";
+  EXPECT_EQ(found(source, "DC114"), (Lines{"4 DC114"}));
+  EXPECT_NE(only(source, "DC114").message.find("accumulate on the device"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace devcheck::lint

@@ -1,0 +1,146 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC101, FindsFactoryWithoutDeviceInAFunctionOnADevice) {
+  const std::string source =
+      "import torch\n"
+      "def step(x):\n"
+      "    mask = torch.zeros(x.shape[0])\n"
+      "    ok = torch.zeros(3, device=x.device)\n"
+      "    moved = torch.ones(3).to(x.device)\n"
+      "    scale = torch.tensor(2.0)\n"
+      "    return x.to('cuda') * mask\n"
+      "def cpu_only():\n"
+      "    return torch.zeros(3)\n"
+      "top = torch.zeros(3)\n";
+  EXPECT_EQ(found(source, "DC101"), (Lines{"3 DC101"}));
+  EXPECT_NE(only(source, "DC101").message.find("'step'"), std::string::npos);
+  EXPECT_NE(only(source, "DC101").message.find("device="), std::string::npos);
+}
+
+TEST(LintDC101, SaysNothingWithSplatsOrLikeFactories) {
+  EXPECT_EQ(found("import torch\n"
+                  "def f(x, **kw):\n"
+                  "    a = torch.zeros(3, **kw)\n"
+                  "    b = torch.zeros_like(x)\n"
+                  "    c = x.new_zeros(3)\n"
+                  "    return x.cuda()\n",
+                  "DC101"),
+            Lines{});
+}
+
+TEST(LintDC102, FindsADiscardedTensorMoveAndFixesIt) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "x = torch.zeros(3)\n"
+      "x.cuda()\n"
+      "model = nn.Linear(3, 3)\n"
+      "model.to('cuda')\n"
+      "y = torch.ones(3)\n"
+      "y = y.cuda()\n"
+      "z.cuda()\n";
+  EXPECT_EQ(found(source, "DC102"), (Lines{"4 DC102"}));
+  const Finding f = only(source, "DC102");
+  EXPECT_NE(f.message.find("write x = x.cuda()"), std::string::npos) << f.message;
+  ASSERT_TRUE(f.fix.has_value());
+  const std::string fixed = apply_fixes(source, {f});
+  EXPECT_NE(fixed.find("\nx = x.cuda()\n"), std::string::npos) << fixed;
+  EXPECT_EQ(found(fixed, "DC102"), Lines{});
+}
+
+TEST(LintDC102, KnowsModulesOfThisFileAndSelfAttributes) {
+  const std::string source =
+      "import torch\n"
+      "from torch import nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(2, 2)\n"
+      "        self.scale = torch.ones(2)\n"
+      "    def move(self):\n"
+      "        self.fc.cuda()\n"
+      "        self.scale.cuda()\n"
+      "net = Net()\n"
+      "net.to('cuda')\n";
+  EXPECT_EQ(found(source, "DC102"), (Lines{"10 DC102"}));
+}
+
+TEST(LintDC111, FindsPlainTensorsAssignedInModuleInit) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.mask = torch.ones(4)\n"
+      "        self.w = nn.Parameter(torch.ones(4))\n"
+      "        self.register_buffer('b', torch.zeros(4))\n"
+      "class NotAModule:\n"
+      "    def __init__(self):\n"
+      "        self.mask = torch.ones(4)\n";
+  EXPECT_EQ(found(source, "DC111"), (Lines{"6 DC111"}));
+  EXPECT_NE(only(source, "DC111").message.find("self.register_buffer(\"mask\""), std::string::npos);
+}
+
+TEST(LintDC113, FindsNumpyOnADeviceTensor) {
+  const std::string source =
+      "import torch\n"
+      "def f(x, device):\n"
+      "    y = x.to(device)\n"
+      "    a = y.numpy()\n"
+      "    b = y.detach().cpu().numpy()\n"
+      "    c = x.cuda().detach().numpy()\n"
+      "    d = x.numpy()\n"
+      "    e = x.to(torch.float32).numpy()\n";
+  EXPECT_EQ(found(source, "DC113"), (Lines{"4 DC113", "6 DC113"}));
+  EXPECT_NE(only("def f(x):\n    return x.cuda().numpy()\n", "DC113")
+                .message.find(".detach().cpu().numpy()"),
+            std::string::npos);
+}
+
+TEST(LintDC116, FindsLayersMadeInForward) {
+  const std::string source =
+      "import torch.nn as nn\n"
+      "import torch.nn.functional as F\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(2, 2)\n"
+      "    def forward(self, x):\n"
+      "        x = nn.Linear(2, 2)(x)\n"
+      "        x = nn.ReLU()(x)\n"
+      "        return F.relu(self.fc(x))\n"
+      "def forward(x):\n"
+      "    return nn.Linear(2, 2)(x)\n";
+  EXPECT_EQ(found(source, "DC116"), (Lines{"8 DC116"}));
+  EXPECT_NE(only(source, "DC116").message.find("nn.Linear made inside forward"), std::string::npos);
+}
+
+TEST(LintDC117, FindsSavingAWrappersStateDict) {
+  const std::string source =
+      "import torch\n"
+      "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+      "model = Net()\n"
+      "ddp = DDP(model)\n"
+      "torch.save(ddp.state_dict(), 'a.pt')\n"
+      "torch.save({'model': ddp.state_dict()}, 'b.pt')\n"
+      "torch.save(ddp.module.state_dict(), 'c.pt')\n"
+      "torch.save(model.state_dict(), 'd.pt')\n";
+  EXPECT_EQ(found(source, "DC117"), (Lines{"5 DC117", "6 DC117"}));
+  EXPECT_NE(
+      only("import torch\nm = torch.nn.DataParallel(n)\ntorch.save(m.state_dict(), p)\n", "DC117")
+          .message.find("save m.module.state_dict()"),
+      std::string::npos);
+}
+
+}  // namespace
+}  // namespace devcheck::lint
