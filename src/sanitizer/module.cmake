@@ -15,7 +15,8 @@ endif()
 # once installed). Never instrumented: it is preloaded into programs that are not.
 add_library(devcheck_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/preload/preload.cc)
 target_compile_definitions(devcheck_preload PRIVATE NDEBUG
-  DEVCHECK_LIBRARY_FILE="$<TARGET_SONAME_FILE_NAME:devcheck_sanitizer>")
+  DEVCHECK_LIBRARY_FILE="$<TARGET_SONAME_FILE_NAME:devcheck_sanitizer>"
+  DEVCHECK_TORCH_VERSION="${Torch_VERSION}")
 set_property(TARGET devcheck_preload PROPERTY COMPILE_OPTIONS "")
 set_property(TARGET devcheck_preload PROPERTY LINK_OPTIONS "")
 # -O2 makes the pass-through dlopen a tail call (see preload.cc).

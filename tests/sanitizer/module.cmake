@@ -54,3 +54,11 @@ endfunction()
 if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
   cmake_language(DEFER CALL devcheck_sanitizer_cli_deps)
 endif()  # older CMake: build devcheck_sanitizer_tests before the CLI tests
+
+# The preload library's LibTorch-version guard (preload_guard.sh), through
+# the preload itself and through `devcheck run`.
+if(NOT DEVCHECK_SANITIZE)
+  add_test(NAME sanitizer.PreloadRefusesAnotherLibTorchWithExitStatus2
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/preload_guard.sh $<TARGET_FILE:devcheck_preload>
+            $<TARGET_FILE:devcheck_cli> ${DEVCHECK_PYTHON} ${CMAKE_CXX_COMPILER} ${Torch_VERSION})
+endif()

@@ -57,7 +57,9 @@ Runner setup_run(CLI::App& sub, Streams& io) {
       if (run.processes.size() > 1) io.err << fmt::format("[devcheck] process {}:\n", p.pid);
       io.err << p.text;
     }
-    if (run.processes.empty()) {
+    // Exit status 2 without a report: the preload refused the program's
+    // LibTorch and said why (src/sanitizer/preload/preload.cc).
+    if (run.processes.empty() && run.exit_status != 2) {
       io.err << fmt::format(
           "[devcheck] run: {} never loaded LibTorch, so nothing was watched (expected a LibTorch "
           "program or a python3 that imports torch)\n",

@@ -16,10 +16,13 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -56,25 +59,109 @@ void reassert_signals() {
   if (const ReassertFn reassert = g_reassert_signals.load()) reassert();
 }
 
+#ifndef DEVCHECK_TORCH_VERSION
+#define DEVCHECK_TORCH_VERSION ""
+#endif
+
+// The path of the libtorch_cpu in this process ("" when none).
 int find_torch(struct dl_phdr_info* info, size_t, void* found) {
   if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "libtorch_cpu.so") != nullptr) {
-    *static_cast<bool*>(found) = true;
+    *static_cast<std::string*>(found) = info->dlpi_name;
     return 1;
   }
   return 0;
 }
 
-bool torch_loaded() {
-  bool found = false;
+std::string loaded_torch() {
+  std::string found;
   dl_iterate_phdr(find_torch, &found);
   return found;
 }
 
+bool torch_loaded() { return !loaded_torch().empty(); }
+
+// "2.6.0+cu124" -> "2.6": what must match for libdevcheck to run on a LibTorch.
+std::string major_minor(const std::string& version) {
+  const auto first = version.find('.');
+  if (first == std::string::npos) return version;
+  const auto second = version.find_first_not_of("0123456789", first + 1);
+  return version.substr(0, second);
+}
+
+// The version of the LibTorch at `path`: its soname's ("libtorch_cpu.so.2.6",
+// Debian's), else torch/version.py beside a wheel's torch/lib/libtorch_cpu.so.
+// "" when neither says.
+std::string torch_version_at(const std::string& path) {
+  const auto at = path.rfind("libtorch_cpu.so");
+  const std::string suffix = path.substr(at + std::strlen("libtorch_cpu.so"));
+  if (suffix.size() > 1 && suffix[0] == '.') return suffix.substr(1);
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return "";
+  const std::string lib = path.substr(0, slash);                // .../torch/lib
+  const std::string torch = lib.substr(0, lib.rfind('/') + 1);  // .../torch/
+  std::FILE* f = std::fopen((torch + "version.py").c_str(), "r");
+  if (f == nullptr) return "";
+  char line[256];
+  std::string version;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    const char* v = std::strstr(line, "__version__");
+    const char* quote = v != nullptr ? std::strpbrk(v, "'\"") : nullptr;
+    if (quote == nullptr) continue;
+    const char* end = std::strchr(quote + 1, *quote);
+    if (end != nullptr) version.assign(quote + 1, end);
+    break;
+  }
+  std::fclose(f);
+  return version;
+}
+
+// Whether this process asked for the sanitizer (devcheck run sets
+// DEVCHECK_SANITIZE; a program that links this library may not).
+bool sanitizer_requested() {
+  const char* v = std::getenv("DEVCHECK_SANITIZE");
+  if (v == nullptr || *v == '\0') return false;
+  std::string t = v;
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return t != "off" && t != "0" && t != "false" && t != "no";
+}
+
+// The program must not run unwatched when it asked to be watched: say why,
+// and end it before its first op (exit status 2, as for bad input).
+void refuse(const std::string& reason, const std::string& fix) {
+  if (!sanitizer_requested()) {
+    std::fprintf(stderr, "[devcheck] %s; this process is not watched\nfix: %s\n", reason.c_str(),
+                 fix.c_str());
+    return;
+  }
+  std::fprintf(stderr,
+               "[devcheck] run: %s; stopping the program here (exit status 2) rather than run it "
+               "unwatched\nfix: %s\n",
+               reason.c_str(), fix.c_str());
+  std::fflush(stderr);
+  _exit(2);
+}
+
 void load_devcheck() {
   if (g_state.exchange(1) != 0) return;
+  // libdevcheck is built for one LibTorch: loading it next to another would
+  // put two LibTorch builds into this process.
+  const std::string torch_path = loaded_torch();
+  const std::string loaded = torch_version_at(torch_path);
+  const std::string built = DEVCHECK_TORCH_VERSION;
+  if (!loaded.empty() && !built.empty() && major_minor(loaded) != major_minor(built)) {
+    refuse("this program loaded LibTorch " + loaded + " (" + torch_path +
+               "), but this devcheck was built for LibTorch " + built +
+               ", whose sanitizer cannot watch it",
+           "use a devcheck built for torch " + loaded +
+               ": in the program's Python, pip install --no-build-isolation --no-deps <devcheck "
+               "checkout>, then python -m devcheck run script.py (or build devcheck against "
+               "LibTorch " +
+               loaded + "); or run the program with a torch " + built);
+    return;
+  }
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&load_devcheck), &info) == 0 || info.dli_fname == nullptr) {
-    std::fprintf(stderr, "[devcheck] run: cannot locate the preload library itself\n");
+    refuse("cannot locate the preload library itself", "set LD_PRELOAD to its absolute path");
     return;
   }
   std::string path = info.dli_fname;
@@ -84,8 +171,12 @@ void load_devcheck() {
   DlopenFn open = real_dlopen();
   void* handle = open != nullptr ? open(path.c_str(), RTLD_NOW | RTLD_GLOBAL) : nullptr;
   if (handle == nullptr) {
-    std::fprintf(stderr, "[devcheck] run: cannot load %s: %s; this process is not watched\n",
-                 path.c_str(), dlerror());
+    const char* why = dlerror();
+    refuse("cannot load " + path + ": " + (why != nullptr ? why : "unknown error") +
+               " (the program's LibTorch: " + (loaded.empty() ? torch_path : loaded) +
+               "; devcheck's: " + built + ")",
+           "install devcheck's libraries beside the preload library, built for the program's "
+           "LibTorch");
     return;
   }
   g_join_thread.store(reinterpret_cast<JoinFn>(dlsym(handle, "devcheck_sanitizer_join_thread")));
