@@ -72,12 +72,44 @@ void check_load(const Source& source, const Call& call, Sink& sink) {
               "weights_only= explicitly (its default changed in torch 2.6)");
 }
 
+// Whether an enclosing for loop over a loader (in the same function) binds `name`.
+bool bound_by_loop(const Source& source, TSNode node, std::string_view name) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) return false;
+    if (!is(n, "for_statement")) continue;
+    // Over a loader: `for x, y in loader`, `in train_loader`, `in DataLoader(...)`.
+    const std::string_view over = source.text(field(n, "right"));
+    if (over.find("loader") == std::string_view::npos &&
+        over.find("Loader") == std::string_view::npos) {
+      continue;
+    }
+    const TSNode left = field(n, "left");
+    const uint32_t start = ts_node_start_byte(left);
+    const std::string_view targets = source.text(left);
+    for (std::size_t at = targets.find(name); at != std::string_view::npos;
+         at = targets.find(name, at + 1)) {
+      const TSNode word = ts_node_named_descendant_for_byte_range(
+          left, start + static_cast<uint32_t>(at), start + static_cast<uint32_t>(at + name.size()));
+      if (is(word, "identifier") && source.text(word) == name) return true;
+    }
+  }
+  return false;
+}
+
 void check_non_blocking(const Source& source, const Call& call, Sink& sink) {
   if (call.method != "to" && call.method != "cuda") return;
   const TSNode nb = source.keyword(call.node, "non_blocking");
   if (ts_node_is_null(nb) || source.text(nb) != "True" || source.mentions("pin_memory")) return;
   const std::vector<TSNode> args = source.positional(call.node);
   if (!args.empty() && string_value(source, args[0]) == std::optional<std::string>("cpu")) return;
+  // Host to device, as far as one can tell: the tensor is (part of) a batch
+  // a for loop takes from a loader. A copy between devices needs no pinned
+  // memory, and other loops are as likely to be over devices.
+  TSNode object = call.object;
+  while (is(object, "subscript") || is(object, "attribute")) {
+    object = field(object, is(object, "subscript") ? "value" : "object");
+  }
+  if (!is(object, "identifier") || !bound_by_loop(source, call.node, source.text(object))) return;
   sink.report(call.node, "DC108",
               "non_blocking=True from pageable memory is a synchronous copy: nothing in this file "
               "pins memory; use DataLoader(pin_memory=True) or tensor.pin_memory()");

@@ -112,29 +112,40 @@ bool is_device_name(std::string_view name) {
 }
 
 void check_hard_coded(const Source& source, Sink& sink) {
-  // The device variables' definitions, which are allowed to say "cuda".
-  std::vector<std::pair<uint32_t, uint32_t>> definitions;
-  for (const Scope& s : source.scopes()) {
-    for (const auto& [name, values] : s.assigns) {
-      if (!is_device_name(name)) continue;
+  // The device variables' definitions (which may say "cuda"), and the scopes
+  // they serve: a module-level one serves the file, a function's its body.
+  struct Definition {
+    int scope;
+    uint32_t start, end;
+  };
+  std::vector<Definition> definitions;
+  for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+    const Scope& scope = source.scopes()[s];
+    if (scope.kind == ScopeKind::kClass) continue;
+    for (const auto& [name, values] : scope.assigns) {
+      if (!is_device_name(name) || name.rfind("self.", 0) == 0) continue;
       for (TSNode value : values) {
         const bool device =
             (is(value, "call") && source.qualify(field(value, "function")) == "torch.device") ||
             is_cuda_text(source.text(value));
-        if (device) definitions.emplace_back(ts_node_start_byte(value), ts_node_end_byte(value));
+        if (device) definitions.push_back({s, ts_node_start_byte(value), ts_node_end_byte(value)});
       }
     }
   }
   if (definitions.empty()) return;
-  auto in_definition = [&](TSNode node) {
-    for (const auto& [start, end] : definitions) {
-      if (ts_node_start_byte(node) >= start && ts_node_end_byte(node) <= end) return true;
-    }
-    return false;
-  };
   for (const Call& call : source.calls()) {
-    if (in_definition(call.node)) continue;
-    bool hard = call.method == "cuda" && call.qualified.empty();
+    const int function = source.function_of(call.scope);
+    bool served = false;
+    bool inside = false;
+    for (const Definition& d : definitions) {
+      served = served || d.scope == 0 || d.scope == function;
+      inside = inside ||
+               (ts_node_start_byte(call.node) >= d.start && ts_node_end_byte(call.node) <= d.end);
+    }
+    if (!served || inside) continue;
+    // `.cuda(rank)` picks a device on purpose; `.cuda()` takes CUDA's default.
+    bool hard = call.method == "cuda" && call.qualified.empty() &&
+                ts_node_named_child_count(field(call.node, "arguments")) == 0;
     if (call.method == "to") {
       const std::vector<TSNode> args = source.positional(call.node);
       hard = !args.empty() && cuda_string(source, args[0]);
@@ -143,7 +154,7 @@ void check_hard_coded(const Source& source, Sink& sink) {
     hard = hard || (!ts_node_is_null(dev) && cuda_string(source, dev));
     if (!hard) continue;
     sink.report(call.node, "DC112",
-                "hard-coded CUDA in a file that defines a device variable: this line ignores it "
+                "hard-coded CUDA where a device variable is defined: this line ignores it "
                 "and fails where CUDA is absent; use .to(device) / device=device");
   }
 }

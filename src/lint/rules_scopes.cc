@@ -122,10 +122,29 @@ bool on_device(const Source& source, TSNode node, int scope, int depth) {
   return false;
 }
 
+// Whether the tensor is used where it is made: assigned, an operand, an
+// index. Passed to a function or returned, where it goes cannot be told.
+bool used_in_place(TSNode call) {
+  TSNode parent = ts_node_parent(call);
+  while (is(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
+  return is(parent, "assignment") || is(parent, "augmented_assignment") ||
+         is(parent, "binary_operator") || is(parent, "comparison_operator") ||
+         is(parent, "subscript");
+}
+
 void check_factory_device(const Source& source, const Call& call, Sink& sink) {
   if (!is_factory(call.qualified)) return;
   const int function = source.function_of(call.scope);
-  if (function < 0 || function != call.scope || !source.scopes()[function].uses_device) return;
+  if (function < 0 || function != call.scope) return;
+  // A module's forward gets its inputs on the module's device; elsewhere the
+  // function must name a device itself.
+  const Scope& f = source.scopes()[function];
+  bool on_a_device = f.uses_device;
+  if (!on_a_device && f.name == "forward" && f.owner_class >= 0) {
+    const auto c = source.classes().find(source.scopes()[f.owner_class].name);
+    on_a_device = c != source.classes().end() && c->second.is_module;
+  }
+  if (!on_a_device) return;
   if (source.has_splat(call.node) || !ts_node_is_null(source.keyword(call.node, "device")) ||
       !ts_node_is_null(source.keyword(call.node, "out"))) {
     return;
@@ -137,7 +156,7 @@ void check_factory_device(const Source& source, const Call& call, Sink& sink) {
        is(args[0], "false"))) {
     return;
   }
-  if (call.moved) return;
+  if (call.moved || !used_in_place(call.node)) return;
   sink.report(call.node, "DC101",
               source.dotted(field(call.node, "function")) + "(...) without device= in '" +
                   source.scopes()[function].name +

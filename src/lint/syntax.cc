@@ -164,14 +164,23 @@ void Source::add_call(TSNode node, int scope) {
   call.scope = scope;
   const TSNode function = field(node, "function");
   call.qualified = qualify(function);
-  call.moved = moved_objects_.count(ts_node_start_byte(node)) != 0;
+  for (const auto& [start, end] : moving_) {
+    call.moved = call.moved || (ts_node_start_byte(node) >= start && ts_node_end_byte(node) <= end);
+  }
   if (is(function, "attribute")) {
     call.method = std::string(text(field(function, "attribute")));
     call.object = field(function, "object");
-    if (call.method == "cuda" ||
-        (call.method == "to" && !positional(node).empty() && call.qualified.empty())) {
-      scopes_[scope].uses_device = true;
-      if (is(call.object, "call")) moved_objects_.insert(ts_node_start_byte(call.object));
+    if (call.method == "to" && call.qualified.empty()) {
+      const std::vector<TSNode> args = positional(node);
+      const TSNode target = args.empty() ? keyword(node, "device") : args[0];
+      const std::string_view t = ts_node_is_null(target) ? std::string_view() : text(target);
+      const bool named = is(target, "identifier") && t.find("device") != std::string_view::npos;
+      const bool of_tensor =
+          is(target, "attribute") && text(field(target, "attribute")) == "device";
+      const bool literal = is(target, "string") && t.find("cuda") != std::string_view::npos;
+      if (named || of_tensor || literal) {
+        scopes_[scope].uses_device = true;
+      }
     }
   }
   for (auto it = context_.rbegin(); it != context_.rend() && it->first != 'F'; ++it) {
@@ -236,11 +245,22 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
       call_statements_.push_back(node);
     }
   } else if (std::strcmp(type, "keyword_argument") == 0) {
-    if (text(field(node, "name")) == "device") scopes_[scope].uses_device = true;
-  } else if (std::strcmp(type, "attribute") == 0) {
-    if (text(field(node, "attribute")) == "device") scopes_[scope].uses_device = true;
+    if (text(field(node, "name")) == "device") {
+      const std::string_view value = text(field(node, "value"));
+      if (value.find("cpu") == std::string_view::npos && value != "None" &&
+          value.find("meta") == std::string_view::npos) {
+        scopes_[scope].uses_device = true;
+      }
+    }
   } else if (std::strcmp(type, "call") == 0) {
     add_call(node, scope);
+  }
+  bool moving = false;
+  if (!calls_.empty() && ts_node_eq(calls_.back().node, node) &&
+      (calls_.back().method == "to" || calls_.back().method == "cuda")) {
+    const TSNode object = calls_.back().object;
+    moving_.emplace_back(ts_node_start_byte(object), ts_node_end_byte(object));
+    moving = true;
   }
   if (context != 0) context_.emplace_back(context, ts_node_start_byte(node));
   if (ts_tree_cursor_goto_first_child(cursor)) {
@@ -250,6 +270,7 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
     ts_tree_cursor_goto_parent(cursor);
   }
   if (context != 0) context_.pop_back();
+  if (moving) moving_.pop_back();
 }
 
 void Source::classify_classes() {

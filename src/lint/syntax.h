@@ -51,7 +51,8 @@ struct Scope {
   int owner_class = -1;
   // Names (and `self.x`) -> the right-hand sides assigned to them, in order.
   std::unordered_map<std::string, std::vector<TSNode>> assigns;
-  // The function mentions a device: `device=`, `.device`, `.to(...)`, `.cuda()`.
+  // The function puts tensors on a device by name: `device=X` (X not
+  // "cpu"/"meta") or `.to(X)` with X a `*device*` name or `t.device`.
   bool uses_device = false;
 };
 
@@ -145,8 +146,10 @@ class Source {
   std::unordered_map<std::string, ClassInfo> classes_;
   std::unordered_map<std::string, std::vector<std::string>> bases_;
   std::unordered_set<std::string> words_;
-  std::unordered_set<uint32_t> moved_objects_;
   std::unordered_set<uint32_t> training_loops_;
+  // The objects of the `.to(...)`/`.cuda(...)` calls around the node being
+  // walked, as byte ranges: what lies inside them is moved right away.
+  std::vector<std::pair<uint32_t, uint32_t>> moving_;
   // What encloses the node being walked: 'L' loops, 'C' conditions, 'F'
   // functions, with their start bytes.
   std::vector<std::pair<char, uint32_t>> context_;

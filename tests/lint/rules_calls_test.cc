@@ -28,13 +28,34 @@ TEST(LintDC105, FollowsImportAliases) {
   EXPECT_EQ(found("import pickle\npickle.load(f)\njson.load(f)\n", "DC105"), Lines{});
 }
 
-TEST(LintDC108, FindsNonBlockingWithoutPinnedMemory) {
-  const std::string bad = "import torch\nx = x.to(device, non_blocking=True)\n";
-  EXPECT_EQ(found(bad, "DC108"), (Lines{"2 DC108"}));
-  EXPECT_NE(only(bad, "DC108").message.find("pin_memory=True"), std::string::npos);
+TEST(LintDC108, FindsNonBlockingCopiesOfBatchesWithoutPinnedMemory) {
+  const std::string bad =
+      "import torch\n"
+      "for x, y in loader:\n"
+      "    x = x.to(device, non_blocking=True)\n"
+      "    y = y.cuda(non_blocking=True)\n"
+      "for batch in loader:\n"
+      "    inputs = batch['x'].to(device, non_blocking=True)\n";
+  EXPECT_EQ(found(bad, "DC108"), (Lines{"3 DC108", "4 DC108", "6 DC108"}));
+  EXPECT_NE(found(bad, "DC108").empty()
+                ? std::string::npos
+                : lint_source(bad, "t.py")[0].message.find("pin_memory=True"),
+            std::string::npos);
   EXPECT_EQ(found(bad + "loader = DataLoader(ds, pin_memory=True)\n", "DC108"), Lines{});
-  EXPECT_EQ(found("x = x.to('cpu', non_blocking=True)\n", "DC108"), Lines{});
-  EXPECT_EQ(found("x = x.to(device, non_blocking=False)\n", "DC108"), Lines{});
+}
+
+TEST(LintDC108, SaysNothingForCopiesThatNeedNoPinning) {
+  // Device to device (a GradScaler's scale), to the CPU, or blocking.
+  EXPECT_EQ(found("def f(self, outputs):\n"
+                  "    return outputs * self._scale.to(device=outputs.device, non_blocking=True)\n"
+                  "for x in xs:\n"
+                  "    x = x.to('cpu', non_blocking=True)\n"
+                  "    x = x.to(device, non_blocking=False)\n"
+                  "    z = w.to(device, non_blocking=True)\n"
+                  "for x in tensors:\n"
+                  "    x = x.to(device, non_blocking=True)\n",
+                  "DC108"),
+            Lines{});
 }
 
 TEST(LintDC109, FindsDeprecatedCudaAmpAndFixesKeywordCalls) {

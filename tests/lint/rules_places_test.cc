@@ -65,6 +65,25 @@ TEST(LintDC112, FindsHardCodedCudaBesideADeviceVariable) {
   EXPECT_EQ(found("import torch\nx = x.cuda()\n", "DC112"), Lines{});
 }
 
+TEST(LintDC112, SaysNothingForChosenIndicesOrOtherFunctionsDevices) {
+  EXPECT_EQ(found("import torch\n"
+                  "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+                  "x = x.cuda(rank)\n",
+                  "DC112"),
+            Lines{});
+  const std::string two_functions =
+      "import torch\n"
+      "def setup():\n"
+      "    device = torch.device('cuda:0')\n"
+      "    return device\n"
+      "def other(x):\n"
+      "    return x.cuda()\n"
+      "def same(x):\n"
+      "    dev = torch.device('cuda')\n"
+      "    return x.cuda()\n";
+  EXPECT_EQ(found(two_functions, "DC112"), (Lines{"9 DC112"}));
+}
+
 TEST(LintDC114, FindsItemOnEveryStepOfATrainingLoop) {
   const std::string source =
       "for step, (x, y) in enumerate(loader):\n"

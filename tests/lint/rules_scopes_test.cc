@@ -26,6 +26,33 @@ TEST(LintDC101, FindsFactoryWithoutDeviceInAFunctionOnADevice) {
   EXPECT_NE(only(source, "DC101").message.find("device="), std::string::npos);
 }
 
+TEST(LintDC101, FindsFactoriesInAModulesForward) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.arange(x.shape[-1])\n"
+      "class Plain:\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.arange(x.shape[-1])\n";
+  EXPECT_EQ(found(source, "DC101"), (Lines{"5 DC101"}));
+}
+
+TEST(LintDC101, SaysNothingWhenTheResultIsMovedOrNoDeviceIsNamed) {
+  EXPECT_EQ(found("import torch\n"
+                  "def rpc_result(x, device):\n"
+                  "    y = x.to(device)\n"
+                  "    return (torch.zeros(2) - torch.ones(2)).to(0)\n"
+                  "def passed_on(x, device):\n"
+                  "    check(torch.empty(3), x.to(device))\n"
+                  "def build(size, device_id=None):\n"
+                  "    t = torch.empty(size)\n"
+                  "    return t.cuda(device_id)\n",
+                  "DC101"),
+            Lines{});
+}
+
 TEST(LintDC101, SaysNothingWithSplatsOrLikeFactories) {
   EXPECT_EQ(found("import torch\n"
                   "def f(x, **kw):\n"
