@@ -7,7 +7,7 @@ target_include_directories(devcheck_lint_tests PRIVATE ${PROJECT_SOURCE_DIR}/src
 target_link_libraries(devcheck_lint_tests PRIVATE devcheck_lint GTest::gtest_main
                                                   nlohmann_json::nlohmann_json devcheck_warnings)
 target_compile_definitions(devcheck_lint_tests PRIVATE
-  DEVCHECK_CLI="$<TARGET_FILE:devcheck_cli>")
+  DEVCHECK_CLI="$<TARGET_FILE:devcheck_cli>" DEVCHECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(devcheck_lint_tests devcheck_cli)
 gtest_discover_tests(devcheck_lint_tests
   DISCOVERY_MODE PRE_TEST
