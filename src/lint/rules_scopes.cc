@@ -122,14 +122,34 @@ bool on_device(const Source& source, TSNode node, int scope, int depth) {
   return false;
 }
 
-// Whether the tensor is used where it is made: assigned, an operand, an
-// index. Passed to a function or returned, where it goes cannot be told.
-bool used_in_place(TSNode call) {
+// How the tensor is used where it is made: 2 an operand or an index (it
+// meets other tensors there), 1 assigned, 0 passed to a call or returned,
+// where it goes cannot be told.
+int use_in_place(TSNode call) {
   TSNode parent = ts_node_parent(call);
   while (is(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
-  return is(parent, "assignment") || is(parent, "augmented_assignment") ||
-         is(parent, "binary_operator") || is(parent, "comparison_operator") ||
-         is(parent, "subscript");
+  if (is(parent, "binary_operator") || is(parent, "comparison_operator") ||
+      is(parent, "subscript")) {
+    return 2;
+  }
+  return is(parent, "assignment") || is(parent, "augmented_assignment") ? 1 : 0;
+}
+
+// Whether a `with torch.device(...)` block (a default device) is around `node`.
+bool under_device_context(const Source& source, TSNode node) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) return false;
+    if (is(n, "with_statement")) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+        const TSNode clause = ts_node_named_child(n, i);
+        if (is(clause, "with_clause") &&
+            source.text(clause).find("device(") != std::string_view::npos) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
 }
 
 void check_factory_device(const Source& source, const Call& call, Sink& sink) {
@@ -139,12 +159,12 @@ void check_factory_device(const Source& source, const Call& call, Sink& sink) {
   // A module's forward gets its inputs on the module's device; elsewhere the
   // function must name a device itself.
   const Scope& f = source.scopes()[function];
-  bool on_a_device = f.uses_device;
-  if (!on_a_device && f.name == "forward" && f.owner_class >= 0) {
+  bool forward = false;
+  if (f.name == "forward" && f.owner_class >= 0) {
     const auto c = source.classes().find(source.scopes()[f.owner_class].name);
-    on_a_device = c != source.classes().end() && c->second.is_module;
+    forward = c != source.classes().end() && c->second.is_module;
   }
-  if (!on_a_device) return;
+  if (!forward && !f.uses_device) return;
   if (source.has_splat(call.node) || !ts_node_is_null(source.keyword(call.node, "device")) ||
       !ts_node_is_null(source.keyword(call.node, "out"))) {
     return;
@@ -156,7 +176,13 @@ void check_factory_device(const Source& source, const Call& call, Sink& sink) {
        is(args[0], "false"))) {
     return;
   }
-  if (call.moved || !used_in_place(call.node)) return;
+  // In a forward every tensor meets the inputs; elsewhere only an operand
+  // surely meets the function's device tensors (an index list, a CPU
+  // accumulator of .item() values are fine as they are).
+  if (call.moved || use_in_place(call.node) < (forward ? 1 : 2) ||
+      under_device_context(source, call.node)) {
+    return;
+  }
   sink.report(call.node, "DC101",
               source.dotted(field(call.node, "function")) + "(...) without device= in '" +
                   source.scopes()[function].name +
