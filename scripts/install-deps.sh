@@ -12,7 +12,7 @@ packages=(
   clang clang-format clang-tidy libclang-rt-14-dev
   lintian debootstrap groff-base
   pybind11-dev python3-dev python3-venv python3-pip python3-pytest python3-setuptools python3-wheel
-  libtree-sitter-dev python3-flake8 python3-pyflakes
+  libtree-sitter-dev python3-flake8 python3-pyflakes python3-jsonschema
 )
 
 missing=()
@@ -49,4 +49,20 @@ if [ ! -f "$ts_dir/src/parser.c" ]; then
   $sudo tar -xzf "$ts_tmp/tree-sitter-python-$ts_version.tgz" -C "$ts_dir" --strip-components=1
   rm -rf "$ts_tmp"
   echo "install-deps: tree-sitter-python $ts_version in $ts_dir"
+fi
+
+# The SARIF 2.1.0 schema, which tests/lint validates `devcheck lint --format
+# sarif` against: the copy in npm's @microsoft/jest-sarif (MIT), sha1 checked.
+sarif_pkg=@microsoft/jest-sarif@1.0.0-beta.0
+sarif_sha1=bf817c5931635bd90274c4eb20aad7db1ac17601
+sarif_dir=/var/cache/devcheck/sarif-2.1.0
+if [ ! -f "$sarif_dir/sarif-2.1.0.json" ]; then
+  sarif_tmp=$(mktemp -d)
+  (cd "$sarif_tmp" && npm pack --silent "$sarif_pkg" >/dev/null)
+  echo "$sarif_sha1  $sarif_tmp/microsoft-jest-sarif-1.0.0-beta.0.tgz" | sha1sum -c --quiet -
+  $sudo mkdir -p "$sarif_dir"
+  tar -xzf "$sarif_tmp/microsoft-jest-sarif-1.0.0-beta.0.tgz" -C "$sarif_tmp" package/lib/schemas/sarif-2.1.0-rtm.5.json
+  $sudo cp "$sarif_tmp/package/lib/schemas/sarif-2.1.0-rtm.5.json" "$sarif_dir/sarif-2.1.0.json"
+  rm -rf "$sarif_tmp"
+  echo "install-deps: the SARIF 2.1.0 schema in $sarif_dir"
 fi

@@ -23,3 +23,11 @@ add_test(NAME lint.TorchTreeLintsWithoutCrashOrHang
           ${DEVCHECK_LINT_CORPUS})
 set_tests_properties(lint.TorchTreeLintsWithoutCrashOrHang PROPERTIES
   TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS lint)
+
+# SARIF output checked against the SARIF 2.1.0 schema (install-deps.sh puts
+# it in the cache; skipped without it or python3-jsonschema).
+add_test(NAME lint.SarifValidatesAgainstTheSchema
+  COMMAND ${DEVCHECK_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/sarif_check.py $<TARGET_FILE:devcheck_cli>
+          /var/cache/devcheck/sarif-2.1.0/sarif-2.1.0.json)
+set_tests_properties(lint.SarifValidatesAgainstTheSchema PROPERTIES
+  TIMEOUT 60 SKIP_RETURN_CODE 77 LABELS lint)
