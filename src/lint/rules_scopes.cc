@@ -302,6 +302,80 @@ void check_saved_wrapper(const Source& source, const Call& call, Sink& sink) {
   }
 }
 
+// DC106: torch.stack([t.to(dev) for t in ts]) moves each element; one
+// torch.stack(ts).to(dev) does one copy.
+void check_element_moves(const Source& source, const Call& call, Sink& sink) {
+  if (call.qualified != "torch.stack" && call.qualified != "torch.cat") return;
+  const std::vector<TSNode> args = source.positional(call.node);
+  if (args.empty() || !(is(args[0], "list_comprehension") || is(args[0], "generator_expression"))) {
+    return;
+  }
+  const TSNode body = field(args[0], "body");
+  if (!is(body, "call")) return;
+  const TSNode function = field(body, "function");
+  if (!is(function, "attribute")) return;
+  const std::string_view method = source.text(field(function, "attribute"));
+  if (method != "to" && method != "cuda") return;
+  const TSNode object = field(function, "object");
+  if (!is(object, "identifier")) return;
+  // The element moved is the comprehension's own variable.
+  bool own = false;
+  for (uint32_t i = 0; i < ts_node_named_child_count(args[0]); ++i) {
+    const TSNode clause = ts_node_named_child(args[0], i);
+    if (is(clause, "for_in_clause")) {
+      own = own || source.text(field(clause, "left")) == source.text(object);
+    }
+  }
+  if (!own) return;
+  sink.report(
+      call.node, "DC106",
+      std::string(source.dotted(field(call.node, "function"))) + " of one ." + std::string(method) +
+          "() per element copies each one to the device separately; stack first and "
+          "move once: " +
+          source.dotted(field(call.node, "function")) + "(...)." + std::string(method) + "(...)");
+}
+
+// DC104: DistributedDataParallel(model) and only then model.to(dev) /
+// ddp.to(dev): DDP takes the parameters' devices when it is built.
+void check_wrap_order(const Source& source, const Call& call, Sink& sink) {
+  if (call.qualified != "torch.nn.parallel.DistributedDataParallel" &&
+      call.qualified != "torch.nn.parallel.distributed.DistributedDataParallel") {
+    return;
+  }
+  const std::vector<TSNode> args = source.positional(call.node);
+  if (args.empty() || !is(args[0], "identifier")) return;
+  const std::string model(source.text(args[0]));
+  const uint32_t at = ts_node_start_byte(call.node);
+  // The name the wrapper is assigned to, if any.
+  std::string wrapper;
+  const TSNode parent = ts_node_parent(call.node);
+  if (is(parent, "assignment") && is(field(parent, "left"), "identifier")) {
+    wrapper = std::string(source.text(field(parent, "left")));
+  }
+  bool before = false;
+  TSNode after{};
+  for (const Call& move : source.calls()) {
+    if ((move.method != "to" && move.method != "cuda") || move.scope != call.scope ||
+        !is(move.object, "identifier")) {
+      continue;
+    }
+    const std::string_view name = source.text(move.object);
+    const uint32_t where = ts_node_start_byte(move.node);
+    if (name == model && where < at) before = true;
+    if ((name == model || (!wrapper.empty() && name == wrapper)) && where > at &&
+        ts_node_is_null(after)) {
+      after = move.node;
+    }
+  }
+  if (before || ts_node_is_null(after)) return;
+  sink.report(call.node, "DC104",
+              "DistributedDataParallel(" + model +
+                  ") is built before the model is on its device (it is moved only after, line " +
+                  std::to_string(ts_node_start_point(after).row + 1) +
+                  "): move it first: DistributedDataParallel(" + model +
+                  ".to(device), device_ids=[...])");
+}
+
 }  // namespace
 
 bool is_module_name(const Source& source, TSNode object, int scope) {
@@ -314,6 +388,8 @@ void check_scopes(const Source& source, Sink& sink) {
     check_numpy(source, call, sink);
     check_layer_in_forward(source, call, sink);
     check_saved_wrapper(source, call, sink);
+    check_element_moves(source, call, sink);
+    check_wrap_order(source, call, sink);
   }
   for (TSNode statement : source.call_statements()) check_discarded_move(source, statement, sink);
   check_module_tensors(source, sink);

@@ -176,5 +176,37 @@ TEST(LintDC117, FindsSavingAWrappersStateDict) {
       std::string::npos);
 }
 
+TEST(LintDC106, FindsAStackOfPerElementMoves) {
+  const std::string source =
+      "import torch\n"
+      "a = torch.stack([t.to(device) for t in ts])\n"
+      "b = torch.cat([t.cuda() for t in ts])\n"
+      "c = torch.stack(ts).to(device)\n"
+      "d = torch.stack([f(t).to(device) for t in ts])\n"
+      "e = [t.to(device) for t in ts]\n";
+  EXPECT_EQ(found(source, "DC106"), (Lines{"2 DC106", "3 DC106"}));
+  EXPECT_NE(only("import torch\nx = torch.stack([t.to(d) for t in ts])\n", "DC106")
+                .message.find("torch.stack(...).to(...)"),
+            std::string::npos);
+}
+
+TEST(LintDC104, FindsDdpBuiltBeforeTheModelMoves) {
+  const std::string bad =
+      "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+      "def main(model, device):\n"
+      "    ddp = DDP(model)\n"
+      "    ddp.to(device)\n";
+  EXPECT_EQ(found(bad, "DC104"), (Lines{"3 DC104"}));
+  EXPECT_NE(only(bad, "DC104").message.find("moved only after, line 4"), std::string::npos);
+  EXPECT_EQ(found("from torch.nn.parallel import DistributedDataParallel as DDP\n"
+                  "def main(model, device):\n"
+                  "    model.to(device)\n"
+                  "    ddp = DDP(model, device_ids=[0])\n"
+                  "def cpu(model):\n"
+                  "    return DDP(model)\n",
+                  "DC104"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
