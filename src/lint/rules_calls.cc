@@ -234,7 +234,6 @@ void check_legacy_constructor(const Source& source, const Call& call, Sink& sink
   const std::vector<TSNode> pos = source.positional(call.node);
   const uint32_t count = ts_node_named_child_count(args);
   std::optional<Fix> fix;
-  const std::string torch_prefix = "torch";
   if (count == pos.size() && !pos.empty() && source.imports().count("torch") != 0 &&
       source.imports().at("torch") == "torch") {
     bool sizes = true;

@@ -224,11 +224,10 @@ void check_module_tensors(const Source& source, Sink& sink) {
         for (TSNode value : values) {
           if (!makes_tensor(source, value)) continue;
           const std::string attr = target.substr(5);
-          sink.report(value, "DC111",
-                      target +
-                          " holds a plain tensor, which model.to(device) does not move; use "
-                          "self.register_buffer(\"" +
-                          attr + "\", ...) or nn.Parameter(...)");
+          std::string message = target;
+          message += " holds a plain tensor, which model.to(device) does not move; use ";
+          message += "self.register_buffer(\"" + attr + "\", ...) or nn.Parameter(...)";
+          sink.report(value, "DC111", std::move(message));
         }
       }
     }
@@ -294,11 +293,12 @@ void check_saved_wrapper(const Source& source, const Call& call, Sink& sink) {
     }
     if (!is_wrapper_value(source, value_of_object(source, inner.object, inner.scope))) continue;
     const std::string name(source.text(inner.object));
-    sink.report(inner.node, "DC117",
-                name +
-                    " is a DataParallel/DistributedDataParallel wrapper: its state_dict keys "
-                    "start with 'module.' and do not load into the bare model; save " +
-                    name + ".module.state_dict()");
+    std::string message = name;
+    message +=
+        " is a DataParallel/DistributedDataParallel wrapper: its state_dict keys start with "
+        "'module.' and do not load into the bare model; save ";
+    message += name + ".module.state_dict()";
+    sink.report(inner.node, "DC117", std::move(message));
   }
 }
 
