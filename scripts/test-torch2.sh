@@ -151,16 +151,20 @@ SOURCES
 start=$SECONDS
 mkdir -p "$(dirname "$root")"
 exec 9>"$root.lock"
-flock -x 9
-if [ "$(cat "$root/.devcheck-torch2-stamp" 2>/dev/null)" != "$(stamp_of)" ]; then
-  make_root
-  log "root made in $((SECONDS - start)) s: $root"
+current_root() { [ "$(cat "$root/.devcheck-torch2-stamp" 2>/dev/null)" = "$(stamp_of)" ]; }
+# A current root is shared (runs overlap); only a rebuild needs it alone.
+flock -s 9
+if ! current_root; then
+  flock -x 9
+  if ! current_root; then
+    make_root
+    log "root made in $((SECONDS - start)) s: $root"
+  fi
+  flock -s 9
 else
   log "reusing $root"
 fi
 if [ "${1:-}" = --root-only ]; then exit 0; fi
-# Others may use the root now; only a rebuild needs it alone.
-flock -s 9
 
 mount_once /proc "$root/proc" -t proc
 mount_once /dev "$root/dev" --bind

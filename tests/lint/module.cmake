@@ -1,15 +1,26 @@
-# devcheck lint's tests: one torch-free gtest program (it builds in seconds),
-# the CLI through the built `devcheck`, and the whole Python tree of the
-# installed torch linted without a crash or a hang.
+# devcheck lint's tests: a torch-free gtest program for the library (it
+# builds in seconds, without LibTorch), one for the CLI through the built
+# `devcheck`, and the whole Python tree of the installed torch linted without
+# a crash or a hang.
 file(GLOB lint_test_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_test.cc)
+list(REMOVE_ITEM lint_test_sources ${CMAKE_CURRENT_LIST_DIR}/cli_test.cc)
 add_executable(devcheck_lint_tests ${lint_test_sources})
 target_include_directories(devcheck_lint_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(devcheck_lint_tests PRIVATE devcheck_lint GTest::gtest_main
                                                   nlohmann_json::nlohmann_json devcheck_warnings)
-target_compile_definitions(devcheck_lint_tests PRIVATE
-  DEVCHECK_CLI="$<TARGET_FILE:devcheck_cli>" DEVCHECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-add_dependencies(devcheck_lint_tests devcheck_cli)
+target_compile_definitions(devcheck_lint_tests PRIVATE DEVCHECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 gtest_discover_tests(devcheck_lint_tests
+  DISCOVERY_MODE PRE_TEST
+  DISCOVERY_TIMEOUT 60
+  PROPERTIES TIMEOUT 120 LABELS lint)
+
+add_executable(devcheck_lint_cli_tests ${CMAKE_CURRENT_LIST_DIR}/cli_test.cc)
+target_link_libraries(devcheck_lint_cli_tests PRIVATE GTest::gtest_main
+                                                      nlohmann_json::nlohmann_json devcheck_warnings)
+target_compile_definitions(devcheck_lint_cli_tests PRIVATE
+  DEVCHECK_CLI="$<TARGET_FILE:devcheck_cli>")
+add_dependencies(devcheck_lint_cli_tests devcheck_cli)
+gtest_discover_tests(devcheck_lint_cli_tests
   DISCOVERY_MODE PRE_TEST
   DISCOVERY_TIMEOUT 60
   PROPERTIES TIMEOUT 120 LABELS lint)
