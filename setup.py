@@ -29,7 +29,14 @@ ROOT = pathlib.Path(__file__).resolve().parent
 
 
 def torch_facts():
-    import torch
+    try:
+        import torch
+    except ImportError as e:
+        raise SystemExit(
+            f"[devcheck] setup: this Python ({sys.executable}) cannot import torch: {e}\n"
+            "fix: install torch first (Debian: python3-torch), and build with --no-build-isolation "
+            "so the build sees it"
+        ) from None
 
     return {
         "torch_version": torch.__version__,
@@ -130,8 +137,12 @@ class CMakeBuild(build_ext):
         package = pathlib.Path(self.build_lib) / "devcheck"
         package.mkdir(parents=True, exist_ok=True)
         files = (build_dir / "python" / "package-files.txt").read_text().split()
+        strip = shutil.which("strip")
         for f in files:
-            shutil.copy2(f, package / os.path.basename(f))
+            target = package / os.path.basename(f)
+            shutil.copy2(f, target)
+            if strip:  # the build keeps its debug info; the package does not need it
+                subprocess.run([strip, "--strip-debug", str(target)], check=True)
         (package / "_build_info.py").write_text(
             '"""What this devcheck package was built for (written by setup.py)."""\n'
             f"TORCH_VERSION = {facts['torch_version']!r}\n"
