@@ -25,17 +25,34 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "binutils, dataset-fashion-mnist")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libtorch-dev, python3-torch")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "finds and fixes PyTorch device errors (LibTorch toolkit and CLI)")
+# The extended description (the summary above is its first line); CPack
+# indents each line and writes an empty one as Debian's " .".
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-"finds and fixes PyTorch device errors (LibTorch toolkit and CLI)
- devcheck names the tensor, module parameter or checkpoint entry on the
- wrong device before an operation fails, and makes device placement a
- decision a program takes once.
- .
- The command line inspects and remaps torch.save and TorchScript files
- without running pickle code, runs any LibTorch or PyTorch program under a
- device sanitizer (mismatches with where the stray tensor was made, hidden
- host-device copies and syncs), launches local ranks, and trains the
- Fashion-MNIST classifier. The C++ libraries (CMake package devcheck) add
- device policies, scoped default devices, checks, moves, a fake second
- device for CPU-only tests, and training parts LibTorch lacks.")
+"devcheck names the tensor, module parameter or checkpoint entry on the
+wrong device before an operation fails, and makes device placement a
+decision a program takes once.
+
+The command line inspects and remaps torch.save and TorchScript files
+without running pickle code, runs any LibTorch or PyTorch program under a
+device sanitizer (mismatches with where the stray tensor was made, hidden
+host-device copies and syncs), launches local ranks, and trains the
+Fashion-MNIST classifier. The C++ libraries (CMake package devcheck) add
+device policies, scoped default devices, checks, moves, a fake second
+device for CPU-only tests, and training parts LibTorch lacks.")
+# Policy's ldconfig trigger for the libraries in /usr/lib (CPack's own
+# postinst calls ldconfig directly, which lintian counts as lacking one).
+file(WRITE ${PROJECT_BINARY_DIR}/debian/triggers "activate-noawait ldconfig\n")
+# Python writes __pycache__ beside devcheck_fake.py when it is imported;
+# removing the package removes that too, as py3clean does for Python packages.
+file(WRITE ${PROJECT_BINARY_DIR}/debian/prerm
+"#!/bin/sh
+set -e
+if [ \"$1\" = remove ] || [ \"$1\" = upgrade ] || [ \"$1\" = deconfigure ]; then
+  [ ! -d /usr/share/devcheck ] || find /usr/share/devcheck -depth -type d -name __pycache__ -exec rm -rf {} +
+fi
+")
+file(CHMOD ${PROJECT_BINARY_DIR}/debian/prerm
+  PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/debian/triggers
+                                       ${PROJECT_BINARY_DIR}/debian/prerm)
 include(CPack)

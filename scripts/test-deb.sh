@@ -100,8 +100,9 @@ if grep -Eq "gtest|gmock|benchmark|_test|/tests?/|fuzz|\.o$" <<<"$files"; then
   fail "the package holds test or build files: $(grep -E 'gtest|gmock|benchmark|_test|/tests?/|fuzz|\.o$' <<<"$files" | head -n 5 | tr '\n' ' ')"
 fi
 depends=$(dpkg-deb -f "$deb" Depends)
+depends_names=$(tr ',|' '\n\n' <<<"$depends" | awk '{ print $1 }')
 for d in libc6 libstdc++6 libtorch1.13 libfmt9; do
-  grep -qE "(^|, )$d( |,|$)" <<<"$depends" || fail "Depends lacks $d: $depends"
+  grep -qxF "$d" <<<"$depends_names" || fail "Depends lacks $d: $depends"
 done
 log "files and Depends ok ($(wc -l <<<"$files") entries; Depends: $depends)"
 
