@@ -274,6 +274,12 @@ void check_device_guard(const Source& source, const Call& call, Sink& sink) {
   }
   const std::vector<TSNode> args = source.positional(call.node);
   if (args.empty() || !is_cuda_string(string_value(source, args[0]))) return;
+  // A comparison (`t.device == torch.device("cuda", i)`) chooses nothing, and
+  // `torch.device("cuda", torch.cuda.current_device())` runs where CUDA is.
+  if (is(ts_node_parent(call.node), "comparison_operator") ||
+      (args.size() > 1 && source.text(args[1]).find("cuda") != std::string_view::npos)) {
+    return;
+  }
   sink.report(call.node, "DC115",
               "CUDA chosen without torch.cuda.is_available() anywhere in this file: it fails on "
               "machines without a GPU; use torch.device(\"cuda\" if torch.cuda.is_available() "

@@ -128,10 +128,9 @@ bool on_device(const Source& source, TSNode node, int scope, int depth) {
 int use_in_place(TSNode call) {
   TSNode parent = ts_node_parent(call);
   while (is(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
-  if (is(parent, "binary_operator") || is(parent, "comparison_operator") ||
-      is(parent, "subscript")) {
-    return 2;
-  }
+  // An index (`x[torch.arange(n)]`), not the thing indexed (`torch.tensor(v)[::2]`).
+  const bool index = is(parent, "subscript") && !ts_node_eq(field(parent, "value"), call);
+  if (is(parent, "binary_operator") || is(parent, "comparison_operator") || index) return 2;
   return is(parent, "assignment") || is(parent, "augmented_assignment") ? 1 : 0;
 }
 

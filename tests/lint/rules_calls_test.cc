@@ -117,6 +117,11 @@ TEST(LintDC115, FindsCudaChosenWithoutIsAvailable) {
       found("import torch\nn = torch.cuda.device_count()\nd = torch.device('cuda')\n", "DC115"),
       Lines{});
   EXPECT_EQ(found("import torch\nd = torch.device('cpu')\n", "DC115"), Lines{});
+  EXPECT_EQ(found("import torch\n"
+                  "same = t.device == torch.device('cuda', 0)\n"
+                  "here = torch.device('cuda', torch.cuda.current_device())\n",
+                  "DC115"),
+            Lines{});
 }
 
 TEST(LintDC119, FindsLegacyConstructorsAndFixesCertainOnes) {

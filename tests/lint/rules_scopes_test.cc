@@ -51,6 +51,8 @@ TEST(LintDC101, SaysNothingWhenTheResultIsMovedOrNoDeviceIsNamed) {
                   "    with torch.device('meta'):\n"
                   "        x = torch.randint(0, 1, (2, 3)) + 1\n"
                   "    return x.to(device)\n"
+                  "def sliced(x, device):\n"
+                  "    return x.to(device), torch.tensor([1, 2, 3])[::2] + 1\n"
                   "def passed_on(x, device):\n"
                   "    check(torch.empty(3), x.to(device))\n"
                   "def build(size, device_id=None):\n"
