@@ -33,7 +33,7 @@ add_test(NAME lint.TorchTreeLintsWithoutCrashOrHang
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/corpus.sh $<TARGET_FILE:devcheck_cli>
           ${DEVCHECK_LINT_CORPUS})
 set_tests_properties(lint.TorchTreeLintsWithoutCrashOrHang PROPERTIES
-  TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS lint)
+  TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS lint)
 
 # SARIF output checked against the SARIF 2.1.0 schema (install-deps.sh puts
 # it in the cache; skipped without it or python3-jsonschema).
