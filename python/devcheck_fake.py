@@ -70,3 +70,8 @@ def load(library=None, index=0):
         raise RuntimeError(f"fake device index {index} is out of range: {_count} fake devices")
     get_name = getattr(torch._C, "_get_privateuse1_backend_name", None)
     return torch.device(get_name() if get_name else "privateuseone", index)
+
+
+def device_count():
+    """How many fake devices load() registered; None before it ran."""
+    return _count

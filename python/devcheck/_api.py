@@ -6,8 +6,6 @@ import collections
 import dataclasses
 import json
 import os
-import threading
-import types
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -215,61 +213,22 @@ class device_scope:
         return False
 
 
-_fake_lock = threading.Lock()
-_fake_count = None
-
-
-def _torch_device_module(count):
-    """The torch.<backend> module torch 2.x looks up for a PrivateUse1 backend."""
-    mod = types.ModuleType("torch.fake")
-    state = threading.local()
-
-    def current_device():
-        return getattr(state, "index", 0)
-
-    def set_device(device):
-        index = device if isinstance(device, int) else torch.device(device).index
-        if index is None:
-            return
-        if not 0 <= index < count:
-            raise RuntimeError(f"[devcheck] fake device index {index} is out of range (0..{count - 1})")
-        state.index = index
-
-    mod._lazy_init = lambda: None
-    mod.is_initialized = lambda: True
-    mod.is_available = lambda: True
-    mod.device_count = lambda: count
-    mod.current_device = current_device
-    mod.set_device = set_device
-    mod._is_in_bad_fork = lambda: False
-    mod.manual_seed_all = lambda seed: None  # random ops use the CPU generator
-    return mod
-
-
 def _fake_library():
     here = os.path.dirname(os.path.abspath(__file__))
     for name in sorted(os.listdir(here)):
         if name.startswith("libdevcheck_fake_device.so"):
             return os.path.join(here, name)
-    raise DevcheckIOErrorProxy(f"[devcheck] fake_device: libdevcheck_fake_device.so is missing from {here}; fix: reinstall devcheck")
-
-
-def DevcheckIOErrorProxy(message):  # noqa: N802 - an exception made here
-    return _C.DevcheckIOError(message)
+    raise _C.DevcheckIOError(
+        f"[devcheck] fake_device: libdevcheck_fake_device.so is missing from {here}; fix: reinstall devcheck")
 
 
 def _load_fake():
-    global _fake_count
-    with _fake_lock:
-        if _fake_count is None:
-            torch.ops.load_library(_fake_library())
-            count = int(torch.ops.devcheck.register_fake_device())
-            get_name = getattr(torch._C, "_get_privateuse1_backend_name", None)
-            name = get_name() if get_name else "privateuseone"
-            if name != "privateuseone" and not hasattr(torch, name):
-                torch._register_device_module(name, _torch_device_module(count))
-            _fake_count = count
-    return _fake_count
+    """Registers the fake device once (python/devcheck_fake.py, installed with
+    the package) from the package's own library; returns how many there are."""
+    import devcheck_fake
+
+    devcheck_fake.load(_fake_library(), 0)
+    return devcheck_fake.device_count()
 
 
 def fake_device(index=0):
