@@ -27,33 +27,41 @@ echo "lint_compare: $tree: $files .py files, $((bytes / 1024)) KiB; $cores cores
   "flake8 $(/usr/bin/python3 -m flake8 --version 2>/dev/null | head -1 | cut -d' ' -f1)," \
   "pyflakes $(/usr/bin/python3 -m pyflakes --version 2>/dev/null | head -1); load average before $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# seconds COMMAND...: wall time of one run, output discarded (exit 0/1 are results).
-seconds() {
-  local start end
-  start=$(date +%s.%N)
-  "$@" >/dev/null 2>&1 || [ $? -le 1 ]
-  end=$(date +%s.%N)
-  awk "BEGIN { printf \"%.3f\", $end - $start }"
+# measure NAME COMMAND...: one run's wall and CPU (user + system) seconds,
+# appended to NAME_wall and NAME_cpu; output discarded (exit 0/1 are results).
+measure() {
+  local name=$1 t
+  shift
+  t=$(mktemp)
+  /usr/bin/time -f '%e %U %S' -o "$t" "$@" >/dev/null 2>&1 || true
+  read -r wall user sys < <(tail -n 1 "$t")
+  rm -f "$t"
+  eval "${name}_wall+=(\"$wall\")"
+  eval "${name}_cpu+=(\"$(awk "BEGIN { print $user + $sys }")\")"
 }
 median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 "$devcheck" lint -j "$cores" "$tree" >/dev/null 2>&1 || true  # warm the page cache
-d1=() dn=() f1=() pf=()
+d1_wall=() d1_cpu=() dn_wall=() dn_cpu=() f1_wall=() f1_cpu=() pf_wall=() pf_cpu=()
 for ((r = 0; r < rounds; r++)); do
-  d1+=("$(seconds "$devcheck" lint -j 1 "$tree")")
-  dn+=("$(seconds "$devcheck" lint -j "$cores" "$tree")")
-  f1+=("$(seconds /usr/bin/python3 -m flake8 --jobs 1 "$tree")")
-  pf+=("$(seconds /usr/bin/python3 -m pyflakes "$tree")")
+  measure d1 "$devcheck" lint -j 1 "$tree"
+  measure dn "$devcheck" lint -j "$cores" "$tree"
+  measure f1 /usr/bin/python3 -m flake8 --jobs 1 "$tree"
+  measure pf /usr/bin/python3 -m pyflakes "$tree"
 done
-d1m=$(echo "${d1[*]}" | median)
-dnm=$(echo "${dn[*]}" | median)
-f1m=$(echo "${f1[*]}" | median)
-pfm=$(echo "${pf[*]}" | median)
-echo "lint_compare: devcheck lint -j 1      ${d1m} s   (rounds: ${d1[*]})"
-echo "lint_compare: devcheck lint -j $cores      ${dnm} s   (rounds: ${dn[*]})"
-echo "lint_compare: flake8 --jobs 1         ${f1m} s   (rounds: ${f1[*]})"
-echo "lint_compare: pyflakes                ${pfm} s   (rounds: ${pf[*]})"
-awk -v d1="$d1m" -v dn="$dnm" -v f="$f1m" -v p="$pfm" -v c="$cores" 'BEGIN {
-  printf "lint_compare: flake8 / devcheck -j 1 = %.1fx (target >= 20x); pyflakes / devcheck -j 1 = %.1fx;", f / d1, p / d1
-  printf " -j %d speed-up %.2fx, whole tree in %.2f s (target <= 1 s with all cores)\n", c, d1 / dn, dn }'
+report() {  # report NAME LABEL
+  local wall cpu
+  eval "wall=\$(echo \"\${$1_wall[*]}\" | median); cpu=\$(echo \"\${$1_cpu[*]}\" | median)"
+  eval "$1_w=$wall; $1_c=$cpu"
+  printf 'lint_compare: %-24s wall %8s s  cpu %8s s\n' "$2" "$wall" "$cpu"
+}
+report d1 "devcheck lint -j 1"
+report dn "devcheck lint -j $cores"
+report f1 "flake8 --jobs 1"
+report pf "pyflakes"
+awk -v d1="$d1_w" -v dn="$dn_w" -v f="$f1_w" -v p="$pf_w" -v d1c="$d1_c" -v fc="$f1_c" -v pc="$pf_c" \
+    -v c="$cores" 'BEGIN {
+  printf "lint_compare: flake8 / devcheck -j 1 = %.1fx wall, %.1fx cpu (target >= 20x);", f / d1, fc / d1c
+  printf " pyflakes / devcheck -j 1 = %.1fx wall, %.1fx cpu\n", p / d1, pc / d1c
+  printf "lint_compare: -j %d: %.2fx the speed of -j 1, whole tree in %.2f s (target <= 1 s with all cores)\n", c, d1 / dn, dn }'
 echo "lint_compare: load average after $(cut -d' ' -f1-3 /proc/loadavg)"
