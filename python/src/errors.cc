@@ -41,19 +41,21 @@ void bind_errors(py::module_& m) {
   static PyObject* by_code[] = {invalid, mismatch, unavailable, format, unsafe, io};
   static_assert(sizeof(by_code) / sizeof(by_code[0]) == static_cast<int>(ErrorCode::kIo) + 1,
                 "one Python type per ErrorCode, in its order");
-  py::register_local_exception_translator([](std::exception_ptr p) {
-    auto type_of = [](ErrorCode code) {
-      const auto i = static_cast<std::size_t>(code);
-      return i < sizeof(by_code) / sizeof(by_code[0]) ? by_code[i] : base;
-    };
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const Error& e) {
-      PyErr_SetString(type_of(e.code()), e.message().c_str());
-    } catch (const format::Error& e) {
-      PyErr_SetString(type_of(e.code()), e.what());
-    }
-  });
+  // pybind11::ExceptionTranslator takes the exception_ptr by value.
+  py::register_local_exception_translator(
+      [](std::exception_ptr p) {  // NOLINT(performance-unnecessary-value-param)
+        auto type_of = [](ErrorCode code) {
+          const auto i = static_cast<std::size_t>(code);
+          return i < sizeof(by_code) / sizeof(by_code[0]) ? by_code[i] : base;
+        };
+        try {
+          if (p) std::rethrow_exception(p);
+        } catch (const Error& e) {
+          PyErr_SetString(type_of(e.code()), e.message().c_str());
+        } catch (const format::Error& e) {
+          PyErr_SetString(type_of(e.code()), e.what());
+        }
+      });
 }
 
 }  // namespace devcheck::python
