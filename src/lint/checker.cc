@@ -40,6 +40,8 @@ const std::vector<RuleInfo>& rules() {
       {"DC116", "layer-in-forward", "A layer with parameters constructed inside forward.", false},
       {"DC117", "saved-wrapper-state", "torch.save of a DataParallel/DDP wrapper's state_dict.",
        false},
+      {"DC118", "unsynchronised-host-copy",
+       "A non_blocking=True copy to the host read before any synchronisation.", false},
       {"DC119", "legacy-tensor-type", "Legacy torch.cuda.FloatTensor-style constructors and types.",
        true},
   };

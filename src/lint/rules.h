@@ -32,7 +32,7 @@ void check_calls(const Source& source, Sink& sink);
 // Rules on modules and tensors in their scopes (rules_scopes.cc):
 // DC101 DC102 DC104 DC106 DC111 DC113 DC116 DC117.
 void check_scopes(const Source& source, Sink& sink);
-// Rules on where code runs (rules_places.cc): DC107 DC112 DC114.
+// Rules on where code runs (rules_places.cc): DC107 DC112 DC114 DC118.
 void check_places(const Source& source, Sink& sink);
 
 // Shared judgements.

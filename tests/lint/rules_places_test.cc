@@ -98,5 +98,28 @@ TEST(LintDC114, FindsItemOnEveryStepOfATrainingLoop) {
   EXPECT_NE(only(source, "DC114").message.find("accumulate on the device"), std::string::npos);
 }
 
+TEST(LintDC118, FindsANonBlockingHostCopyReadBeforeSynchronising) {
+  const std::string source =
+      "import torch\n"
+      "def bad(x):\n"
+      "    y = x.to('cpu', non_blocking=True)\n"
+      "    return y.numpy()\n"
+      "def good(x):\n"
+      "    y = x.to('cpu', non_blocking=True)\n"
+      "    torch.cuda.synchronize()\n"
+      "    return y.numpy()\n"
+      "def blocking(x):\n"
+      "    y = x.to('cpu')\n"
+      "    print(y)\n";
+  EXPECT_EQ(found(source, "DC118"), (Lines{"4 DC118"}));
+  EXPECT_NE(only(source, "DC118").message.find("torch.cuda.synchronize()"), std::string::npos);
+  EXPECT_EQ(found("def f(x, event):\n"
+                  "    y = x.to('cpu', non_blocking=True)\n"
+                  "    event.synchronize()\n"
+                  "    print(y)\n",
+                  "DC118"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
