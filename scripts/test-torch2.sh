@@ -166,6 +166,9 @@ else
 fi
 if [ "${1:-}" = --root-only ]; then exit 0; fi
 
+# The root bound onto itself: inside the chroot "/" is then a mount point, so
+# tests can make mount namespaces of their own (tests/install/run.sh).
+mount_once "$root" "$root" --bind
 mount_once /proc "$root/proc" -t proc
 mount_once /dev "$root/dev" --bind
 mount_once /dev/pts "$root/dev/pts" --bind
