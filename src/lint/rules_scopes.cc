@@ -27,6 +27,8 @@ TSNode self_value(const Source& source, const std::string& name, int scope) {
   return found;
 }
 
+}  // namespace
+
 TSNode value_of_object(const Source& source, TSNode object, int scope) {
   if (is(object, "identifier")) return source.value_of(std::string(source.text(object)), scope);
   if (is(object, "attribute") && source.text(field(object, "object")) == "self") {
@@ -34,6 +36,8 @@ TSNode value_of_object(const Source& source, TSNode object, int scope) {
   }
   return TSNode{};
 }
+
+namespace {
 
 bool is_module_value(const Source& source, TSNode value, int scope, int depth) {
   if (depth > kMaxFollow || !is(value, "call")) return false;
@@ -75,7 +79,8 @@ bool is_tensor_value(const Source& source, TSNode value, int scope, int depth) {
          is_tensor_value(source, value_of_object(source, object, scope), scope, depth + 1);
 }
 
-// `.to(x)` whose target is a device other than the CPU, as far as one can tell.
+}  // namespace
+
 bool moves_to_device(const Source& source, TSNode call, int scope) {
   const TSNode function = field(call, "function");
   const std::string_view method = source.text(field(function, "attribute"));
@@ -89,9 +94,15 @@ bool moves_to_device(const Source& source, TSNode call, int scope) {
   if (is(target, "attribute") && source.text(field(target, "attribute")) == "device") return true;
   if (is(target, "identifier")) {
     const std::string_view name = source.text(target);
-    if (name.find("device") != std::string_view::npos || name == "dev") return true;
     const TSNode value = source.value_of(std::string(name), scope);
-    return is(value, "call") && source.qualify(field(value, "function")) == "torch.device";
+    // `device = "cpu"` / `torch.device("cpu")`: a CPU-only program.
+    const bool device_call =
+        is(value, "call") && source.qualify(field(value, "function")) == "torch.device";
+    const TSNode spelled =
+        device_call ? (source.positional(value).empty() ? TSNode{} : source.positional(value)[0])
+                    : value;
+    if (const auto s = string_value(source, spelled)) return *s != "cpu" && *s != "meta";
+    return name.find("device") != std::string_view::npos || name == "dev" || device_call;
   }
   return false;
 }
@@ -121,6 +132,8 @@ bool on_device(const Source& source, TSNode node, int scope, int depth) {
   }
   return false;
 }
+
+namespace {
 
 // How the tensor is used where it is made: 2 an operand or an index (it
 // meets other tensors there), 1 assigned, 0 passed to a call or returned,
