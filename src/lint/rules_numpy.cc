@@ -42,9 +42,11 @@ bool is_array(const Source& source, TSNode node, int scope, int depth) {
 
 // Whether the call makes a CPU tensor from an array and is not moved at once.
 bool from_array(const Source& source, const Call& call) {
-  if (call.moved || source.has_splat(call.node)) return false;
+  if ((call.qualified != "torch.from_numpy" && call.qualified != "torch.as_tensor") || call.moved ||
+      source.has_splat(call.node)) {
+    return false;
+  }
   if (call.qualified == "torch.from_numpy") return true;
-  if (call.qualified != "torch.as_tensor") return false;
   const std::vector<TSNode> args = source.positional(call.node);
   const TSNode device = source.keyword(call.node, "device");
   if (args.empty() || (!ts_node_is_null(device) &&
