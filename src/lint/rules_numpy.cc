@@ -102,14 +102,32 @@ bool module_on_device(const Source& source, TSNode function, int scope, uint32_t
   return false;
 }
 
+// The value of a name where it is read: the last assignment in its scope
+// that ends before, else the last one of the scopes around.
+TSNode value_at(const Source& source, TSNode name, int scope) {
+  const std::string key(source.text(name));
+  const auto found = source.scopes()[scope].assigns.find(key);
+  if (found == source.scopes()[scope].assigns.end()) {
+    const int parent = source.scopes()[scope].parent;
+    return parent < 0 ? TSNode{} : source.value_of(key, parent);
+  }
+  TSNode value{};
+  for (TSNode v : found->second) {
+    if (ts_node_end_byte(v) <= ts_node_start_byte(name)) value = v;
+  }
+  return value;
+}
+
 // Whether `node` is a tensor on a device: moved or made there, or the output
 // of a module on a device (directly or through the name it was assigned to).
 bool device_tensor(const Source& source, TSNode node, int scope) {
-  if (on_device(source, node, scope)) return true;
   TSNode value = node;
-  if (is(node, "identifier") || is(node, "attribute")) {
+  if (is(node, "identifier")) {
+    value = value_at(source, node, scope);
+  } else if (is(node, "attribute")) {
     value = value_of_object(source, node, scope);
   }
+  if (on_device(source, value, scope)) return true;
   return is(value, "call") &&
          module_on_device(source, field(value, "function"), scope, ts_node_start_byte(node));
 }

@@ -135,16 +135,35 @@ bool on_device(const Source& source, TSNode node, int scope, int depth) {
 
 namespace {
 
-// How the tensor is used where it is made: 2 an operand or an index (it
-// meets other tensors there), 1 assigned, 0 passed to a call or returned,
-// where it goes cannot be told.
+// How the tensor is used where it is made: 2 an operand of an arithmetic
+// operator (it meets the other operand's device there), 1 assigned, 0 anything
+// else, where it goes cannot be told. An index is 0: a CPU index tensor
+// indexes a tensor on any device; so is a comparison, whose other side is most
+// often a number (`if torch.rand(1) < self.p`).
 int use_in_place(TSNode call) {
   TSNode parent = ts_node_parent(call);
   while (is(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
-  // An index (`x[torch.arange(n)]`), not the thing indexed (`torch.tensor(v)[::2]`).
-  const bool index = is(parent, "subscript") && !ts_node_eq(field(parent, "value"), call);
-  if (is(parent, "binary_operator") || is(parent, "comparison_operator") || index) return 2;
+  if (is(parent, "binary_operator")) return 2;
   return is(parent, "assignment") || is(parent, "augmented_assignment") ? 1 : 0;
+}
+
+// Whether `name`, assigned at `after`, is used later in `scope_node` as a
+// whole tensor: anything but an element (`r[0]`, a 0-dim tensor, mixes with
+// any device) or the object of a method or attribute (`r.item()`, `r.shape`).
+bool used_whole(const Source& source, TSNode node, std::string_view name, uint32_t after,
+                int depth) {
+  if (depth > 1500 || ts_node_end_byte(node) <= after) return false;
+  if (is(node, "identifier")) {
+    if (ts_node_start_byte(node) <= after || source.text(node) != name) return false;
+    const TSNode parent = ts_node_parent(node);
+    return !((is(parent, "subscript") || is(parent, "attribute")) &&
+             ts_node_eq(ts_node_child(parent, 0), node));
+  }
+  const uint32_t count = ts_node_child_count(node);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (used_whole(source, ts_node_child(node, i), name, after, depth + 1)) return true;
+  }
+  return false;
 }
 
 // Whether a `with torch.device(...)` block (a default device) is around `node`.
@@ -191,9 +210,16 @@ void check_factory_device(const Source& source, const Call& call, Sink& sink) {
   // In a forward every tensor meets the inputs; elsewhere only an operand
   // surely meets the function's device tensors (an index list, a CPU
   // accumulator of .item() values are fine as they are).
-  if (call.moved || use_in_place(call.node) < (forward ? 1 : 2) ||
-      under_device_context(source, call.node)) {
-    return;
+  const int use = use_in_place(call.node);
+  if (call.moved || use < (forward ? 1 : 2) || under_device_context(source, call.node)) return;
+  if (use == 1) {
+    // Assigned in a forward: found when the name is then used whole.
+    const TSNode assignment = ts_node_parent(call.node);
+    const TSNode left = field(assignment, "left");
+    if (!is(left, "identifier") ||
+        !used_whole(source, f.node, source.text(left), ts_node_end_byte(assignment), 0)) {
+      return;
+    }
   }
   sink.report(call.node, "DC101",
               source.dotted(field(call.node, "function")) + "(...) without device= in '" +
