@@ -8,6 +8,9 @@
 # reported, with the ratios flake8 / devcheck and pyflakes / devcheck taken
 # from the same run (targets: >= 20x flake8 single-threaded, <= 1 s with all
 # cores). Output is discarded; page cache warm (one untimed pass first).
+# The floor: tree-sitter alone parsing every file (a small C program linked
+# with the build's grammar objects and libtree-sitter, nothing else), whose
+# CPU time divided by the cores bounds devcheck's wall time from below.
 set -euo pipefail
 build=${1:-build}
 tree=${2:-/usr/lib/python3/dist-packages/torch}
@@ -41,9 +44,54 @@ measure() {
 }
 median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# The parse-only floor, built from the grammar objects of this build.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+grammar_objects=$(find "$build/src/lint/CMakeFiles/devcheck_tree_sitter_python.dir" -name '*.o')
+cat >"$work/parse_only.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tree_sitter/api.h>
+const TSLanguage* tree_sitter_python(void);
+int main(void) {  /* parses each file named on stdin; prints the count */
+  TSParser* parser = ts_parser_new();
+  if (!ts_parser_set_language(parser, tree_sitter_python())) return 2;
+  char path[4096];
+  unsigned long files = 0;
+  while (fgets(path, sizeof path, stdin)) {
+    path[strcspn(path, "\n")] = 0;
+    FILE* f = fopen(path, "rb");
+    if (!f) return 2;
+    fseek(f, 0, SEEK_END);
+    const long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char* text = malloc(size > 0 ? size : 1);
+    const size_t got = fread(text, 1, size, f);
+    fclose(f);
+    ts_tree_delete(ts_parser_parse_string(parser, NULL, text, (uint32_t)got));
+    free(text);
+    ++files;
+  }
+  ts_parser_delete(parser);
+  printf("%lu\n", files);
+  return 0;
+}
+EOF
+parse_only=
+if [ -n "$grammar_objects" ] &&
+  cc -O2 -o "$work/parse_only" "$work/parse_only.c" $grammar_objects -ltree-sitter 2>"$work/cc.log"; then
+  parse_only=$work/parse_only
+  find "$tree" \( -name '*.py' -o -name '*.pyi' \) | sort >"$work/files"
+else
+  echo "lint_compare: cannot build the parse-only floor (no grammar objects in $build?); skipped"
+fi
+
 "$devcheck" lint -j "$cores" "$tree" >/dev/null 2>&1 || true  # warm the page cache
 d1_wall=() d1_cpu=() dn_wall=() dn_cpu=() f1_wall=() f1_cpu=() pf_wall=() pf_cpu=()
+po_wall=() po_cpu=()
 for ((r = 0; r < rounds; r++)); do
+  [ -z "$parse_only" ] || measure po sh -c "\"$parse_only\" <\"$work/files\""
   measure d1 "$devcheck" lint -j 1 "$tree"
   measure dn "$devcheck" lint -j "$cores" "$tree"
   measure f1 /usr/bin/python3 -m flake8 --jobs 1 "$tree"
@@ -59,9 +107,17 @@ report d1 "devcheck lint -j 1"
 report dn "devcheck lint -j $cores"
 report f1 "flake8 --jobs 1"
 report pf "pyflakes"
+[ -z "$parse_only" ] || report po "parse only (tree-sitter)"
 awk -v d1="$d1_w" -v dn="$dn_w" -v f="$f1_w" -v p="$pf_w" -v d1c="$d1_c" -v fc="$f1_c" -v pc="$pf_c" \
     -v c="$cores" 'BEGIN {
   printf "lint_compare: flake8 / devcheck -j 1 = %.1fx wall, %.1fx cpu (target >= 20x);", f / d1, fc / d1c
   printf " pyflakes / devcheck -j 1 = %.1fx wall, %.1fx cpu\n", p / d1, pc / d1c
   printf "lint_compare: -j %d: %.2fx the speed of -j 1, whole tree in %.2f s (target <= 1 s with all cores)\n", c, d1 / dn, dn }'
+if [ -n "$parse_only" ]; then
+  awk -v po="$po_c" -v d1c="$d1_c" -v c="$cores" 'BEGIN {
+    printf "lint_compare: parsing alone takes %.2f s cpu, %.0f%% of devcheck -j 1 cpu;", po, 100 * po / d1c
+    printf " on %d idle cores it needs at least %.2f s wall, the rest at least %.2f s more\n", c, po / c, (d1c - po) / c }'
+fi
+echo "lint_compare: threads: devcheck -j 1 and -j $cores, flake8 --jobs 1, pyflakes and the parse-only floor 1;" \
+  "page cache warm; times are medians of $rounds round(s)"
 echo "lint_compare: load average after $(cut -d' ' -f1-3 /proc/loadavg)"

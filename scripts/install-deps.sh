@@ -66,3 +66,7 @@ if [ ! -f "$sarif_dir/sarif-2.1.0.json" ]; then
   rm -rf "$sarif_tmp"
   echo "install-deps: the SARIF 2.1.0 schema in $sarif_dir"
 fi
+
+# devcheck lint's public corpus (torchvision's source, skorch, torchaudio from
+# Debian's registry) for the lint.PublicCorpus tests; see the script.
+bash "$(dirname "${BASH_SOURCE[0]}")/fetch-lint-corpus.sh"

@@ -16,6 +16,8 @@ const std::vector<RuleInfo>& rules() {
        "A tensor factory without device= in a function that works on a device.", false},
       {"DC102", "discarded-move",
        "t.cuda() / t.to(dev) as a statement: tensors do not move in place.", true},
+      {"DC103", "numpy-tensor-unmoved",
+       "torch.from_numpy / torch.as_tensor of an array used unmoved with device tensors.", false},
       {"DC104", "wrapped-before-move",
        "DistributedDataParallel(model) built before the model is moved to its device.", false},
       {"DC105", "load-without-map-location", "torch.load without map_location.", false},
@@ -136,6 +138,7 @@ std::vector<Finding> check_source(std::string_view text, const std::string& path
   check_calls(source, sink);
   check_scopes(source, sink);
   check_places(source, sink);
+  check_numpy_arrays(source, sink);
   const auto table = suppressions(source);
   std::vector<Finding> out;
   for (Finding& f : sink.findings()) {

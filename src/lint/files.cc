@@ -144,9 +144,10 @@ std::vector<std::string> collect_files(const std::vector<std::string>& paths, bo
       // Rules hold absolute bases; walk absolute paths and report as given.
       std::vector<std::string> found;
       walk(start, gitignore, rules, found, 0);
-      const std::string prefix = start.string();
-      for (std::string& f : found) {
-        out.push_back((fs::path(given) / f.substr(prefix.size() + 1)).lexically_normal().string());
+      for (const std::string& f : found) {
+        // Relative to the folder however it was written (`dir`, `dir/`, `/`).
+        out.push_back(
+            (fs::path(given) / fs::path(f).lexically_relative(start)).lexically_normal().string());
       }
       continue;
     }

@@ -44,5 +44,17 @@ bool is_factory(std::string_view qualified);
 bool makes_tensor(const Source& source, TSNode value);
 // Whether a name or `self.x` is bound to an nn.Module in `scope`.
 bool is_module_name(const Source& source, TSNode object, int scope);
+// The value last assigned to a name or `self.x` (any method of the class),
+// seen from `scope`; a null node when unknown.
+TSNode value_of_object(const Source& source, TSNode object, int scope);
+// Whether a `.to(x)`/`.cuda()` call moves to a device other than the CPU, as
+// far as one can tell (a `*device*` name not bound to "cpu", `t.device`, ...).
+bool moves_to_device(const Source& source, TSNode call, int scope);
+// Whether `node` is a tensor (or module) on a device other than the CPU:
+// moved there, made there, or a name whose value was (rules_scopes.cc).
+bool on_device(const Source& source, TSNode node, int scope, int depth = 0);
+
+// DC103: arrays from NumPy that meet device tensors unmoved (rules_numpy.cc).
+void check_numpy_arrays(const Source& source, Sink& sink);
 
 }  // namespace devcheck::lint::detail

@@ -126,6 +126,9 @@ void check_hard_coded(const Source& source, Sink& sink) {
     for (const auto& [name, values] : scope.assigns) {
       if (!is_device_name(name) || name.rfind("self.", 0) == 0) continue;
       for (TSNode value : values) {
+        // `device = "cuda"` chooses nothing: a line saying "cuda" beside it
+        // ignores no choice (the code around is CUDA-only anyway).
+        if (cuda_string(source, value)) continue;
         const bool device =
             (is(value, "call") && source.qualify(field(value, "function")) == "torch.device") ||
             is_cuda_text(source.text(value));

@@ -27,6 +27,8 @@ TSNode self_value(const Source& source, const std::string& name, int scope) {
   return found;
 }
 
+}  // namespace
+
 TSNode value_of_object(const Source& source, TSNode object, int scope) {
   if (is(object, "identifier")) return source.value_of(std::string(source.text(object)), scope);
   if (is(object, "attribute") && source.text(field(object, "object")) == "self") {
@@ -34,6 +36,8 @@ TSNode value_of_object(const Source& source, TSNode object, int scope) {
   }
   return TSNode{};
 }
+
+namespace {
 
 bool is_module_value(const Source& source, TSNode value, int scope, int depth) {
   if (depth > kMaxFollow || !is(value, "call")) return false;
@@ -75,7 +79,8 @@ bool is_tensor_value(const Source& source, TSNode value, int scope, int depth) {
          is_tensor_value(source, value_of_object(source, object, scope), scope, depth + 1);
 }
 
-// `.to(x)` whose target is a device other than the CPU, as far as one can tell.
+}  // namespace
+
 bool moves_to_device(const Source& source, TSNode call, int scope) {
   const TSNode function = field(call, "function");
   const std::string_view method = source.text(field(function, "attribute"));
@@ -89,9 +94,15 @@ bool moves_to_device(const Source& source, TSNode call, int scope) {
   if (is(target, "attribute") && source.text(field(target, "attribute")) == "device") return true;
   if (is(target, "identifier")) {
     const std::string_view name = source.text(target);
-    if (name.find("device") != std::string_view::npos || name == "dev") return true;
     const TSNode value = source.value_of(std::string(name), scope);
-    return is(value, "call") && source.qualify(field(value, "function")) == "torch.device";
+    // `device = "cpu"` / `torch.device("cpu")`: a CPU-only program.
+    const bool device_call =
+        is(value, "call") && source.qualify(field(value, "function")) == "torch.device";
+    const TSNode spelled =
+        device_call ? (source.positional(value).empty() ? TSNode{} : source.positional(value)[0])
+                    : value;
+    if (const auto s = string_value(source, spelled)) return *s != "cpu" && *s != "meta";
+    return name.find("device") != std::string_view::npos || name == "dev" || device_call;
   }
   return false;
 }
@@ -122,16 +133,37 @@ bool on_device(const Source& source, TSNode node, int scope, int depth) {
   return false;
 }
 
-// How the tensor is used where it is made: 2 an operand or an index (it
-// meets other tensors there), 1 assigned, 0 passed to a call or returned,
-// where it goes cannot be told.
+namespace {
+
+// How the tensor is used where it is made: 2 an operand of an arithmetic
+// operator (it meets the other operand's device there), 1 assigned, 0 anything
+// else, where it goes cannot be told. An index is 0: a CPU index tensor
+// indexes a tensor on any device; so is a comparison, whose other side is most
+// often a number (`if torch.rand(1) < self.p`).
 int use_in_place(TSNode call) {
   TSNode parent = ts_node_parent(call);
   while (is(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
-  // An index (`x[torch.arange(n)]`), not the thing indexed (`torch.tensor(v)[::2]`).
-  const bool index = is(parent, "subscript") && !ts_node_eq(field(parent, "value"), call);
-  if (is(parent, "binary_operator") || is(parent, "comparison_operator") || index) return 2;
+  if (is(parent, "binary_operator")) return 2;
   return is(parent, "assignment") || is(parent, "augmented_assignment") ? 1 : 0;
+}
+
+// Whether `name`, assigned at `after`, is used later in `scope_node` as a
+// whole tensor: anything but an element (`r[0]`, a 0-dim tensor, mixes with
+// any device) or the object of a method or attribute (`r.item()`, `r.shape`).
+bool used_whole(const Source& source, TSNode node, std::string_view name, uint32_t after,
+                int depth) {
+  if (depth > 1500 || ts_node_end_byte(node) <= after) return false;
+  if (is(node, "identifier")) {
+    if (ts_node_start_byte(node) <= after || source.text(node) != name) return false;
+    const TSNode parent = ts_node_parent(node);
+    return !((is(parent, "subscript") || is(parent, "attribute")) &&
+             ts_node_eq(ts_node_child(parent, 0), node));
+  }
+  const uint32_t count = ts_node_child_count(node);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (used_whole(source, ts_node_child(node, i), name, after, depth + 1)) return true;
+  }
+  return false;
 }
 
 // Whether a `with torch.device(...)` block (a default device) is around `node`.
@@ -178,9 +210,16 @@ void check_factory_device(const Source& source, const Call& call, Sink& sink) {
   // In a forward every tensor meets the inputs; elsewhere only an operand
   // surely meets the function's device tensors (an index list, a CPU
   // accumulator of .item() values are fine as they are).
-  if (call.moved || use_in_place(call.node) < (forward ? 1 : 2) ||
-      under_device_context(source, call.node)) {
-    return;
+  const int use = use_in_place(call.node);
+  if (call.moved || use < (forward ? 1 : 2) || under_device_context(source, call.node)) return;
+  if (use == 1) {
+    // Assigned in a forward: found when the name is then used whole.
+    const TSNode assignment = ts_node_parent(call.node);
+    const TSNode left = field(assignment, "left");
+    if (!is(left, "identifier") ||
+        !used_whole(source, f.node, source.text(left), ts_node_end_byte(assignment), 0)) {
+      return;
+    }
   }
   sink.report(call.node, "DC101",
               source.dotted(field(call.node, "function")) + "(...) without device= in '" +

@@ -5,6 +5,72 @@
 extern "C" const TSLanguage* tree_sitter_python();
 
 namespace devcheck::lint::detail {
+namespace {
+
+// The node types the walk acts on. It meets every node of the tree, so it
+// tells them apart by symbol id (one table lookup) instead of by name.
+enum class Kind : uint8_t {
+  kOther,
+  kFunction,
+  kClass,
+  kLoop,
+  kCondition,
+  kImport,
+  kAssignment,
+  kComment,
+  kIdentifier,
+  kExpressionStatement,
+  kKeywordArgument,
+  kCall,
+};
+
+Kind kind_of(const char* type) {
+  static constexpr std::pair<const char*, Kind> kKinds[] = {
+      {"function_definition", Kind::kFunction},
+      {"class_definition", Kind::kClass},
+      {"for_statement", Kind::kLoop},
+      {"while_statement", Kind::kLoop},
+      {"if_statement", Kind::kCondition},
+      {"conditional_expression", Kind::kCondition},
+      {"lambda", Kind::kCondition},
+      {"import_statement", Kind::kImport},
+      {"import_from_statement", Kind::kImport},
+      {"assignment", Kind::kAssignment},
+      {"comment", Kind::kComment},
+      {"identifier", Kind::kIdentifier},
+      {"expression_statement", Kind::kExpressionStatement},
+      {"keyword_argument", Kind::kKeywordArgument},
+      {"call", Kind::kCall},
+  };
+  for (const auto& [name, kind] : kKinds) {
+    if (std::strcmp(type, name) == 0) return kind;
+  }
+  return Kind::kOther;
+}
+
+// Symbol id -> Kind, for every symbol of the grammar (aliases included: a
+// node's symbol is the one its type names).
+const std::vector<Kind>& kinds() {
+  static const std::vector<Kind> table = [] {
+    const TSLanguage* language = tree_sitter_python();
+    std::vector<Kind> out(ts_language_symbol_count(language), Kind::kOther);
+    for (uint32_t symbol = 0; symbol < out.size(); ++symbol) {
+      if (ts_language_symbol_type(language, static_cast<TSSymbol>(symbol)) == TSSymbolTypeRegular) {
+        out[symbol] = kind_of(ts_language_symbol_name(language, static_cast<TSSymbol>(symbol)));
+      }
+    }
+    return out;
+  }();
+  return table;
+}
+
+Kind kind(TSNode node) {
+  const std::vector<Kind>& table = kinds();
+  const TSSymbol symbol = ts_node_symbol(node);
+  return symbol < table.size() ? table[symbol] : Kind::kOther;
+}
+
+}  // namespace
 
 Parser::Parser() : parser_(ts_parser_new()) {
   if (!ts_parser_set_language(parser_.get(), tree_sitter_python())) {
@@ -197,63 +263,76 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
   // Deeper than any real program: stop rather than overflow the stack.
   if (depth > kMaxDepth) return;
   const TSNode node = ts_tree_cursor_current_node(cursor);
-  const char* type = ts_node_type(node);
+  const Kind k = kind(node);
   int inner = scope;
   char context = 0;
-  if (std::strcmp(type, "function_definition") == 0 || std::strcmp(type, "class_definition") == 0) {
-    Scope s;
-    s.kind = type[0] == 'f' ? ScopeKind::kFunction : ScopeKind::kClass;
-    s.node = node;
-    s.name = std::string(text(field(node, "name")));
-    s.parent = scope;
-    if (s.kind == ScopeKind::kFunction && scopes_[scope].kind == ScopeKind::kClass) {
-      s.owner_class = scope;
+  switch (k) {
+    case Kind::kFunction:
+    case Kind::kClass: {
+      Scope s;
+      s.kind = k == Kind::kFunction ? ScopeKind::kFunction : ScopeKind::kClass;
+      s.node = node;
+      s.name = std::string(text(field(node, "name")));
+      s.parent = scope;
+      if (s.kind == ScopeKind::kFunction && scopes_[scope].kind == ScopeKind::kClass) {
+        s.owner_class = scope;
+      }
+      inner = static_cast<int>(scopes_.size());
+      if (s.kind == ScopeKind::kClass) {
+        classes_[s.name].scope = inner;
+        std::vector<std::string>& bases = bases_[s.name];
+        const TSNode supers = field(node, "superclasses");
+        if (!ts_node_is_null(supers)) {
+          const uint32_t count = ts_node_named_child_count(supers);
+          for (uint32_t i = 0; i < count; ++i) {
+            const TSNode base = ts_node_named_child(supers, i);
+            const std::string q = qualify(base);
+            bases.push_back(q.empty() ? dotted(base) : q);
+          }
+        }
+      } else {
+        context = 'F';
+      }
+      scopes_.push_back(std::move(s));
+      break;
     }
-    inner = static_cast<int>(scopes_.size());
-    if (s.kind == ScopeKind::kClass) {
-      classes_[s.name].scope = inner;
-      std::vector<std::string>& bases = bases_[s.name];
-      const TSNode supers = field(node, "superclasses");
-      if (!ts_node_is_null(supers)) {
-        const uint32_t count = ts_node_named_child_count(supers);
-        for (uint32_t i = 0; i < count; ++i) {
-          const TSNode base = ts_node_named_child(supers, i);
-          const std::string q = qualify(base);
-          bases.push_back(q.empty() ? dotted(base) : q);
+    case Kind::kLoop:
+      context = 'L';
+      break;
+    case Kind::kCondition:
+      context = 'C';
+      break;
+    case Kind::kImport:
+      add_import(node);
+      break;
+    case Kind::kAssignment:
+      add_assignment(node, scope);
+      break;
+    case Kind::kComment:
+      comments_.push_back(node);
+      break;
+    case Kind::kIdentifier:
+      words_.insert(text(node));
+      break;
+    case Kind::kExpressionStatement:
+      if (ts_node_named_child_count(node) == 1 && is(ts_node_named_child(node, 0), "call")) {
+        call_statements_.push_back(node);
+      }
+      break;
+    case Kind::kKeywordArgument:
+      if (text(field(node, "name")) == "device") {
+        const std::string_view value = text(field(node, "value"));
+        if (value.find("cpu") == std::string_view::npos && value != "None" &&
+            value.find("meta") == std::string_view::npos) {
+          scopes_[scope].uses_device = true;
         }
       }
-    } else {
-      context = 'F';
-    }
-    scopes_.push_back(std::move(s));
-  } else if (std::strcmp(type, "for_statement") == 0 || std::strcmp(type, "while_statement") == 0) {
-    context = 'L';
-  } else if (std::strcmp(type, "if_statement") == 0 ||
-             std::strcmp(type, "conditional_expression") == 0 || std::strcmp(type, "lambda") == 0) {
-    context = 'C';
-  } else if (std::strcmp(type, "import_statement") == 0 ||
-             std::strcmp(type, "import_from_statement") == 0) {
-    add_import(node);
-  } else if (std::strcmp(type, "assignment") == 0) {
-    add_assignment(node, scope);
-  } else if (std::strcmp(type, "comment") == 0) {
-    comments_.push_back(node);
-  } else if (std::strcmp(type, "identifier") == 0) {
-    words_.emplace(text(node));
-  } else if (std::strcmp(type, "expression_statement") == 0) {
-    if (ts_node_named_child_count(node) == 1 && is(ts_node_named_child(node, 0), "call")) {
-      call_statements_.push_back(node);
-    }
-  } else if (std::strcmp(type, "keyword_argument") == 0) {
-    if (text(field(node, "name")) == "device") {
-      const std::string_view value = text(field(node, "value"));
-      if (value.find("cpu") == std::string_view::npos && value != "None" &&
-          value.find("meta") == std::string_view::npos) {
-        scopes_[scope].uses_device = true;
-      }
-    }
-  } else if (std::strcmp(type, "call") == 0) {
-    add_call(node, scope);
+      break;
+    case Kind::kCall:
+      add_call(node, scope);
+      break;
+    case Kind::kOther:
+      break;
   }
   bool moving = false;
   if (!calls_.empty() && ts_node_eq(calls_.back().node, node) &&

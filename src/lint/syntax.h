@@ -122,7 +122,7 @@ class Source {
     return training_loops_.count(start_byte) != 0;
   }
   // Whether any identifier or attribute spelled `word` appears.
-  bool mentions(const std::string& word) const { return words_.count(word) != 0; }
+  bool mentions(std::string_view word) const { return words_.count(word) != 0; }
 
   // The last value assigned to `name` visible from `scope` (that scope, then
   // its enclosing scopes), or a null node.
@@ -145,7 +145,7 @@ class Source {
   std::unordered_map<std::string, std::string> imports_;
   std::unordered_map<std::string, ClassInfo> classes_;
   std::unordered_map<std::string, std::vector<std::string>> bases_;
-  std::unordered_set<std::string> words_;
+  std::unordered_set<std::string_view> words_;  // views of text_
   std::unordered_set<uint32_t> training_loops_;
   // The objects of the `.to(...)`/`.cuda(...)` calls around the node being
   // walked, as byte ranges: what lies inside them is moved right away.

@@ -2,11 +2,15 @@
 # Lints a whole Python tree (the installed torch's): fails on a crash, a
 # usage error or a hang (ctest's TIMEOUT); skips (77) when the tree is absent.
 # Then --fix on a copy: the fixed files parse as well as before (no new
-# DC100), and a second --fix finds nothing more to change.
+# DC100), and a second --fix finds nothing more to change. With --lint-only
+# as a third argument, the lint alone (the public corpus of
+# scripts/fetch-lint-corpus.sh).
+#   corpus.sh DEVCHECK TREE [--lint-only]
 set -uo pipefail
 devcheck=$1
 tree=$2
-[ -d "$tree" ] || { echo "corpus: $tree is absent; skipped"; exit 77; }
+mode=${3:-}
+[ -d "$tree" ] || { echo "corpus: $tree is absent (scripts/fetch-lint-corpus.sh); skipped"; exit 77; }
 files=$(find "$tree" -name '*.py' | wc -l)
 log=$(mktemp)
 copy=$(mktemp -d)
@@ -18,6 +22,7 @@ end=$(date +%s.%N)
 tail -n 20 "$log"
 echo "corpus: $files files in $(awk "BEGIN { print $end - $start }") s, exit $status"
 [ "$status" -le 1 ] || exit 1
+[ "$mode" = --lint-only ] && exit 0
 syntax_before=$(grep -c ': DC100 ' "$log")
 
 cp -r "$tree/." "$copy/"

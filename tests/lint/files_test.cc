@@ -42,6 +42,17 @@ TEST(LintFiles, NamesMissingPathsAndKeepsFilesGivenByName) {
   EXPECT_EQ(errors[0], dir.path() + "/missing.py: no such file or folder");
 }
 
+TEST(LintFiles, KeepsWholeNamesUnderAFolderGivenWithATrailingSlash) {
+  testing::ScratchDir dir;
+  dir.write("pkg/model.py", "");
+  std::vector<std::string> errors;
+  EXPECT_EQ(collect_files({dir.path() + "/"}, true, errors),
+            (std::vector<std::string>{dir.path() + "/pkg/model.py"}));
+  EXPECT_EQ(collect_files({dir.path() + "/pkg/"}, true, errors),
+            (std::vector<std::string>{dir.path() + "/pkg/model.py"}));
+  EXPECT_TRUE(errors.empty());
+}
+
 TEST(LintFiles, ParsesGitignoreLines) {
   const std::vector<IgnoreRule> rules = parse_gitignore("# c\n\n/a/b\ndir/\n!x\n", "/r");
   ASSERT_EQ(rules.size(), 3U);

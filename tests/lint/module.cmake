@@ -35,6 +35,19 @@ add_test(NAME lint.TorchTreeLintsWithoutCrashOrHang
 set_tests_properties(lint.TorchTreeLintsWithoutCrashOrHang PROPERTIES
   TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS lint)
 
+# Public PyTorch code (scripts/fetch-lint-corpus.sh puts it in the cache):
+# torchvision's source with its training scripts, skorch, torchaudio. Each
+# is linted under a time limit; skipped when not fetched.
+set(DEVCHECK_LINT_PUBLIC_CORPUS "/var/cache/devcheck/lint-corpus" CACHE PATH
+    "Where scripts/fetch-lint-corpus.sh unpacked the public corpus (the lint.PublicCorpus tests)")
+foreach(tree pytorch-vision-0.14.1-2 python3-skorch-0.12.1-2 python3-torchaudio-0.13.1-1)
+  add_test(NAME lint.PublicCorpus.${tree}
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/corpus.sh $<TARGET_FILE:devcheck_cli>
+            ${DEVCHECK_LINT_PUBLIC_CORPUS}/${tree} --lint-only)
+  set_tests_properties(lint.PublicCorpus.${tree} PROPERTIES
+    TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS lint)
+endforeach()
+
 # SARIF output checked against the SARIF 2.1.0 schema (install-deps.sh puts
 # it in the cache; skipped without it or python3-jsonschema).
 add_test(NAME lint.SarifValidatesAgainstTheSchema

@@ -84,6 +84,17 @@ TEST(LintDC112, SaysNothingForChosenIndicesOrOtherFunctionsDevices) {
   EXPECT_EQ(found(two_functions, "DC112"), (Lines{"9 DC112"}));
 }
 
+TEST(LintDC112, SaysNothingBesideADeviceVariableThatIsCudaItself) {
+  // skorch's tests: a CUDA-only test names its device "cuda" and says so again.
+  EXPECT_EQ(found("import torch\n"
+                  "def test_cuda(x):\n"
+                  "    device = 'cuda'\n"
+                  "    x = x.to('cuda')\n"
+                  "    return x.to(device)\n",
+                  "DC112"),
+            Lines{});
+}
+
 TEST(LintDC114, FindsItemOnEveryStepOfATrainingLoop) {
   const std::string source =
       "for step, (x, y) in enumerate(loader):\n"

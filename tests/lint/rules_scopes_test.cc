@@ -62,6 +62,35 @@ TEST(LintDC101, SaysNothingWhenTheResultIsMovedOrNoDeviceIsNamed) {
             Lines{});
 }
 
+TEST(LintDC101, SaysNothingForDrawsComparedIndexedOrReadByElementInForward) {
+  // torchvision's transforms: a random draw compared with a probability, an
+  // index tensor (a CPU index indexes a tensor on any device), elements read
+  // as numbers (a 0-dim tensor mixes with any device).
+  EXPECT_EQ(found("import torch\n"
+                  "import torch.nn as nn\n"
+                  "class RandomCrop(nn.Module):\n"
+                  "    def forward(self, img, magnitudes):\n"
+                  "        if torch.rand(1) < self.p:\n"
+                  "            return img\n"
+                  "        m = magnitudes[torch.randint(3, (1,))]\n"
+                  "        r = torch.rand(2)\n"
+                  "        left = int((img.shape[-1] - 8) * r[0])\n"
+                  "        top = int(r.shape[0] * r[1].item())\n"
+                  "        return img[..., top:, left:] * m\n",
+                  "DC101"),
+            Lines{});
+  // Assigned and then used whole: found.
+  EXPECT_EQ(found("import torch\n"
+                  "import torch.nn as nn\n"
+                  "class Seq(nn.Module):\n"
+                  "    def forward(self, x):\n"
+                  "        h = torch.zeros(x.size(0), 51)\n"
+                  "        h, c = self.lstm(x, (h, h))\n"
+                  "        return h\n",
+                  "DC101"),
+            (Lines{"5 DC101"}));
+}
+
 TEST(LintDC101, SaysNothingWithSplatsOrLikeFactories) {
   EXPECT_EQ(found("import torch\n"
                   "def f(x, **kw):\n"
