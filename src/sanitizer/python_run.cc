@@ -151,7 +151,7 @@ PythonRunPlan plan_python_run(const std::vector<std::string>& command,
     plan.through_package = true;
     plan.argv = py.interpreter;
     for (const char* a : {"-m", "devcheck", "run", "--mode"}) plan.argv.emplace_back(a);
-    plan.argv.push_back(to_string(options.mode()));
+    plan.argv.emplace_back(to_string(options.mode()));
     if (!options.provenance()) plan.argv.emplace_back("--no-provenance");
     plan.argv.emplace_back("--report-dir");
     plan.argv.push_back(report_dir);

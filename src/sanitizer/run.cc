@@ -24,6 +24,7 @@
 #include "sanitizer/process.h"
 #include "sanitizer/python_run.h"
 #include "sanitizer/report.h"
+#include "sanitizer/spawn.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
@@ -148,12 +149,8 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
     }
   }
 
-  std::vector<char*> argv;
-  for (const auto& a : argv_store) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  std::vector<char*> argv = sanitizer::c_string_array(argv_store);
+  std::vector<char*> envp = sanitizer::c_string_array(env);
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
   if (rc != 0) {

@@ -11,18 +11,22 @@ extern char** environ;  // NOLINT(readability-redundant-declaration)
 
 namespace devcheck::sanitizer {
 
+std::vector<char*> c_string_array(const std::vector<std::string>& strings) {
+  std::vector<char*> array;
+  array.reserve(strings.size() + 1);
+  for (const auto& s : strings) array.push_back(const_cast<char*>(s.c_str()));
+  array.push_back(nullptr);
+  return array;
+}
+
 Captured run_capturing_stdout(const std::vector<std::string>& argv,
                               const std::vector<std::string>& env) {
   Captured result;
   if (argv.empty()) return result;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return result;
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::vector<char*> envp;
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
+  std::vector<char*> args = c_string_array(argv);
+  std::vector<char*> envp = c_string_array(env);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);

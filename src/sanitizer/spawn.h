@@ -12,6 +12,10 @@ struct Captured {
   std::string out;       // what it wrote on stdout; its stderr goes to /dev/null
 };
 
+// argv/envp for posix_spawn and exec: pointers into `strings`, then nullptr.
+// Valid while `strings` lives unchanged.
+std::vector<char*> c_string_array(const std::vector<std::string>& strings);
+
 // Runs `argv` (argv[0] searched on PATH) with the environment `env`
 // ("NAME=value" each) and waits for it. Thread-safe.
 Captured run_capturing_stdout(const std::vector<std::string>& argv,

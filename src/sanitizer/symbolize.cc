@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>

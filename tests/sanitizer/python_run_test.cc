@@ -59,7 +59,7 @@ class FakePython : public ::testing::Test {
     return e;
   }
   PythonRunPlan plan(const std::vector<std::string>& command,
-                     SanitizerOptions options = SanitizerOptions()) const {
+                     const SanitizerOptions& options = SanitizerOptions()) const {
     return plan_python_run(command, env(), options, "/tmp/reports");
   }
   std::string refusal(const std::vector<std::string>& command) const {
