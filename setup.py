@@ -9,7 +9,7 @@ its _GLIBCXX_USE_CXX11_ABI and its version. What the build used is printed
 and recorded in devcheck/_build_info.py, which `import devcheck` checks.
 
 Environment: DEVCHECK_PIP_BUILD_DIR (the CMake build folder; default
-build-pip/<python>-torch<version> in the checkout), Torch_DIR (a folder with
+build-pip-<python>-torch<version> in the checkout), Torch_DIR (a folder with
 TorchConfig.cmake, tried first), CMAKE_ARGS (extra configure arguments),
 DEVCHECK_JOBS (parallel jobs; default the CPU count).
 """
@@ -110,6 +110,10 @@ class CMakeBuild(build_ext):
         )
         env = dict(os.environ)
         # As the Makefile: ccache across checkouts and precompiled headers.
+        # CCACHE_BASEDIR makes the paths ccache hashes relative to the build
+        # folder, so a build folder one level below the checkout (as the
+        # Makefile's build/) compiles to the same hashes as the main build
+        # and as any earlier pip build: hits, not a cold build per folder.
         env.setdefault("CCACHE_SLOPPINESS", "pch_defines,time_macros,include_file_mtime,include_file_ctime")
         env.setdefault("CCACHE_BASEDIR", str(ROOT))
         env.setdefault("CCACHE_NOHASHDIR", "1")
@@ -159,7 +163,8 @@ class CMakeBuild(build_ext):
 def pip_build_dir():
     folder = pathlib.Path(
         os.environ.get("DEVCHECK_PIP_BUILD_DIR")
-        or ROOT / "build-pip" / f"py{sys.version_info[0]}.{sys.version_info[1]}-torch{torch_facts()['torch_version']}"
+        # One level below the checkout, as build/: see CCACHE_BASEDIR above.
+        or ROOT / f"build-pip-py{sys.version_info[0]}.{sys.version_info[1]}-torch{torch_facts()['torch_version']}"
     ).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     return folder

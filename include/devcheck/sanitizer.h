@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -269,6 +270,10 @@ struct DEVCHECK_API SanitizedRunOptions {
   SanitizerOptions sanitizer;  ///< mode, provenance, json_path, trace_path are used.
   /// The preload library; default: libdevcheck_preload.so next to libdevcheck.
   std::string preload_library;
+  /// Called once, before the command starts, with a line (ending in '\n')
+  /// when the command is watched another way than by the preload library: a
+  /// Python whose devcheck package runs it in-process. Default: none.
+  std::function<void(const std::string&)> on_notice;
 };
 
 /// One process of a sanitized run that loaded LibTorch.
@@ -285,6 +290,9 @@ struct DEVCHECK_API SanitizedRun {
   int exit_status = 0;  ///< The command's exit code, or 128+signal.
   int term_signal = 0;  ///< The signal that ended it, 0 when it exited.
   std::vector<SanitizedProcess> processes;
+  /// True when the command was a Python program watched in-process through
+  /// that Python's devcheck package (`python -m devcheck run`).
+  bool through_python_package = false;
   /// 1 when mode is kFail, the command exited 0 and a mismatch was found;
   /// else exit_status.
   int status_for(SanitizerMode mode) const;
@@ -294,9 +302,19 @@ struct DEVCHECK_API SanitizedRun {
 /// installs the sanitizer in every process of it that loads LibTorch and
 /// writes each report at exit (also on an uncaught exception,
 /// std::terminate and fatal signals). Writes options.json_path (all processes)
-/// and options.trace_path (one merged trace). Throws InvalidArgumentError for
-/// an empty command, IoError when the command or the preload library cannot
-/// be found.
+/// and options.trace_path (one merged trace).
+///
+/// A Python command (`python3 [options] script.py ARGS` or `python3
+/// [options] -m module ARGS`) is looked at first, without importing torch
+/// (one short run of that Python): when that Python has the devcheck package
+/// built for its own torch, the program runs in-process through it (`python
+/// -m devcheck run`; only that process is watched) with the same report;
+/// when its torch is not the LibTorch devcheck was built for and it has no
+/// such package, nothing runs.
+///
+/// Throws InvalidArgumentError for an empty command and for a Python that
+/// cannot be watched (naming its torch, devcheck's and the pip command that
+/// fixes it), IoError when the command or the preload library cannot be found.
 DEVCHECK_API SanitizedRun run_sanitized(const std::vector<std::string>& command,
                                         const SanitizedRunOptions& options);
 

@@ -1,10 +1,16 @@
 """python -m devcheck run [--mode report|warn|fail] [--no-provenance] [--json FILE]
-                         [--trace FILE] script.py [ARGS...]
+                         [--trace FILE] (script.py | -m MODULE) [ARGS...]
 
-Runs a script under devcheck's sanitizer in this process, as `python -m
-cProfile` does, then prints the report to stderr when it found anything.
-Exit status: the script's; in fail mode 1 when it exited 0 with a device
-mismatch; 2 for bad usage.
+Runs a script (or a module, as `python -m MODULE`) under devcheck's
+sanitizer in this process, as `python -m cProfile` does, then prints the
+report to stderr when it found anything. An exception the program does not
+catch is printed as Python prints it, then the report. Exit status: the
+program's (1 after an uncaught exception); in fail mode 1 when it exited 0
+with a device mismatch; 2 for bad usage.
+
+`devcheck run -- python3 script.py` runs this itself when the Python has the
+package (--report-dir: the report goes to the folder devcheck run reads,
+as report-PID.json/.txt/.trace.json, and devcheck run prints it).
 """
 
 import argparse
@@ -13,32 +19,62 @@ import runpy
 import sys
 
 
+def _write(path, text):
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def _run_program(args):
+    """Runs the script or module as __main__; returns its exit status."""
+    try:
+        if args.module:
+            sys.argv = [args.module, *args.args]  # runpy puts the module's path in argv[0]
+            runpy.run_module(args.module, run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = [args.script, *args.args]
+            sys.path.insert(0, os.path.dirname(os.path.abspath(args.script)))
+            runpy.run_path(args.script, run_name="__main__")
+    except SystemExit as e:
+        code = e.code
+        if code is None or isinstance(code, int):
+            return code or 0
+        print(code, file=sys.stderr)
+        return 1
+    except BaseException:  # as Python itself: the traceback, exit status 1
+        import traceback
+
+        traceback.print_exc()
+        return 1
+    return 0
+
+
 def _run(args):
     import devcheck
 
-    script = args.script
-    if not os.path.isfile(script):
-        print(f"[devcheck] run: cannot open {script}: no such file\nfix: give the path of a Python script", file=sys.stderr)
+    if args.module is None and not os.path.isfile(args.script):
+        print(f"[devcheck] run: cannot open {args.script}: no such file\nfix: give the path of a Python script",
+              file=sys.stderr)
         return 2
-    sys.argv = [script, *args.args]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    status = 0
-    w = devcheck.watch(mode=args.mode if args.mode != "fail" else "warn", provenance=not args.no_provenance,
-                       trace=bool(args.trace))
+    trace = bool(args.trace or args.trace_events)
+    # fail: each finding printed when it happens (warn); the exit status says the rest.
+    w = devcheck.watch(mode="warn" if args.mode == "fail" else args.mode, provenance=not args.no_provenance,
+                       trace=trace)
     with w:
-        try:
-            runpy.run_path(script, run_name="__main__")
-        except SystemExit as e:
-            code = e.code
-            status = code if isinstance(code, int) else (0 if code is None else 1)
-            if not isinstance(code, int) and code is not None:
-                print(code, file=sys.stderr)
+        status = _run_program(args)
     report = w.report()
-    if not report.ok:
-        print(report.to_text(), file=sys.stderr, end="" if report.to_text().endswith("\n") else "\n")
+    text = report.to_text()
+    if args.report_dir:
+        stem = os.path.join(args.report_dir, f"report-{os.getpid()}")
+        _write(stem + ".json", report.to_json())
+        if trace:
+            report.write_trace(stem + ".trace.json")
+        _write(stem + ".txt", text)
+    elif not report.ok:
+        print(text, file=sys.stderr, end="" if text.endswith("\n") else "\n")
     if args.json:
-        with open(args.json, "w") as f:
-            f.write(report.to_json())
+        _write(args.json, report.to_json())
     if args.trace:
         report.write_trace(args.trace)
     if args.mode == "fail" and status == 0 and report.mismatches:
@@ -46,20 +82,54 @@ def _run(args):
     return status
 
 
+def _split_program(argv):
+    """devcheck's options, then `-m MODULE ARGS` or `[--] script ARGS`: every
+    argument from the program on is the program's (as python's own command line)."""
+    takes_value = {"--mode", "--json", "--trace", "--report-dir"}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return argv[:i], None, argv[i + 1:]
+        if a == "-m":
+            return argv[:i], argv[i + 1] if i + 1 < len(argv) else "", argv[i + 2:]
+        if a in takes_value:
+            i += 2
+        elif a.startswith("-") and a != "-":
+            i += 1
+        else:
+            break
+    return argv[:i], None, argv[i:]
+
+
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="python -m devcheck", description="devcheck for Python programs")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run a script under the device sanitizer, in this process")
+    run = sub.add_parser("run", help="run a script under the device sanitizer, in this process",
+                         usage="python -m devcheck run [options] (script.py | -m MODULE) [ARGS...]")
     run.add_argument("--mode", choices=("report", "warn", "fail"), default="warn")
     run.add_argument("--no-provenance", action="store_true", help="do not remember where tensors were made")
     run.add_argument("--json", metavar="FILE", help="write the JSON report here")
     run.add_argument("--trace", metavar="FILE", help="write a Chrome trace of copies and syncs here")
-    run.add_argument("script")
-    run.add_argument("args", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
-    if args.command == "run":
-        return _run(args)
-    return 2
+    # For devcheck run: where it reads the report, and whether to record the trace there.
+    run.add_argument("--report-dir", help=argparse.SUPPRESS)
+    run.add_argument("--trace-events", action="store_true", help=argparse.SUPPRESS)
+    if not argv or argv[0] != "run":
+        parser.parse_args(argv)  # --help, or the usage error (exit 2)
+        return 2
+    options, module, program = _split_program(argv[1:])
+    args = run.parse_args(options)
+    args.module = module
+    if module is None:
+        if not program:
+            run.error("expected a script or -m MODULE")
+        args.script, args.args = program[0], program[1:]
+    else:
+        if not module:
+            run.error("-m needs a module name")
+        args.script, args.args = None, program
+    return _run(args)
 
 
 if __name__ == "__main__":

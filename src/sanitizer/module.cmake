@@ -10,6 +10,11 @@ if(NOT CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo|MinSizeRel)$")
     SKIP_PRECOMPILE_HEADERS ON)
 endif()
 
+# run_sanitized() compares a Python's torch with the LibTorch devcheck is built
+# for before it starts the program (python_run.cc).
+set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/python_run.cc APPEND PROPERTY
+  COMPILE_DEFINITIONS DEVCHECK_TORCH_VERSION="${Torch_VERSION}")
+
 # libdevcheck_preload.so for `devcheck run`: plain C/C++ with libdl only,
 # built next to libdevcheck_sanitizer (the CLI finds it there, in the build tree and
 # once installed). Never instrumented: it is preloaded into programs that are not.
@@ -22,6 +27,8 @@ set_property(TARGET devcheck_preload PROPERTY LINK_OPTIONS "")
 # -O2 makes the pass-through dlopen a tail call (see preload.cc).
 target_compile_options(devcheck_preload PRIVATE -O2 -foptimize-sibling-calls -fvisibility=hidden)
 target_link_libraries(devcheck_preload PRIVATE ${CMAKE_DL_LIBS})
+# preload/torch_version.h, shared with run_sanitized (header-only: no LibTorch here).
+target_include_directories(devcheck_preload PRIVATE ${PROJECT_SOURCE_DIR}/src)
 set_target_properties(devcheck_preload PROPERTIES
   PREFIX "lib"
   OUTPUT_NAME devcheck_preload

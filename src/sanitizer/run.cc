@@ -22,7 +22,9 @@
 #include "devcheck/sanitizer.h"
 #include "sanitizer/config.h"
 #include "sanitizer/process.h"
+#include "sanitizer/python_run.h"
 #include "sanitizer/report.h"
+#include "sanitizer/spawn.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
@@ -108,8 +110,6 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
         "[devcheck] run: expected a command after --, found none\nfix: devcheck run -- python3 "
         "train.py");
   }
-  const std::string preload =
-      options.preload_library.empty() ? sanitizer_preload_library() : options.preload_library;
   ReportDir dir;
   const SanitizerOptions& so = options.sanitizer;
   std::vector<std::string> env;
@@ -119,26 +119,38 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
     if (kv.rfind("LD_PRELOAD=", 0) == 0) continue;
     env.push_back(kv);
   }
-  std::string ld_preload = preload;
-  if (const char* existing = std::getenv("LD_PRELOAD")) {
-    if (*existing != '\0') ld_preload += std::string(":") + existing;
+  const char* user_preload = std::getenv("LD_PRELOAD");
+  const bool has_user_preload = user_preload != nullptr && *user_preload != '\0';
+  std::vector<std::string> argv_store = command;
+  // A Python program: through its devcheck package, the preload library, or
+  // not at all (throws before anything runs).
+  std::vector<std::string> python_env = env;
+  if (has_user_preload) python_env.push_back(std::string("LD_PRELOAD=") + user_preload);
+  sanitizer::PythonRunPlan plan =
+      sanitizer::plan_python_run(command, python_env, so, dir.path().string());
+  if (plan.through_package) {
+    argv_store = std::move(plan.argv);
+    env = std::move(python_env);
+    if (options.on_notice) options.on_notice(plan.notice);
+  } else {
+    const std::string preload =
+        options.preload_library.empty() ? sanitizer_preload_library() : options.preload_library;
+    env.push_back("LD_PRELOAD=" + preload +
+                  (has_user_preload ? std::string(":") + user_preload : std::string()));
+    sanitizer::ProcessConfig child;
+    child.enabled = true;
+    child.role = sanitizer::Role::kRunChild;
+    child.report_dir = dir.path().string();
+    child.options.mode(so.mode()).provenance(so.provenance());
+    // Turns tracing on in the children; they write into the report folder.
+    if (!so.trace_path().empty()) child.options.trace_path((dir.path() / "trace.json").string());
+    for (std::string& kv : sanitizer::process_config_environment(child)) {
+      env.push_back(std::move(kv));
+    }
   }
-  env.push_back("LD_PRELOAD=" + ld_preload);
-  sanitizer::ProcessConfig child;
-  child.enabled = true;
-  child.role = sanitizer::Role::kRunChild;
-  child.report_dir = dir.path().string();
-  child.options.mode(so.mode()).provenance(so.provenance());
-  // Turns tracing on in the children; they write into the report folder.
-  if (!so.trace_path().empty()) child.options.trace_path((dir.path() / "trace.json").string());
-  for (std::string& kv : sanitizer::process_config_environment(child)) env.push_back(std::move(kv));
 
-  std::vector<char*> argv;
-  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  std::vector<char*> argv = sanitizer::c_string_array(argv_store);
+  std::vector<char*> envp = sanitizer::c_string_array(env);
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
   if (rc != 0) {
@@ -152,6 +164,7 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
     if (errno != EINTR) break;
   }
   SanitizedRun run;
+  run.through_python_package = plan.through_package;
   if (WIFEXITED(status)) {
     run.exit_status = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

@@ -2,9 +2,6 @@
 
 #include <dlfcn.h>
 #include <elf.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,7 +11,7 @@
 #include <string_view>
 #include <unordered_map>
 
-extern char** environ;  // NOLINT(readability-redundant-declaration)
+#include "sanitizer/spawn.h"
 
 namespace devcheck::sanitizer {
 namespace {
@@ -32,44 +29,13 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 std::vector<std::vector<Frame>> run_addr2line(const std::string& module,
                                               const std::vector<std::uintptr_t>& offsets) {
   std::vector<std::vector<Frame>> chains(offsets.size());
-  int fds[2];
-  if (pipe(fds) != 0) return chains;
   std::vector<std::string> args{"addr2line", "-C", "-f", "-i", "-a", "-e", module};
   char buf[32];
   for (auto off : offsets) {
     std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(off));
     args.emplace_back(buf);
   }
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // The child must not inherit the preload: it would only slow addr2line down.
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (!starts_with(*e, "LD_PRELOAD=")) env_store.emplace_back(*e);
-  }
-  std::vector<char*> envp;
-  for (auto& e : env_store) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, "addr2line", &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  std::string out;
-  if (rc == 0) {
-    char chunk[4096];
-    ssize_t n = 0;
-    while ((n = read(fds[0], chunk, sizeof chunk)) > 0) out.append(chunk, static_cast<size_t>(n));
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  close(fds[0]);
+  const std::string out = run_capturing_stdout(args, environment_without_preload()).out;
   // Output: "0xADDR", then (function, file:line) pairs, innermost inline first.
   int index = -1;
   std::vector<std::string> lines;

@@ -4,7 +4,10 @@
 # Debian names it, or by torch/version.py beside a wheel's torch/lib) stops
 # the program with exit status 2 and a message naming both versions, before
 # libdevcheck (and so a second LibTorch) is loaded. A stand-in library named
-# libtorch_cpu plays the other LibTorch.
+# libtorch_cpu plays the other LibTorch. `devcheck run -- python3 script.py`
+# looks before the program starts: a Python whose torch (a stand-in torch
+# tree) is another version is not started, or is handed to its devcheck
+# package when it has one.
 #
 #   preload_guard.sh PRELOAD DEVCHECK_CLI PYTHON CXX BUILT_TORCH_VERSION
 set -euo pipefail
@@ -67,6 +70,62 @@ expect "devcheck run: exit status 2 in report mode" test "$status" = 2
 expect "devcheck run: names both versions" has "$tmp/err" "loaded LibTorch 9.9"
 expect "devcheck run: the program did not go on" test ! -s "$tmp/out"
 expect "devcheck run: does not claim LibTorch was never loaded" bash -c "! grep -q \"never loaded LibTorch\" \"$tmp/err\""
+
+# 5. Before the program starts: a Python whose torch (a stand-in tree on
+# PYTHONPATH, as a wheel lays it out) is another version and that has no
+# devcheck package is not started at all, in every mode. The script's first
+# statement writes a file; it must not exist afterwards.
+mkdir -p "$tmp/other/torch"
+echo "raise SystemExit('the stand-in torch was imported')" >"$tmp/other/torch/__init__.py"
+echo "__version__ = '9.9.1+cu999'" >"$tmp/other/torch/version.py"
+cat >"$tmp/script.py" <<PY
+open("$tmp/started", "w").write("the script ran")
+print("the program ran on")
+PY
+for mode in report warn fail; do
+  status=0
+  rm -f "$tmp/started"
+  PYTHONPATH=$tmp/other DEVCHECK_PRELOAD=$preload "$cli" run --mode "$mode" -- "$python" "$tmp/script.py" \
+    >"$tmp/out" 2>"$tmp/err" || status=$?
+  [ "$mode" = report ] && cat "$tmp/err"
+  expect "another Python torch, $mode mode: exit status 2" test "$status" = 2
+  expect "another Python torch, $mode mode: the script never started" test ! -e "$tmp/started"
+  expect "another Python torch, $mode mode: names the Python's torch" \
+    has "$tmp/err" "imports torch 9.9.1+cu999 (CUDA none) from $tmp/other/torch"
+  expect "another Python torch, $mode mode: names devcheck's LibTorch" \
+    has "$tmp/err" "but this devcheck was built for LibTorch $built"
+  expect "another Python torch, $mode mode: the fix is the pip command for that Python" \
+    has "$tmp/err" "-m pip install --no-build-isolation --no-deps"
+  expect "another Python torch, $mode mode: says it was not started" \
+    has "$tmp/err" "the program was not started (exit status 2) rather than run unwatched"
+done
+
+# 6. That Python with a devcheck package built for its torch: devcheck run
+# hands the program to the package (python -m devcheck run) with its flags,
+# and says so in one line. A stand-in package records what it was given.
+mkdir -p "$tmp/other/devcheck"
+: >"$tmp/other/devcheck/__init__.py"
+printf "TORCH_VERSION = '9.9.1+cu999'\nCUDA_VERSION = None\n" >"$tmp/other/devcheck/_build_info.py"
+echo "import sys; open('$tmp/handed', 'w').write(' '.join(sys.argv[1:]))" >"$tmp/other/devcheck/__main__.py"
+status=0
+PYTHONPATH=$tmp/other DEVCHECK_PRELOAD=$preload "$cli" run --mode fail --no-provenance -- \
+  "$python" -u "$tmp/script.py" a b >"$tmp/out" 2>"$tmp/err" || status=$?
+cat "$tmp/err"
+expect "with the package: the one line says how it is watched" \
+  has "$tmp/err" "has the devcheck package for its torch 9.9.1+cu999 ($tmp/other/devcheck): the program is watched in-process through it (python -m devcheck run), not by the preload library"
+expect "with the package: the package got the mode, the flags, the script and its arguments" \
+  bash -c "grep -qE '^run --mode fail --no-provenance --report-dir [^ ]+ -- $tmp/script.py a b\$' '$tmp/handed'"
+expect "with the package: no report is said plainly" has "$tmp/err" "wrote no report"
+
+# 7. A Python without torch (-S: no site-packages) runs as before: it may
+# never import torch.
+status=0
+rm -f "$tmp/started"
+DEVCHECK_PRELOAD=$preload "$cli" run --mode fail -- "$python" -S "$tmp/script.py" \
+  >"$tmp/out" 2>"$tmp/err" || status=$?
+expect "no torch: the script runs, exit status 0" test "$status" = 0
+expect "no torch: the script ran" test -e "$tmp/started"
+expect "no torch: it says nothing was watched" has "$tmp/err" "never loaded LibTorch, so nothing was watched"
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed" >&2

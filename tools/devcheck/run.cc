@@ -5,7 +5,10 @@
 //
 // Exit status: COMMAND's own status (128+N when signal N ended it); in fail
 // mode, 1 when COMMAND exited 0 but a device mismatch was found; 2 for bad
-// usage or a command that cannot be run.
+// usage, a command that cannot be run, or a Python program that cannot be
+// watched (its torch is not devcheck's and it has no devcheck package; it
+// is not started). A Python with the devcheck package for its own torch runs
+// the program through it (run_sanitized in src/sanitizer/run.cc).
 #include <fmt/format.h>
 
 #include <memory>
@@ -52,6 +55,7 @@ Runner setup_run(CLI::App& sub, Streams& io) {
         .provenance(!args->no_provenance)
         .json_path(args->json)
         .trace_path(args->trace);
+    options.on_notice = [&io](const std::string& line) { io.err << line << std::flush; };
     const SanitizedRun run = run_sanitized(*command, options);
     for (const auto& p : run.processes) {
       if (run.processes.size() > 1) io.err << fmt::format("[devcheck] process {}:\n", p.pid);
@@ -59,7 +63,12 @@ Runner setup_run(CLI::App& sub, Streams& io) {
     }
     // Exit status 2 without a report: the preload refused the program's
     // LibTorch and said why (src/sanitizer/preload/preload.cc).
-    if (run.processes.empty() && run.exit_status != 2) {
+    if (run.processes.empty() && run.through_python_package) {
+      io.err << fmt::format(
+          "[devcheck] run: the devcheck package of {} wrote no report: it stopped before the "
+          "program ended (see above)\n",
+          command->front());
+    } else if (run.processes.empty() && run.exit_status != 2) {
       io.err << fmt::format(
           "[devcheck] run: {} never loaded LibTorch, so nothing was watched (expected a LibTorch "
           "program or a python3 that imports torch)\n",

@@ -28,11 +28,16 @@
 #include <new>
 #include <string>
 
+#include "sanitizer/preload/torch_version.h"
+
 #ifndef DEVCHECK_LIBRARY_FILE
 #define DEVCHECK_LIBRARY_FILE "libdevcheck_sanitizer.so"
 #endif
 
 namespace {
+
+using devcheck::sanitizer::major_minor;
+using devcheck::sanitizer::torch_version_at;
 
 using DlopenFn = void* (*)(const char*, int);
 
@@ -79,41 +84,6 @@ std::string loaded_torch() {
 }
 
 bool torch_loaded() { return !loaded_torch().empty(); }
-
-// "2.6.0+cu124" -> "2.6": what must match for libdevcheck to run on a LibTorch.
-std::string major_minor(const std::string& version) {
-  const auto first = version.find('.');
-  if (first == std::string::npos) return version;
-  const auto second = version.find_first_not_of("0123456789", first + 1);
-  return version.substr(0, second);
-}
-
-// The version of the LibTorch at `path`: its soname's ("libtorch_cpu.so.2.6",
-// Debian's), else torch/version.py beside a wheel's torch/lib/libtorch_cpu.so.
-// "" when neither says.
-std::string torch_version_at(const std::string& path) {
-  const auto at = path.rfind("libtorch_cpu.so");
-  const std::string suffix = path.substr(at + std::strlen("libtorch_cpu.so"));
-  if (suffix.size() > 1 && suffix[0] == '.') return suffix.substr(1);
-  const auto slash = path.rfind('/');
-  if (slash == std::string::npos) return "";
-  const std::string lib = path.substr(0, slash);                // .../torch/lib
-  const std::string torch = lib.substr(0, lib.rfind('/') + 1);  // .../torch/
-  std::FILE* f = std::fopen((torch + "version.py").c_str(), "r");
-  if (f == nullptr) return "";
-  char line[256];
-  std::string version;
-  while (std::fgets(line, sizeof line, f) != nullptr) {
-    const char* v = std::strstr(line, "__version__");
-    const char* quote = v != nullptr ? std::strpbrk(v, "'\"") : nullptr;
-    if (quote == nullptr) continue;
-    const char* end = std::strchr(quote + 1, *quote);
-    if (end != nullptr) version.assign(quote + 1, end);
-    break;
-  }
-  std::fclose(f);
-  return version;
-}
 
 // Whether this process asked for the sanitizer (devcheck run sets
 // DEVCHECK_SANITIZE; a program that links this library may not).
