@@ -15,6 +15,8 @@
 # below. Idempotent: what is already unpacked is kept.
 #   bash scripts/fetch-lint-corpus.sh [CACHE]   (default /var/cache/devcheck/lint-corpus)
 set -euo pipefail
+# shellcheck source=lib/host-mirror.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/host-mirror.sh"
 cache=${1:-${DEVCHECK_LINT_CORPUS_DIR:-/var/cache/devcheck/lint-corpus}}
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
@@ -34,7 +36,10 @@ source_index_ready=0
 source_index() {  # a private apt configuration with deb-src for bookworm main
   [ "$source_index_ready" -eq 1 ] && return
   $sudo mkdir -p "$apt_dir/lists/partial" "$apt_dir/parts" "$apt_dir/cache/archives/partial"
-  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" |
+  local mirror
+  mirror=$(host_mirror | head -n 1)
+  [ -n "$mirror" ] || { echo "fetch-lint-corpus: no Debian mirror in apt's sources" >&2; exit 1; }
+  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main" |
     $sudo tee "$apt_dir/sources.list" >/dev/null
   if ! ls "$apt_dir/lists/"*Sources* >/dev/null 2>&1; then
     $sudo apt-get "${apt_options[@]}" update -qq
