@@ -7,10 +7,15 @@
    ratio (target <= 1.2x, as for `devcheck run`), with provenance on and off.
 2. `import devcheck` after `import torch`, in fresh processes (target <= 50
    ms), beside `import torch` itself.
-Best of R repeats each, interleaved so both sides see the same machine.
+Best of R repeats each, interleaved so both sides see the same machine. It
+prints its conditions first (CPUs, torch threads, load average before and
+after) and says which runs were cold: the first repeat of each import is the
+first after the bench started (files maybe not in the page cache); the watch
+loop runs once untimed before its repeats (warm).
 """
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -66,9 +71,15 @@ def bench_import(repeats):
         torch_ms.append(import_ms("torch", "sys"))
         devcheck_ms.append(import_ms("devcheck", "torch"))
     t, d = min(torch_ms), min(devcheck_ms)
-    print(f"import (fresh process, best of {repeats}):")
+    print(f"import (fresh process each, best of {repeats}; the first, cold, was "
+          f"torch {torch_ms[0]:.1f} ms, devcheck {devcheck_ms[0]:.1f} ms):")
     print(f"  import torch (anchor)          {t:8.1f} ms")
     print(f"  import devcheck after torch    {d:8.1f} ms  {d / t:5.2f}x of import torch  (target <= 50 ms)")
+
+
+def conditions(when):
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{when}: load average {load} (1, 5, 15 min) on {os.cpu_count()} CPUs"
 
 
 def main():
@@ -77,9 +88,12 @@ def main():
     p.add_argument("--repeats", type=int, default=5)
     a = p.parse_args()
     torch.set_num_threads(1)
-    print(f"torch {torch.__version__}, devcheck built for {devcheck.TORCH_VERSION}, Python {sys.version.split()[0]}")
+    print(f"torch {torch.__version__}, devcheck built for {devcheck.TORCH_VERSION}, Python {sys.version.split()[0]}, "
+          f"torch threads {torch.get_num_threads()}")
+    print(conditions("before"))
     bench_watch(a.ops, a.repeats)
     bench_import(a.repeats)
+    print(conditions("after"))
 
 
 if __name__ == "__main__":
