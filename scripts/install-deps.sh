@@ -68,5 +68,7 @@ if [ ! -f "$sarif_dir/sarif-2.1.0.json" ]; then
 fi
 
 # devcheck lint's public corpus (torchvision's source, skorch, torchaudio from
-# Debian's registry) for the lint.PublicCorpus tests; see the script.
-bash "$(dirname "${BASH_SOURCE[0]}")/fetch-lint-corpus.sh"
+# Debian's registry) for the lint.PublicCorpus tests; see the script. Not
+# needed to build: without it those tests skip.
+bash "$(dirname "${BASH_SOURCE[0]}")/fetch-lint-corpus.sh" ||
+  echo "install-deps: the lint corpus could not be fetched; the lint.PublicCorpus tests will skip"

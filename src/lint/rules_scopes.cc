@@ -149,15 +149,16 @@ int use_in_place(TSNode call) {
 
 // Whether `name`, assigned at `after`, is used later in `scope_node` as a
 // whole tensor: anything but an element (`r[0]`, a 0-dim tensor, mixes with
-// any device) or the object of a method or attribute (`r.item()`, `r.shape`).
+// any device), an index, or the object of a method or attribute (`r.item()`).
 bool used_whole(const Source& source, TSNode node, std::string_view name, uint32_t after,
                 int depth) {
   if (depth > 1500 || ts_node_end_byte(node) <= after) return false;
   if (is(node, "identifier")) {
     if (ts_node_start_byte(node) <= after || source.text(node) != name) return false;
     const TSNode parent = ts_node_parent(node);
-    return !((is(parent, "subscript") || is(parent, "attribute")) &&
-             ts_node_eq(ts_node_child(parent, 0), node));
+    // Indexed, or an index itself (a CPU index tensor indexes any device).
+    if (is(parent, "subscript")) return false;
+    return !(is(parent, "attribute") && ts_node_eq(ts_node_child(parent, 0), node));
   }
   const uint32_t count = ts_node_child_count(node);
   for (uint32_t i = 0; i < count; ++i) {

@@ -76,6 +76,8 @@ TEST(LintDC101, SaysNothingForDrawsComparedIndexedOrReadByElementInForward) {
                   "        r = torch.rand(2)\n"
                   "        left = int((img.shape[-1] - 8) * r[0])\n"
                   "        top = int(r.shape[0] * r[1].item())\n"
+                  "        perm = torch.randperm(3)\n"
+                  "        img = img[..., perm, :, :]\n"
                   "        return img[..., top:, left:] * m\n",
                   "DC101"),
             Lines{});
