@@ -12,7 +12,7 @@ packages=(
   clang clang-format clang-tidy libclang-rt-14-dev
   lintian debootstrap groff-base
   pybind11-dev python3-dev python3-venv python3-pip python3-pytest python3-setuptools python3-wheel
-  libtree-sitter-dev python3-flake8 python3-pyflakes python3-jsonschema
+  libtree-sitter-dev libmimalloc-dev python3-flake8 python3-pyflakes python3-jsonschema
 )
 
 missing=()

@@ -1,5 +1,6 @@
 #include "syntax.h"
 
+#include <iterator>
 #include <stdexcept>
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -22,6 +23,7 @@ enum class Kind : uint8_t {
   kExpressionStatement,
   kKeywordArgument,
   kCall,
+  kString,
 };
 
 Kind kind_of(const char* type) {
@@ -41,6 +43,7 @@ Kind kind_of(const char* type) {
       {"expression_statement", Kind::kExpressionStatement},
       {"keyword_argument", Kind::kKeywordArgument},
       {"call", Kind::kCall},
+      {"string", Kind::kString},
   };
   for (const auto& [name, kind] : kKinds) {
     if (std::strcmp(type, name) == 0) return kind;
@@ -71,6 +74,21 @@ Kind kind(TSNode node) {
 }
 
 }  // namespace
+
+TSFieldId field_id(std::string_view name) {
+  static const std::unordered_map<std::string_view, TSFieldId> table = [] {
+    const TSLanguage* language = tree_sitter_python();
+    std::unordered_map<std::string_view, TSFieldId> out;
+    const uint32_t count = ts_language_field_count(language);
+    for (uint32_t id = 1; id <= count; ++id) {
+      const char* field_name = ts_language_field_name_for_id(language, static_cast<TSFieldId>(id));
+      if (field_name != nullptr) out.emplace(field_name, static_cast<TSFieldId>(id));
+    }
+    return out;
+  }();
+  const auto found = table.find(name);
+  return found == table.end() ? 0 : found->second;
+}
 
 Parser::Parser() : parser_(ts_parser_new()) {
   if (!ts_parser_set_language(parser_.get(), tree_sitter_python())) {
@@ -259,6 +277,20 @@ void Source::add_call(TSNode node, int scope) {
   calls_.push_back(std::move(call));
 }
 
+bool Source::mentions(std::string_view word) const {
+  for (std::size_t i = 0; i < std::size(kWatchedWords); ++i) {
+    if (kWatchedWords[i] == word) return (watched_ >> i & 1U) != 0;
+  }
+  throw std::logic_error("[devcheck] Source::mentions: \"" + std::string(word) +
+                         "\" is not one of Source::kWatchedWords");
+}
+
+void Source::note_word(std::string_view word) {
+  for (std::size_t i = 0; i < std::size(kWatchedWords); ++i) {
+    if (kWatchedWords[i] == word) watched_ |= 1U << i;
+  }
+}
+
 void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
   // Deeper than any real program: stop rather than overflow the stack.
   if (depth > kMaxDepth) return;
@@ -312,7 +344,7 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
       comments_.push_back(node);
       break;
     case Kind::kIdentifier:
-      words_.insert(text(node));
+      note_word(text(node));
       break;
     case Kind::kExpressionStatement:
       if (ts_node_named_child_count(node) == 1 && is(ts_node_named_child(node, 0), "call")) {
@@ -331,6 +363,15 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
     case Kind::kCall:
       add_call(node, scope);
       break;
+    case Kind::kString: {
+      // Only an f-string has code inside (its interpolations); the parts of
+      // any other string (docstrings are most of a string-heavy file's
+      // nodes) are not walked.
+      const std::string_view quoted = text(node);
+      const std::string_view prefix = quoted.substr(0, quoted.find_first_of("'\""));
+      if (prefix.find_first_of("fF") == std::string_view::npos) return;
+      break;
+    }
     case Kind::kOther:
       break;
   }
@@ -342,10 +383,16 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
     moving = true;
   }
   if (context != 0) context_.emplace_back(context, ts_node_start_byte(node));
-  if (ts_tree_cursor_goto_first_child(cursor)) {
-    do {
+  // The cursor's moves are most of the walk's cost, and a move to the next
+  // sibling from the last child is the dearest (libtree-sitter 0.20 climbs to
+  // the parent to learn there is none), so the walk counts the children
+  // (visible ones, as the cursor visits them) and stops at the last.
+  const uint32_t children = ts_node_child_count(node);
+  if (children > 0 && ts_tree_cursor_goto_first_child(cursor)) {
+    for (uint32_t i = 1;; ++i) {
       walk(cursor, inner, depth + 1);
-    } while (ts_tree_cursor_goto_next_sibling(cursor));
+      if (i == children || !ts_tree_cursor_goto_next_sibling(cursor)) break;
+    }
     ts_tree_cursor_goto_parent(cursor);
   }
   if (context != 0) context_.pop_back();

@@ -36,8 +36,12 @@ class Parser {
 inline bool is(TSNode node, const char* type) {
   return !ts_node_is_null(node) && std::strcmp(ts_node_type(node), type) == 0;
 }
+// The grammar's id of a field name (0: no such field). Rules ask for fields
+// by name on most nodes they read; libtree-sitter's own lookup compares the
+// name with every field's in turn, this one hashes it once.
+TSFieldId field_id(std::string_view name);
 inline TSNode field(TSNode node, const char* name) {
-  return ts_node_child_by_field_name(node, name, static_cast<uint32_t>(std::strlen(name)));
+  return ts_node_child_by_field_id(node, field_id(name));
 }
 
 enum class ScopeKind { kModule, kClass, kFunction };
@@ -121,8 +125,13 @@ class Source {
   bool is_training_loop(uint32_t start_byte) const {
     return training_loops_.count(start_byte) != 0;
   }
-  // Whether any identifier or attribute spelled `word` appears.
-  bool mentions(std::string_view word) const { return words_.count(word) != 0; }
+  // The names `mentions` answers for: the walk looks for these only (a set of
+  // every identifier cost a hash and often an allocation per identifier).
+  static constexpr std::string_view kWatchedWords[] = {"pin_memory", "is_available",
+                                                       "device_count"};
+  // Whether any identifier or attribute spelled `word` appears; `word` must
+  // be one of kWatchedWords (std::logic_error otherwise).
+  bool mentions(std::string_view word) const;
 
   // The last value assigned to `name` visible from `scope` (that scope, then
   // its enclosing scopes), or a null node.
@@ -134,6 +143,7 @@ class Source {
   void add_call(TSNode node, int scope);
   void add_import(TSNode node);
   void add_assignment(TSNode node, int scope);
+  void note_word(std::string_view word);
   void classify_classes();
 
   std::string_view text_;
@@ -145,7 +155,8 @@ class Source {
   std::unordered_map<std::string, std::string> imports_;
   std::unordered_map<std::string, ClassInfo> classes_;
   std::unordered_map<std::string, std::vector<std::string>> bases_;
-  std::unordered_set<std::string_view> words_;  // views of text_
+  // Bit i: kWatchedWords[i] appears as an identifier.
+  uint32_t watched_ = 0;
   std::unordered_set<uint32_t> training_loops_;
   // The objects of the `.to(...)`/`.cuda(...)` calls around the node being
   // walked, as byte ranges: what lies inside them is moved right away.

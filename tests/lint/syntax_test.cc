@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
 #include "lint/syntax.h"
 
 namespace devcheck::lint::detail {
@@ -42,6 +47,66 @@ TEST(LintSyntax, BuildsScopesAndClassifiesModules) {
   EXPECT_EQ(forward.name, "forward");
   EXPECT_TRUE(forward.uses_device);
   EXPECT_EQ(source.scopes()[forward.owner_class].name, "Net");
+}
+
+TEST(LintSyntax, MentionsAnswersForTheWatchedWordsOnly) {
+  const std::string text =
+      "import torch\n"
+      "loader = make(ds, pin_memory=True)\n"
+      "ok = torch.cuda.is_available()\n";
+  Parser parser;
+  const auto tree = parser.parse(text);
+  const Source source(text, tree.get());
+  EXPECT_TRUE(source.mentions("pin_memory"));    // a keyword's name
+  EXPECT_TRUE(source.mentions("is_available"));  // an attribute
+  EXPECT_FALSE(source.mentions("device_count"));
+  try {
+    static_cast<void>(source.mentions("loader"));
+    FAIL() << "an unwatched word was answered";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("\"loader\" is not one of Source::kWatchedWords"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The walk stops at each node's last child instead of asking the cursor for
+// one more sibling: every call is still met, last children and the deepest
+// last child of a chain of last children included.
+TEST(LintSyntax, WalkMeetsEveryCallUpToTheLastChild) {
+  const std::string text =
+      "def f(x):\n"
+      "    if x:\n"
+      "        return g(h(x), k(m(x)))\n"
+      "    while x:\n"
+      "        x = [n(x) for x in p(x)]\n"
+      "    q(f\"{r(x)}\")\n"
+      "s(lambda: t())\n";
+  Parser parser;
+  const auto tree = parser.parse(text);
+  const Source source(text, tree.get());
+  std::vector<std::string> called;
+  for (const Call& call : source.calls()) {
+    called.emplace_back(source.text(field(call.node, "function")));
+  }
+  EXPECT_EQ(called, (std::vector<std::string>{"g", "h", "k", "m", "n", "p", "q", "r", "s", "t"}));
+}
+
+TEST(LintSyntax, FieldsByIdMatchLibtreeSittersLookupByName) {
+  const std::string text = "import torch\nx = torch.zeros(2, device=d)\n";
+  Parser parser;
+  const auto tree = parser.parse(text);
+  const TSNode root = ts_tree_root_node(tree.get());
+  const TSNode assignment = ts_node_named_child(ts_node_named_child(root, 1), 0);
+  ASSERT_TRUE(is(assignment, "assignment"));
+  for (const char* name : {"left", "right", "type"}) {
+    const TSNode by_name =
+        ts_node_child_by_field_name(assignment, name, static_cast<uint32_t>(std::strlen(name)));
+    EXPECT_TRUE(ts_node_eq(field(assignment, name), by_name)) << name;
+  }
+  EXPECT_NE(field_id("function"), 0);
+  EXPECT_EQ(field_id("no_such_field"), 0);
+  EXPECT_TRUE(ts_node_is_null(field(assignment, "no_such_field")));
 }
 
 }  // namespace
