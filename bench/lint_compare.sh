@@ -4,17 +4,19 @@
 #   bash bench/lint_compare.sh BUILD_DIR [TREE]
 #   BENCH_ROUNDS=3 bash bench/lint_compare.sh build-lint
 # TREE defaults to the installed torch's Python tree. Each tool runs
-# BENCH_ROUNDS times (default 1), alternating; the median wall time is
-# reported, with the ratios flake8 / devcheck and pyflakes / devcheck taken
+# BENCH_ROUNDS times (default 3), alternating; the median wall time is
+# reported (the VM's speed drifts by 10-20% within minutes: one round is not
+# a figure), with the ratios flake8 / devcheck and pyflakes / devcheck taken
 # from the same run (targets: >= 20x flake8 single-threaded, <= 1 s with all
 # cores). Output is discarded; page cache warm (one untimed pass first).
 # The floor: tree-sitter alone parsing every file (a small C program linked
-# with the build's grammar objects and libtree-sitter, nothing else), whose
+# with the build's grammar objects, libtree-sitter and the allocator as the
+# devcheck program is, nothing else), whose
 # CPU time divided by the cores bounds devcheck's wall time from below.
 set -euo pipefail
 build=${1:-build}
 tree=${2:-/usr/lib/python3/dist-packages/torch}
-rounds=${BENCH_ROUNDS:-1}
+rounds=${BENCH_ROUNDS:-3}
 devcheck=$build/devcheck
 [ -x "$devcheck" ] || { echo "lint_compare: no $devcheck; build the devcheck_cli target first" >&2; exit 2; }
 [ -d "$tree" ] || { echo "lint_compare: no tree $tree" >&2; exit 2; }
@@ -78,15 +80,25 @@ int main(void) {  /* parses each file named on stdin; prints the count */
   return 0;
 }
 EOF
+# Linked as the devcheck program is: libtree-sitter's archive where the build
+# used it, and mimalloc where the program links it.
+runtime=$(sed -n 's/^DEVCHECK_TREE_SITTER_ARCHIVE:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/null)
+case $runtime in */libtree-sitter.a) ;; *) runtime=-ltree-sitter ;; esac
+allocator=
+if ldd "$devcheck" | grep -q libmimalloc; then allocator=-lmimalloc; fi
 parse_only=
 if [ -n "$grammar_objects" ] &&
-  cc -O2 -o "$work/parse_only" "$work/parse_only.c" $grammar_objects -ltree-sitter 2>"$work/cc.log"; then
+  cc -O2 -o "$work/parse_only" "$work/parse_only.c" $grammar_objects "$runtime" \
+    ${allocator:+-Wl,--no-as-needed "$allocator"} 2>"$work/cc.log"; then
   parse_only=$work/parse_only
   find "$tree" \( -name '*.py' -o -name '*.pyi' \) | sort >"$work/files"
 else
   echo "lint_compare: cannot build the parse-only floor (no grammar objects in $build?); skipped"
 fi
 
+echo "lint_compare: devcheck $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?')," \
+  "$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null) build;" \
+  "libtree-sitter ${runtime/#-l/shared -l}; malloc: ${allocator:-glibc}"
 "$devcheck" lint -j "$cores" "$tree" >/dev/null 2>&1 || true  # warm the page cache
 d1_wall=() d1_cpu=() dn_wall=() dn_cpu=() f1_wall=() f1_cpu=() pf_wall=() pf_cpu=()
 po_wall=() po_cpu=()
