@@ -12,7 +12,9 @@
 # The floor: tree-sitter alone parsing every file (a small C program linked
 # with the build's grammar objects, libtree-sitter and the allocator as the
 # devcheck program is, nothing else), whose
-# CPU time divided by the cores bounds devcheck's wall time from below.
+# CPU time divided by the cores bounds devcheck's wall time from below; and
+# the same program walking each tree once with a cursor and doing nothing
+# else (the least any rule set over the tree costs).
 set -euo pipefail
 build=${1:-build}
 tree=${2:-/usr/lib/python3/dist-packages/torch}
@@ -56,11 +58,28 @@ cat >"$work/parse_only.c" <<'EOF'
 #include <string.h>
 #include <tree_sitter/api.h>
 const TSLanguage* tree_sitter_python(void);
-int main(void) {  /* parses each file named on stdin; prints the count */
+/* The cheapest walk devcheck could make: every node once with a cursor,
+   stopping at each node's last child as devcheck does, only counting. */
+static unsigned long walk(TSTreeCursor* cursor) {
+  unsigned long nodes = 1;
+  const uint32_t children = ts_node_child_count(ts_tree_cursor_current_node(cursor));
+  if (children > 0 && ts_tree_cursor_goto_first_child(cursor)) {
+    for (uint32_t i = 1;; ++i) {
+      nodes += walk(cursor);
+      if (i == children || !ts_tree_cursor_goto_next_sibling(cursor)) break;
+    }
+    ts_tree_cursor_goto_parent(cursor);
+  }
+  return nodes;
+}
+/* Parses each file named on stdin (with the argument "walk", also walks its
+   tree); prints the number of files and of nodes walked. */
+int main(int argc, char** argv) {
+  const int walking = argc > 1 && strcmp(argv[1], "walk") == 0;
   TSParser* parser = ts_parser_new();
   if (!ts_parser_set_language(parser, tree_sitter_python())) return 2;
   char path[4096];
-  unsigned long files = 0;
+  unsigned long files = 0, nodes = 0;
   while (fgets(path, sizeof path, stdin)) {
     path[strcspn(path, "\n")] = 0;
     FILE* f = fopen(path, "rb");
@@ -71,12 +90,18 @@ int main(void) {  /* parses each file named on stdin; prints the count */
     char* text = malloc(size > 0 ? size : 1);
     const size_t got = fread(text, 1, size, f);
     fclose(f);
-    ts_tree_delete(ts_parser_parse_string(parser, NULL, text, (uint32_t)got));
+    TSTree* tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)got);
+    if (walking) {
+      TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
+      nodes += walk(&cursor);
+      ts_tree_cursor_delete(&cursor);
+    }
+    ts_tree_delete(tree);
     free(text);
     ++files;
   }
   ts_parser_delete(parser);
-  printf("%lu\n", files);
+  printf("%lu %lu\n", files, nodes);
   return 0;
 }
 EOF
@@ -101,9 +126,10 @@ echo "lint_compare: devcheck $(git -C "$(dirname "$0")" rev-parse --short HEAD 2
   "libtree-sitter ${runtime/#-l/shared -l}; malloc: ${allocator:-glibc}"
 "$devcheck" lint -j "$cores" "$tree" >/dev/null 2>&1 || true  # warm the page cache
 d1_wall=() d1_cpu=() dn_wall=() dn_cpu=() f1_wall=() f1_cpu=() pf_wall=() pf_cpu=()
-po_wall=() po_cpu=()
+po_wall=() po_cpu=() pw_wall=() pw_cpu=()
 for ((r = 0; r < rounds; r++)); do
   [ -z "$parse_only" ] || measure po sh -c "\"$parse_only\" <\"$work/files\""
+  [ -z "$parse_only" ] || measure pw sh -c "\"$parse_only\" walk <\"$work/files\""
   measure d1 "$devcheck" lint -j 1 "$tree"
   measure dn "$devcheck" lint -j "$cores" "$tree"
   measure f1 /usr/bin/python3 -m flake8 --jobs 1 "$tree"
@@ -120,6 +146,7 @@ report dn "devcheck lint -j $cores"
 report f1 "flake8 --jobs 1"
 report pf "pyflakes"
 [ -z "$parse_only" ] || report po "parse only (tree-sitter)"
+[ -z "$parse_only" ] || report pw "parse + bare cursor walk"
 awk -v d1="$d1_w" -v dn="$dn_w" -v f="$f1_w" -v p="$pf_w" -v d1c="$d1_c" -v fc="$f1_c" -v pc="$pf_c" \
     -v c="$cores" 'BEGIN {
   printf "lint_compare: flake8 / devcheck -j 1 = %.1fx wall, %.1fx cpu (target >= 20x);", f / d1, fc / d1c
@@ -129,7 +156,10 @@ if [ -n "$parse_only" ]; then
   awk -v po="$po_c" -v d1c="$d1_c" -v c="$cores" 'BEGIN {
     printf "lint_compare: parsing alone takes %.2f s cpu, %.0f%% of devcheck -j 1 cpu;", po, 100 * po / d1c
     printf " on %d idle cores it needs at least %.2f s wall, the rest at least %.2f s more\n", c, po / c, (d1c - po) / c }'
+  awk -v po="$po_c" -v pw="$pw_c" -v d1c="$d1_c" -v fc="$f1_c" -v c="$cores" 'BEGIN {
+    printf "lint_compare: parse + one bare cursor walk takes %.2f s cpu (%.2fx the parse; devcheck -j 1 is %.2fx):", pw, pw / po, d1c / po
+    printf " with no rules at all, flake8 / that = %.1fx, and %d cores need at least %.2f s wall\n", fc / pw, c, pw / c }'
 fi
-echo "lint_compare: threads: devcheck -j 1 and -j $cores, flake8 --jobs 1, pyflakes and the parse-only floor 1;" \
+echo "lint_compare: threads: devcheck -j 1 and -j $cores, flake8 --jobs 1, pyflakes and the floors 1;" \
   "page cache warm; times are medians of $rounds round(s)"
 echo "lint_compare: load average after $(cut -d' ' -f1-3 /proc/loadavg)"
