@@ -54,6 +54,10 @@ bool moves_to_device(const Source& source, TSNode call, int scope);
 // moved there, made there, or a name whose value was (rules_scopes.cc).
 bool on_device(const Source& source, TSNode node, int scope, int depth = 0);
 
+// Whether text names CUDA or a GPU ("cuda", "gpu", any case): a test, a
+// decorator or a pytest mark that does gates what it governs on one.
+bool names_cuda_or_gpu(std::string_view text);
+
 // DC103: arrays from NumPy that meet device tensors unmoved (rules_numpy.cc).
 void check_numpy_arrays(const Source& source, Sink& sink);
 

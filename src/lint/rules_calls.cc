@@ -2,6 +2,8 @@
 // DC105 torch.load, DC108 non_blocking, DC109 torch.cuda.amp,
 // DC110 set_default_tensor_type, DC115 unguarded cuda, DC119 legacy types.
 #include <array>
+#include <cctype>
+#include <string>
 #include <utility>
 
 #include "rules.h"
@@ -267,6 +269,29 @@ void check_legacy_type_string(const Source& source, const Call& call, Sink& sink
                   (type->second ? ", device=\"cuda\")" : ")"));
 }
 
+// Whether code is run only where CUDA is, by what is around it: a decorator
+// of an enclosing function or class that names CUDA or a GPU
+// (`@RunIf(min_cuda_gpus=1)`, `@unittest.skipIf(not TEST_CUDA, ...)`), or a
+// call around it whose `marks=` does (`pytest.param(..., marks=...)`). The
+// test that decides may live elsewhere (a conftest.py).
+bool gated_on_cuda(const Source& source, const Call& call) {
+  for (int s = call.scope; s > 0; s = source.scopes()[s].parent) {
+    const TSNode definition = ts_node_parent(source.scopes()[s].node);
+    if (!is(definition, "decorated_definition")) continue;
+    const uint32_t count = ts_node_named_child_count(definition);
+    for (uint32_t i = 0; i < count; ++i) {
+      const TSNode decorator = ts_node_named_child(definition, i);
+      if (is(decorator, "decorator") && names_cuda_or_gpu(source.text(decorator))) return true;
+    }
+  }
+  for (TSNode n = ts_node_parent(call.node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (!is(n, "call")) continue;
+    const TSNode marks = source.keyword(n, "marks");
+    if (!ts_node_is_null(marks) && names_cuda_or_gpu(source.text(marks))) return true;
+  }
+  return false;
+}
+
 void check_device_guard(const Source& source, const Call& call, Sink& sink) {
   if (call.qualified != "torch.device" || source.mentions("is_available") ||
       source.mentions("device_count")) {
@@ -277,7 +302,8 @@ void check_device_guard(const Source& source, const Call& call, Sink& sink) {
   // A comparison (`t.device == torch.device("cuda", i)`) chooses nothing, and
   // `torch.device("cuda", torch.cuda.current_device())` runs where CUDA is.
   if (is(ts_node_parent(call.node), "comparison_operator") ||
-      (args.size() > 1 && source.text(args[1]).find("cuda") != std::string_view::npos)) {
+      (args.size() > 1 && source.text(args[1]).find("cuda") != std::string_view::npos) ||
+      gated_on_cuda(source, call)) {
     return;
   }
   sink.report(call.node, "DC115",
@@ -287,6 +313,12 @@ void check_device_guard(const Source& source, const Call& call, Sink& sink) {
 }
 
 }  // namespace
+
+bool names_cuda_or_gpu(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("cuda") != std::string::npos || lower.find("gpu") != std::string::npos;
+}
 
 void check_calls(const Source& source, Sink& sink) {
   for (const Call& call : source.calls()) {

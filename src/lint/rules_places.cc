@@ -1,9 +1,12 @@
 // Rules about where code runs: DC107 CUDA in DataLoader workers,
 // DC112 hard-coded CUDA beside a device variable, DC114 .item() every step,
 // DC118 reading a non-blocking copy to the host before synchronising.
+#include <algorithm>
 #include <cctype>
 #include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "rules.h"
 
@@ -112,6 +115,34 @@ bool is_device_name(std::string_view name) {
   return lower == "dev" || lower.find("device") != std::string::npos;
 }
 
+// Whether `node` lies in a branch of an `if`/`elif` or a conditional
+// expression whose test names CUDA, a GPU or one of the device variables
+// (`if device.type == "cuda": model.cuda()`): it follows the choice.
+bool under_device_test(const Source& source, TSNode node, const std::vector<std::string>& names) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    TSNode test{};
+    if (is(n, "if_statement") || is(n, "elif_clause")) {
+      test = field(n, "condition");
+    } else if (is(n, "conditional_expression")) {
+      test = ts_node_named_child(n, 1);  // body `if` test `else` other
+    } else {
+      continue;
+    }
+    if (ts_node_is_null(test) || (ts_node_start_byte(node) >= ts_node_start_byte(test) &&
+                                  ts_node_end_byte(node) <= ts_node_end_byte(test))) {
+      continue;  // in the test itself, not governed by it
+    }
+    const std::string_view text = source.text(test);
+    if (names_cuda_or_gpu(text) ||
+        std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+          return text.find(name) != std::string_view::npos;
+        })) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void check_hard_coded(const Source& source, Sink& sink) {
   // The device variables' definitions (which may say "cuda"), and the scopes
   // they serve: a module-level one serves the file, a function's its body.
@@ -120,6 +151,7 @@ void check_hard_coded(const Source& source, Sink& sink) {
     uint32_t start, end;
   };
   std::vector<Definition> definitions;
+  std::vector<std::string> names;
   for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
     const Scope& scope = source.scopes()[s];
     if (scope.kind == ScopeKind::kClass) continue;
@@ -132,7 +164,10 @@ void check_hard_coded(const Source& source, Sink& sink) {
         const bool device =
             (is(value, "call") && source.qualify(field(value, "function")) == "torch.device") ||
             is_cuda_text(source.text(value));
-        if (device) definitions.push_back({s, ts_node_start_byte(value), ts_node_end_byte(value)});
+        if (device) {
+          definitions.push_back({s, ts_node_start_byte(value), ts_node_end_byte(value)});
+          names.push_back(name);
+        }
       }
     }
   }
@@ -156,14 +191,39 @@ void check_hard_coded(const Source& source, Sink& sink) {
     }
     const TSNode dev = source.keyword(call.node, "device");
     hard = hard || (!ts_node_is_null(dev) && cuda_string(source, dev));
-    if (!hard) continue;
+    if (!hard || under_device_test(source, call.node, names)) continue;
     sink.report(call.node, "DC112",
                 "hard-coded CUDA where a device variable is defined: this line ignores it "
                 "and fails where CUDA is absent; use .to(device) / device=device");
   }
 }
 
+// Whether the file puts anything on a device: `.to(device)`-style moves and
+// `device=` (Scope::uses_device), `.cuda()`, `torch.device(...)`, `.to(X)`
+// with X naming a rank, a GPU, CUDA or a device (`.to(local_rank)`).
+// Without one, `.item()` reads a CPU tensor and waits for nothing.
+bool uses_a_device(const Source& source) {
+  const auto names_a_device = [](std::string_view text) {
+    std::string lower(text);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return names_cuda_or_gpu(lower) || lower.find("rank") != std::string::npos ||
+           lower.find("device") != std::string::npos;
+  };
+  return std::any_of(source.scopes().begin(), source.scopes().end(),
+                     [](const Scope& s) { return s.uses_device; }) ||
+         std::any_of(source.calls().begin(), source.calls().end(), [&](const Call& c) {
+           if ((c.method == "cuda" && c.qualified.empty()) || c.qualified == "torch.device") {
+             return true;
+           }
+           if (c.method != "to" || !c.qualified.empty()) return false;
+           const std::vector<TSNode> args = source.positional(c.node);
+           const TSNode target = args.empty() ? source.keyword(c.node, "device") : args[0];
+           return !ts_node_is_null(target) && names_a_device(source.text(target));
+         });
+}
+
 void check_item_per_step(const Source& source, Sink& sink) {
+  if (!uses_a_device(source)) return;
   for (const Call& call : source.calls()) {
     // Under a condition (`if step % 100 == 0`) it is not every step.
     if (call.method != "item" || call.conditional || call.loop == Call::kNoLoop ||

@@ -124,6 +124,33 @@ TEST(LintDC115, FindsCudaChosenWithoutIsAvailable) {
             Lines{});
 }
 
+TEST(LintDC115, SaysNothingWhereADecoratorOrAMarkGatesOnCuda) {
+  // lit-gpt's tests: CUDA-only tests skipped by a decorator or a pytest mark;
+  // the availability test lives in conftest.py.
+  const std::string source =
+      "import torch\n"
+      "import pytest\n"
+      "@RunIf(min_cuda_gpus=1, thunder=True)\n"
+      "def test_on_gpu():\n"
+      "    with torch.device('cuda'):\n"
+      "        pass\n"
+      "@pytest.mark.skipif(not TEST_CUDA, reason='needs CUDA')\n"
+      "class TestCuda:\n"
+      "    def test_it(self):\n"
+      "        d = torch.device('cuda:0')\n"
+      "@pytest.mark.parametrize('device', [\n"
+      "    torch.device('cpu'),\n"
+      "    pytest.param(torch.device('cuda'), marks=[RunIf(min_cuda_gpus=1)]),\n"
+      "    pytest.param(torch.device('cuda:1'), marks=[pytest.mark.slow]),\n"
+      "])\n"
+      "def test_param(device):\n"
+      "    pass\n"
+      "@pytest.mark.slow\n"
+      "def test_slow():\n"
+      "    d = torch.device('cuda')\n";
+  EXPECT_EQ(found(source, "DC115"), (Lines{"14 DC115", "20 DC115"}));
+}
+
 TEST(LintDC119, FindsLegacyConstructorsAndFixesCertainOnes) {
   const std::string source =
       "import torch\n"

@@ -95,8 +95,31 @@ TEST(LintDC112, SaysNothingBesideADeviceVariableThatIsCudaItself) {
             Lines{});
 }
 
+TEST(LintDC112, SaysNothingUnderATestOfTheDeviceOrOfCuda) {
+  // pytorch/examples' imagenet: the .cuda() calls follow the device's type.
+  const std::string source =
+      "import torch\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "if device.type == 'cuda':\n"
+      "    model.cuda()\n"
+      "elif args.gpu is not None:\n"
+      "    model = model.cuda(args.gpu)\n"
+      "elif device.type == 'mps':\n"
+      "    model = model.to(device)\n"
+      "else:\n"
+      "    model = torch.nn.DataParallel(model).cuda()\n"
+      "y = y.cuda() if use_cuda else y\n"
+      "if y.cuda().sum() > 0:\n"
+      "    pass\n"
+      "z = z.cuda()\n";
+  // Line 12: the .cuda() in the test itself is governed by nothing; line 14
+  // by no test at all.
+  EXPECT_EQ(found(source, "DC112"), (Lines{"12 DC112", "14 DC112"}));
+}
+
 TEST(LintDC114, FindsItemOnEveryStepOfATrainingLoop) {
   const std::string source =
+      "model.to(device)\n"
       "for step, (x, y) in enumerate(loader):\n"
       "    loss = loss_fn(model(x), y)\n"
       "    loss.backward()\n"
@@ -105,8 +128,25 @@ TEST(LintDC114, FindsItemOnEveryStepOfATrainingLoop) {
       "        print(loss.item())\n"
       "for v in values:\n"
       "    print(v.item())\n";
-  EXPECT_EQ(found(source, "DC114"), (Lines{"4 DC114"}));
+  EXPECT_EQ(found(source, "DC114"), (Lines{"5 DC114"}));
   EXPECT_NE(only(source, "DC114").message.find("accumulate on the device"), std::string::npos);
+}
+
+TEST(LintDC114, SaysNothingInAFileThatPutsNothingOnADevice) {
+  // pytorch/examples' regression: a CPU-only loop reads .item() to stop.
+  const std::string loop =
+      "for step, (x, y) in enumerate(loader):\n"
+      "    loss = loss_fn(model(x), y)\n"
+      "    loss.backward()\n"
+      "    total += loss.item()\n";
+  EXPECT_EQ(found(loop, "DC114"), Lines{});
+  EXPECT_EQ(found("x = x.cuda()\n" + loop, "DC114"), (Lines{"5 DC114"}));
+  EXPECT_EQ(found("import torch\nd = torch.device('cuda')\n" + loop, "DC114"), (Lines{"6 DC114"}));
+  EXPECT_EQ(found("def f(x):\n    return torch.zeros(1, device='cuda')\n" + loop, "DC114"),
+            (Lines{"6 DC114"}));
+  // pytorch/examples' FSDP train_utils: moved to the rank's GPU by index.
+  EXPECT_EQ(found("b = b.to(local_rank)\n" + loop, "DC114"), (Lines{"5 DC114"}));
+  EXPECT_EQ(found("b = b.to(torch.float16)\n" + loop, "DC114"), Lines{});
 }
 
 TEST(LintDC118, FindsANonBlockingHostCopyReadBeforeSynchronising) {
