@@ -184,6 +184,9 @@ if [ -d "$grammar" ]; then mount_once "$grammar" "$root$grammar" --bind; fi
 # devcheck lint's public corpus (scripts/fetch-lint-corpus.sh), at the same path.
 corpus=${DEVCHECK_LINT_CORPUS_DIR:-/var/cache/devcheck/lint-corpus}
 if [ -d "$corpus" ]; then mount_once "$corpus" "$root$corpus" --bind; fi
+# The SARIF 2.1.0 schema (install-deps.sh), for lint.SarifValidatesAgainstTheSchema.
+sarif=/var/cache/devcheck/sarif-2.1.0
+if [ -d "$sarif" ]; then mount_once "$sarif" "$root$sarif" --bind; fi
 
 in_root=(chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
   HOME=/root LANG=C.UTF-8 CCACHE_DIR=/ccache CCACHE_BASEDIR=/src CCACHE_NOHASHDIR=1
