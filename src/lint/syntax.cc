@@ -1,5 +1,6 @@
 #include "syntax.h"
 
+#include <cctype>
 #include <iterator>
 #include <stdexcept>
 
@@ -24,6 +25,9 @@ enum class Kind : uint8_t {
   kKeywordArgument,
   kCall,
   kString,
+  // An expression that holds no statement, definition or assignment: what
+  // it holds matters to the rules only through calls and comments in it.
+  kPlainExpression,
 };
 
 Kind kind_of(const char* type) {
@@ -44,6 +48,22 @@ Kind kind_of(const char* type) {
       {"keyword_argument", Kind::kKeywordArgument},
       {"call", Kind::kCall},
       {"string", Kind::kString},
+      {"attribute", Kind::kPlainExpression},
+      {"subscript", Kind::kPlainExpression},
+      {"binary_operator", Kind::kPlainExpression},
+      {"boolean_operator", Kind::kPlainExpression},
+      {"comparison_operator", Kind::kPlainExpression},
+      {"unary_operator", Kind::kPlainExpression},
+      {"not_operator", Kind::kPlainExpression},
+      {"list", Kind::kPlainExpression},
+      {"tuple", Kind::kPlainExpression},
+      {"set", Kind::kPlainExpression},
+      {"dictionary", Kind::kPlainExpression},
+      {"pair", Kind::kPlainExpression},
+      {"expression_list", Kind::kPlainExpression},
+      {"pattern_list", Kind::kPlainExpression},
+      {"slice", Kind::kPlainExpression},
+      {"concatenated_string", Kind::kPlainExpression},
   };
   for (const auto& [name, kind] : kKinds) {
     if (std::strcmp(type, name) == 0) return kind;
@@ -291,6 +311,26 @@ void Source::note_word(std::string_view word) {
   }
 }
 
+// The watched words in code that is not walked, as whole words. A word in a
+// string literal there counts too: the rules it quiets (DC108, DC115) then
+// say nothing, which is the side they err on.
+void Source::note_words_in(std::string_view code) {
+  for (std::size_t i = 0; i < std::size(kWatchedWords); ++i) {
+    // As a whole word: not `my_is_available_flag`.
+    const std::string_view word = kWatchedWords[i];
+    const auto ident = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+    };
+    for (auto at = code.find(word); at != std::string_view::npos; at = code.find(word, at + 1)) {
+      const std::size_t end = at + word.size();
+      if ((at == 0 || !ident(code[at - 1])) && (end == code.size() || !ident(code[end]))) {
+        watched_ |= 1U << i;
+        break;
+      }
+    }
+  }
+}
+
 void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
   // Deeper than any real program: stop rather than overflow the stack.
   if (depth > kMaxDepth) return;
@@ -370,6 +410,18 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
       const std::string_view quoted = text(node);
       const std::string_view prefix = quoted.substr(0, quoted.find_first_of("'\""));
       if (prefix.find_first_of("fF") == std::string_view::npos) return;
+      break;
+    }
+    case Kind::kPlainExpression: {
+      // Without a parenthesis there is no call in it (nor a lambda or
+      // comprehension that would hold one), and without '#' no comment: its
+      // nodes are not walked, only its words noted. Most attribute chains
+      // (`torch.nn.functional`) and literal tables are such.
+      const std::string_view code = text(node);
+      if (code.find_first_of("(#") == std::string_view::npos) {
+        note_words_in(code);
+        return;
+      }
       break;
     }
     case Kind::kOther:

@@ -144,6 +144,7 @@ class Source {
   void add_import(TSNode node);
   void add_assignment(TSNode node, int scope);
   void note_word(std::string_view word);
+  void note_words_in(std::string_view code);
   void classify_classes();
 
   std::string_view text_;

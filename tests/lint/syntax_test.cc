@@ -92,6 +92,27 @@ TEST(LintSyntax, WalkMeetsEveryCallUpToTheLastChild) {
   EXPECT_EQ(called, (std::vector<std::string>{"g", "h", "k", "m", "n", "p", "q", "r", "s", "t"}));
 }
 
+// Expressions without a parenthesis or '#' are not walked into; the words
+// and comments the rules need from them are still there.
+TEST(LintSyntax, UnwalkedExpressionsKeepTheirWordsAndComments) {
+  const std::string text =
+      "import torch\n"
+      "check = torch.cuda.is_available\n"
+      "flags = [my_pin_memory_flag, 1]\n"
+      "table = [\n"
+      "    1,  # devcheck: ignore[DC101]\n"
+      "    torch.cuda.device_count,\n"
+      "]\n";
+  Parser parser;
+  const auto tree = parser.parse(text);
+  const Source source(text, tree.get());
+  EXPECT_TRUE(source.mentions("is_available"));  // in an attribute chain
+  EXPECT_FALSE(source.mentions("pin_memory"));   // only inside a longer name
+  EXPECT_TRUE(source.mentions("device_count"));  // in a list with a comment
+  ASSERT_EQ(source.comments().size(), 1U);
+  EXPECT_EQ(source.text(source.comments()[0]), "# devcheck: ignore[DC101]");
+}
+
 TEST(LintSyntax, FieldsByIdMatchLibtreeSittersLookupByName) {
   const std::string text = "import torch\nx = torch.zeros(2, device=d)\n";
   Parser parser;
