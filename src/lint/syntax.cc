@@ -1,5 +1,6 @@
 #include "syntax.h"
 
+#include <algorithm>
 #include <cctype>
 #include <iterator>
 #include <stdexcept>
@@ -137,6 +138,19 @@ Source::Source(std::string_view text, TSTree* tree) : text_(text), tree_(tree) {
 std::string Source::dotted(TSNode node) const {
   if (is(node, "identifier")) return std::string(text(node));
   if (is(node, "attribute")) {
+    // Written without spaces, comments or anything but names and dots, an
+    // attribute chain is its own text (most are: `torch.nn.functional`).
+    // (Broken code can hold `a..b` or a name that starts with a digit: those
+    // take the long way, which checks each part.)
+    const std::string_view written = text(node);
+    const bool plain =
+        !written.empty() && std::isdigit(static_cast<unsigned char>(written.front())) == 0 &&
+        written.front() != '.' && written.back() != '.' &&
+        written.find("..") == std::string_view::npos &&
+        std::all_of(written.begin(), written.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
+        });
+    if (plain) return std::string(written);
     const std::string object = dotted(field(node, "object"));
     if (object.empty()) return {};
     return object + "." + std::string(text(field(node, "attribute")));

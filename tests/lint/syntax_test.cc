@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -111,6 +112,33 @@ TEST(LintSyntax, UnwalkedExpressionsKeepTheirWordsAndComments) {
   EXPECT_TRUE(source.mentions("device_count"));  // in a list with a comment
   ASSERT_EQ(source.comments().size(), 1U);
   EXPECT_EQ(source.text(source.comments()[0]), "# devcheck: ignore[DC101]");
+}
+
+TEST(LintSyntax, DottedNamesAreTheSameWrittenTightlyOrNot) {
+  const std::string text =
+      "import torch.nn.functional as F\n"
+      "a = torch.nn.functional.relu\n"
+      "b = (torch . nn\n"
+      "     .functional.relu)\n"
+      "c = make().relu\n"
+      "d = F.relu\n";
+  Parser parser;
+  const auto tree = parser.parse(text);
+  const Source source(text, tree.get());
+  std::vector<std::string> dotted;
+  std::vector<std::string> qualified;
+  for (const auto& [name, values] : source.scopes()[0].assigns) {
+    if (name.size() != 1) continue;
+    TSNode value = values.back();
+    if (is(value, "parenthesized_expression")) value = ts_node_named_child(value, 0);
+    dotted.push_back(name + "=" + source.dotted(value));
+    qualified.push_back(name + "=" + source.qualify(value));
+  }
+  std::sort(dotted.begin(), dotted.end());
+  std::sort(qualified.begin(), qualified.end());
+  EXPECT_EQ(dotted, (std::vector<std::string>{"a=torch.nn.functional.relu",
+                                              "b=torch.nn.functional.relu", "c=", "d=F.relu"}));
+  EXPECT_EQ(qualified, (std::vector<std::string>{"a=", "b=", "c=", "d=torch.nn.functional.relu"}));
 }
 
 TEST(LintSyntax, FieldsByIdMatchLibtreeSittersLookupByName) {
