@@ -206,8 +206,8 @@ bool uses_a_device(const Source& source) {
   const auto names_a_device = [](std::string_view text) {
     std::string lower(text);
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return names_cuda_or_gpu(lower) || lower.find("rank") != std::string::npos ||
-           lower.find("device") != std::string::npos;
+    return lower.find("cuda") != std::string::npos || lower.find("gpu") != std::string::npos ||
+           lower.find("rank") != std::string::npos || lower.find("device") != std::string::npos;
   };
   return std::any_of(source.scopes().begin(), source.scopes().end(),
                      [](const Scope& s) { return s.uses_device; }) ||
