@@ -2,6 +2,7 @@
 // The rules: each reads a parsed Source and reports through a Sink.
 // Internal; docs/lint.md describes every rule with a bad and a good example.
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,9 +55,11 @@ bool moves_to_device(const Source& source, TSNode call, int scope);
 // moved there, made there, or a name whose value was (rules_scopes.cc).
 bool on_device(const Source& source, TSNode node, int scope, int depth = 0);
 
+// Whether `text` holds any of `words` (lowercase), in any case.
+bool names_any(std::string_view text, std::initializer_list<std::string_view> words);
 // Whether text names CUDA or a GPU ("cuda", "gpu", any case): a test, a
 // decorator or a pytest mark that does gates what it governs on one.
-bool names_cuda_or_gpu(std::string_view text);
+inline bool names_cuda_or_gpu(std::string_view text) { return names_any(text, {"cuda", "gpu"}); }
 
 // DC103: arrays from NumPy that meet device tensors unmoved (rules_numpy.cc).
 void check_numpy_arrays(const Source& source, Sink& sink);

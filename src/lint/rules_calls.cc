@@ -1,6 +1,7 @@
 // Rules that judge one call by what it calls and how:
 // DC105 torch.load, DC108 non_blocking, DC109 torch.cuda.amp,
 // DC110 set_default_tensor_type, DC115 unguarded cuda, DC119 legacy types.
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <string>
@@ -314,10 +315,11 @@ void check_device_guard(const Source& source, const Call& call, Sink& sink) {
 
 }  // namespace
 
-bool names_cuda_or_gpu(std::string_view text) {
+bool names_any(std::string_view text, std::initializer_list<std::string_view> words) {
   std::string lower(text);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower.find("cuda") != std::string::npos || lower.find("gpu") != std::string::npos;
+  return std::any_of(words.begin(), words.end(),
+                     [&](std::string_view word) { return lower.find(word) != std::string::npos; });
 }
 
 void check_calls(const Source& source, Sink& sink) {

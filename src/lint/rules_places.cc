@@ -203,12 +203,6 @@ void check_hard_coded(const Source& source, Sink& sink) {
 // with X naming a rank, a GPU, CUDA or a device (`.to(local_rank)`).
 // Without one, `.item()` reads a CPU tensor and waits for nothing.
 bool uses_a_device(const Source& source) {
-  const auto names_a_device = [](std::string_view text) {
-    std::string lower(text);
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return lower.find("cuda") != std::string::npos || lower.find("gpu") != std::string::npos ||
-           lower.find("rank") != std::string::npos || lower.find("device") != std::string::npos;
-  };
   return std::any_of(source.scopes().begin(), source.scopes().end(),
                      [](const Scope& s) { return s.uses_device; }) ||
          std::any_of(source.calls().begin(), source.calls().end(), [&](const Call& c) {
@@ -218,7 +212,8 @@ bool uses_a_device(const Source& source) {
            if (c.method != "to" || !c.qualified.empty()) return false;
            const std::vector<TSNode> args = source.positional(c.node);
            const TSNode target = args.empty() ? source.keyword(c.node, "device") : args[0];
-           return !ts_node_is_null(target) && names_a_device(source.text(target));
+           return !ts_node_is_null(target) &&
+                  names_any(source.text(target), {"cuda", "gpu", "rank", "device"});
          });
 }
 

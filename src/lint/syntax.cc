@@ -88,6 +88,9 @@ const std::vector<Kind>& kinds() {
   return table;
 }
 
+// A character of a Python name (ASCII; other names take the long ways).
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
 Kind kind(TSNode node) {
   const std::vector<Kind>& table = kinds();
   const TSSymbol symbol = ts_node_symbol(node);
@@ -143,13 +146,12 @@ std::string Source::dotted(TSNode node) const {
     // (Broken code can hold `a..b` or a name that starts with a digit: those
     // take the long way, which checks each part.)
     const std::string_view written = text(node);
-    const bool plain =
-        !written.empty() && std::isdigit(static_cast<unsigned char>(written.front())) == 0 &&
-        written.front() != '.' && written.back() != '.' &&
-        written.find("..") == std::string_view::npos &&
-        std::all_of(written.begin(), written.end(), [](char c) {
-          return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
-        });
+    const bool plain = !written.empty() &&
+                       std::isdigit(static_cast<unsigned char>(written.front())) == 0 &&
+                       written.front() != '.' && written.back() != '.' &&
+                       written.find("..") == std::string_view::npos &&
+                       std::all_of(written.begin(), written.end(),
+                                   [](char c) { return name_char(c) || c == '.'; });
     if (plain) return std::string(written);
     const std::string object = dotted(field(node, "object"));
     if (object.empty()) return {};
@@ -332,12 +334,9 @@ void Source::note_words_in(std::string_view code) {
   for (std::size_t i = 0; i < std::size(kWatchedWords); ++i) {
     // As a whole word: not `my_is_available_flag`.
     const std::string_view word = kWatchedWords[i];
-    const auto ident = [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-    };
     for (auto at = code.find(word); at != std::string_view::npos; at = code.find(word, at + 1)) {
       const std::size_t end = at + word.size();
-      if ((at == 0 || !ident(code[at - 1])) && (end == code.size() || !ident(code[end]))) {
+      if ((at == 0 || !name_char(code[at - 1])) && (end == code.size() || !name_char(code[end]))) {
         watched_ |= 1U << i;
         break;
       }

@@ -156,7 +156,8 @@ class Source {
   std::unordered_map<std::string, std::string> imports_;
   std::unordered_map<std::string, ClassInfo> classes_;
   std::unordered_map<std::string, std::vector<std::string>> bases_;
-  // Bit i: kWatchedWords[i] appears as an identifier.
+  // Bit i: kWatchedWords[i] appears as an identifier (or as a whole word in
+  // an expression the walk does not go into).
   uint32_t watched_ = 0;
   std::unordered_set<uint32_t> training_loops_;
   // The objects of the `.to(...)`/`.cuda(...)` calls around the node being

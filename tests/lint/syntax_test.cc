@@ -2,14 +2,26 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lint/syntax.h"
 
 namespace devcheck::lint::detail {
 namespace {
+
+// A snippet, its tree and the facts of its walk (the tree outlives the
+// parser that made it).
+struct Parsed {
+  explicit Parsed(std::string code)
+      : text(std::move(code)), tree(Parser().parse(text)), source(text, tree.get()) {}
+  std::string text;
+  std::unique_ptr<TSTree, TreeDeleter> tree;
+  Source source;
+};
 
 TEST(LintSyntax, ResolvesImportsAndAliases) {
   const std::string text =
@@ -18,9 +30,8 @@ TEST(LintSyntax, ResolvesImportsAndAliases) {
       "from torch.cuda import amp as A\n"
       "from torch.utils.data import DataLoader\n"
       "from . import local\n";
-  Parser parser;
-  const auto tree = parser.parse(text);
-  const Source source(text, tree.get());
+  const Parsed parsed(text);
+  const Source& source = parsed.source;
   EXPECT_EQ(source.imports().at("torch"), "torch");
   EXPECT_EQ(source.imports().at("nn"), "torch.nn");
   EXPECT_EQ(source.imports().at("A"), "torch.cuda.amp");
@@ -38,9 +49,8 @@ TEST(LintSyntax, BuildsScopesAndClassifiesModules) {
       "        return x.to(x.device)\n"
       "class Other(object):\n"
       "    pass\n";
-  Parser parser;
-  const auto tree = parser.parse(text);
-  const Source source(text, tree.get());
+  const Parsed parsed(text);
+  const Source& source = parsed.source;
   EXPECT_TRUE(source.classes().at("Base").is_module);
   EXPECT_TRUE(source.classes().at("Net").is_module);
   EXPECT_FALSE(source.classes().at("Other").is_module);
@@ -55,9 +65,8 @@ TEST(LintSyntax, MentionsAnswersForTheWatchedWordsOnly) {
       "import torch\n"
       "loader = make(ds, pin_memory=True)\n"
       "ok = torch.cuda.is_available()\n";
-  Parser parser;
-  const auto tree = parser.parse(text);
-  const Source source(text, tree.get());
+  const Parsed parsed(text);
+  const Source& source = parsed.source;
   EXPECT_TRUE(source.mentions("pin_memory"));    // a keyword's name
   EXPECT_TRUE(source.mentions("is_available"));  // an attribute
   EXPECT_FALSE(source.mentions("device_count"));
@@ -83,9 +92,8 @@ TEST(LintSyntax, WalkMeetsEveryCallUpToTheLastChild) {
       "        x = [n(x) for x in p(x)]\n"
       "    q(f\"{r(x)}\")\n"
       "s(lambda: t())\n";
-  Parser parser;
-  const auto tree = parser.parse(text);
-  const Source source(text, tree.get());
+  const Parsed parsed(text);
+  const Source& source = parsed.source;
   std::vector<std::string> called;
   for (const Call& call : source.calls()) {
     called.emplace_back(source.text(field(call.node, "function")));
@@ -104,9 +112,8 @@ TEST(LintSyntax, UnwalkedExpressionsKeepTheirWordsAndComments) {
       "    1,  # devcheck: ignore[DC101]\n"
       "    torch.cuda.device_count,\n"
       "]\n";
-  Parser parser;
-  const auto tree = parser.parse(text);
-  const Source source(text, tree.get());
+  const Parsed parsed(text);
+  const Source& source = parsed.source;
   EXPECT_TRUE(source.mentions("is_available"));  // in an attribute chain
   EXPECT_FALSE(source.mentions("pin_memory"));   // only inside a longer name
   EXPECT_TRUE(source.mentions("device_count"));  // in a list with a comment
@@ -122,9 +129,8 @@ TEST(LintSyntax, DottedNamesAreTheSameWrittenTightlyOrNot) {
       "     .functional.relu)\n"
       "c = make().relu\n"
       "d = F.relu\n";
-  Parser parser;
-  const auto tree = parser.parse(text);
-  const Source source(text, tree.get());
+  const Parsed parsed(text);
+  const Source& source = parsed.source;
   std::vector<std::string> dotted;
   std::vector<std::string> qualified;
   for (const auto& [name, values] : source.scopes()[0].assigns) {
@@ -143,9 +149,8 @@ TEST(LintSyntax, DottedNamesAreTheSameWrittenTightlyOrNot) {
 
 TEST(LintSyntax, FieldsByIdMatchLibtreeSittersLookupByName) {
   const std::string text = "import torch\nx = torch.zeros(2, device=d)\n";
-  Parser parser;
-  const auto tree = parser.parse(text);
-  const TSNode root = ts_tree_root_node(tree.get());
+  const Parsed parsed(text);
+  const TSNode root = ts_tree_root_node(parsed.tree.get());
   const TSNode assignment = ts_node_named_child(ts_node_named_child(root, 1), 0);
   ASSERT_TRUE(is(assignment, "assignment"));
   for (const char* name : {"left", "right", "type"}) {
