@@ -15,7 +15,10 @@
 # CPU time divided by the cores bounds devcheck's wall time from below; and
 # the same program walking every node of each tree once with a cursor and
 # doing nothing else (what a walk over the whole tree costs; devcheck skips
-# the expressions that hold no call, so it can come in under this one).
+# the expressions that hold no call, so it can come in under this one). Both
+# use the grammar as devcheck builds it (three functions changed by
+# src/lint/grammar_patch.cmake, the same trees); a third floor parses with the
+# grammar as npm unpacked it, to show what that change is worth.
 set -euo pipefail
 build=${1:-build}
 tree=${2:-/usr/lib/python3/dist-packages/torch}
@@ -52,7 +55,10 @@ median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1
 # The parse-only floor, built from the grammar objects of this build.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-grammar_objects=$(find "$build/src/lint/CMakeFiles/devcheck_tree_sitter_python.dir" -name '*.o')
+# The grammar's objects come from the lint library (the linker takes only
+# them: parser.c's and the scanner's), not from the build's object
+# folders, where a stale object can lie.
+grammar_objects=$(find "$build/src/lint" -maxdepth 1 -name 'libdevcheck_lint.a')
 cat >"$work/parse_only.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +117,9 @@ EOF
 runtime=$(sed -n 's/^DEVCHECK_TREE_SITTER_ARCHIVE:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/null)
 case $runtime in */libtree-sitter.a) ;; *) runtime=-ltree-sitter ;; esac
 allocator=
-if ldd "$devcheck" | grep -q libmimalloc; then allocator=-lmimalloc; fi
+# (grep reads all of ldd's output: with -q it could stop early, and pipefail would
+# take ldd's SIGPIPE for "not linked")
+if ldd "$devcheck" | grep libmimalloc >/dev/null; then allocator=-lmimalloc; fi
 parse_only=
 if [ -n "$grammar_objects" ] &&
   cc -O2 -o "$work/parse_only" "$work/parse_only.c" $grammar_objects "$runtime" \
@@ -121,16 +129,27 @@ if [ -n "$grammar_objects" ] &&
 else
   echo "lint_compare: cannot build the parse-only floor (no grammar objects in $build?); skipped"
 fi
+# The same floor with the grammar's files as npm unpacked them, compiled here
+# as the build compiles them (-O2).
+parse_upstream=
+grammar=$(sed -n 's/^DEVCHECK_TREE_SITTER_PYTHON_DIR:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null)/src
+if [ -n "$parse_only" ] && [ -f "$grammar/scanner.c" ] &&
+  cc -O2 -w -I"$grammar" -o "$work/parse_upstream" "$work/parse_only.c" "$grammar/parser.c" \
+    "$grammar/scanner.c" "$runtime" ${allocator:+-Wl,--no-as-needed "$allocator"} 2>"$work/cc.log"; then
+  parse_upstream=$work/parse_upstream
+fi
+[ -n "$parse_upstream" ] || echo "lint_compare: cannot build the floor with the grammar as published; skipped"
 
 echo "lint_compare: devcheck $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?')," \
   "$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null) build;" \
   "libtree-sitter ${runtime/#-l/shared -l}; malloc: ${allocator:-glibc}"
 "$devcheck" lint -j "$cores" "$tree" >/dev/null 2>&1 || true  # warm the page cache
 d1_wall=() d1_cpu=() dn_wall=() dn_cpu=() f1_wall=() f1_cpu=() pf_wall=() pf_cpu=()
-po_wall=() po_cpu=() pw_wall=() pw_cpu=()
+po_wall=() po_cpu=() pw_wall=() pw_cpu=() pu_wall=() pu_cpu=()
 for ((r = 0; r < rounds; r++)); do
   [ -z "$parse_only" ] || measure po sh -c "\"$parse_only\" <\"$work/files\""
   [ -z "$parse_only" ] || measure pw sh -c "\"$parse_only\" walk <\"$work/files\""
+  [ -z "$parse_upstream" ] || measure pu sh -c "\"$parse_upstream\" <\"$work/files\""
   measure d1 "$devcheck" lint -j 1 "$tree"
   measure dn "$devcheck" lint -j "$cores" "$tree"
   measure f1 /usr/bin/python3 -m flake8 --jobs 1 "$tree"
@@ -148,6 +167,7 @@ report f1 "flake8 --jobs 1"
 report pf "pyflakes"
 [ -z "$parse_only" ] || report po "parse only (tree-sitter)"
 [ -z "$parse_only" ] || report pw "parse + full cursor walk"
+[ -z "$parse_upstream" ] || report pu "parse, grammar as published"
 awk -v d1="$d1_w" -v dn="$dn_w" -v f="$f1_w" -v p="$pf_w" -v d1c="$d1_c" -v fc="$f1_c" -v pc="$pf_c" \
     -v c="$cores" 'BEGIN {
   printf "lint_compare: flake8 / devcheck -j 1 = %.1fx wall, %.1fx cpu (target >= 20x);", f / d1, fc / d1c
@@ -160,6 +180,11 @@ if [ -n "$parse_only" ]; then
   awk -v po="$po_c" -v pw="$pw_c" -v d1c="$d1_c" -v fc="$f1_c" -v c="$cores" 'BEGIN {
     printf "lint_compare: parse + a cursor walk over every node takes %.2f s cpu (%.2fx the parse; devcheck -j 1,", pw, pw / po
     printf " which does not walk into expressions that hold no call, is %.2fx); flake8 / that = %.1fx\n", d1c / po, fc / pw }'
+fi
+if [ -n "$parse_upstream" ]; then
+  awk -v po="$po_c" -v pu="$pu_c" 'BEGIN {
+    printf "lint_compare: with the grammar as npm unpacked it the parse takes %.2f s cpu;", pu
+    printf " devcheck'"'"'s copy (src/lint/grammar_patch.cmake) takes %.0f%% less\n", 100 * (pu - po) / pu }'
 fi
 echo "lint_compare: threads: devcheck -j 1 and -j $cores, flake8 --jobs 1, pyflakes and the floors 1;" \
   "page cache warm; times are medians of $rounds round(s)"

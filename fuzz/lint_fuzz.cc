@@ -1,12 +1,16 @@
 // devcheck lint on untrusted text: random bytes, and a training script with
 // the input spliced into it (mutated Python). Every finding must point
 // inside the file, and applying the fixes must give text that lints again.
+// The grammar as devcheck builds it (src/lint/grammar_patch.cmake) must give
+// each text the tree the grammar as published gives it.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
 #include "devcheck/lint.h"
+#include "lint/tree_compare.h"
 
 namespace {
 
@@ -37,6 +41,12 @@ constexpr std::string_view kScript =
     "state = torch.load('m.pt')\n";
 
 void check(const std::string& text) {
+  static devcheck::lint::detail::GrammarPair grammars;
+  const std::string difference = grammars.difference(text);
+  if (!difference.empty()) {
+    std::fprintf(stderr, "the grammars' trees differ: %s\n", difference.c_str());
+    __builtin_trap();
+  }
   const std::vector<devcheck::lint::Finding> findings = devcheck::lint::lint_source(text, "f.py");
   for (const devcheck::lint::Finding& f : findings) {
     if (f.line < 1 || f.column < 1 || f.end_line < f.line) __builtin_trap();

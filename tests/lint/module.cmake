@@ -8,7 +8,14 @@ add_executable(devcheck_lint_tests ${lint_test_sources})
 target_include_directories(devcheck_lint_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(devcheck_lint_tests PRIVATE devcheck_lint GTest::gtest_main
                                                   nlohmann_json::nlohmann_json devcheck_warnings)
-target_compile_definitions(devcheck_lint_tests PRIVATE DEVCHECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+# Real code nobody here wrote: every file of the installed torch's Python
+# tree (lint.TorchTree below; grammar_test.cc parses it with both grammars).
+set(DEVCHECK_LINT_CORPUS "/usr/lib/python3/dist-packages/torch" CACHE PATH
+    "A Python tree `devcheck lint` must get through (the lint.TorchTree test)")
+# The grammar as npm unpacked it, beside the one devcheck builds (grammar_test.cc).
+target_sources(devcheck_lint_tests PRIVATE $<TARGET_OBJECTS:devcheck_tree_sitter_python_upstream>)
+target_compile_definitions(devcheck_lint_tests PRIVATE DEVCHECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                                                       DEVCHECK_LINT_CORPUS="${DEVCHECK_LINT_CORPUS}")
 gtest_discover_tests(devcheck_lint_tests
   DISCOVERY_MODE PRE_TEST
   DISCOVERY_TIMEOUT 60
@@ -25,10 +32,8 @@ gtest_discover_tests(devcheck_lint_cli_tests
   DISCOVERY_TIMEOUT 60
   PROPERTIES TIMEOUT 120 LABELS lint)
 
-# Real code nobody here wrote: every file of the installed torch's Python
-# tree, under a time limit (a hang fails), exit 0 or 1 (2 or a crash fails).
-set(DEVCHECK_LINT_CORPUS "/usr/lib/python3/dist-packages/torch" CACHE PATH
-    "A Python tree `devcheck lint` must get through (the lint.TorchTree test)")
+# The torch tree linted whole, under a time limit (a hang fails), exit 0 or
+# 1 (2 or a crash fails).
 add_test(NAME lint.TorchTreeLintsWithoutCrashOrHang
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/corpus.sh $<TARGET_FILE:devcheck_cli>
           ${DEVCHECK_LINT_CORPUS})
