@@ -4,7 +4,11 @@
 set -euo pipefail
 build=${1:-build}
 "$build/devcheck" doctor
-if [ -x "$build/devcheck" ] && "$build/devcheck" --help 2>/dev/null | grep -q '^ *train'; then
+# The help text is read whole before grep looks at it: `devcheck --help |
+# grep -q` under pipefail fails when grep stops early and devcheck, still
+# writing, dies of SIGPIPE.
+help=$("$build/devcheck" --help 2>/dev/null || true)
+if grep -q '^ *train' <<<"$help"; then
   "$build/devcheck" train --epochs 1 --out "$build/classifier.pt"
-  if "$build/devcheck" --help | grep -q '^ *inspect'; then "$build/devcheck" inspect "$build/classifier.pt"; fi
+  if grep -q '^ *inspect' <<<"$help"; then "$build/devcheck" inspect "$build/classifier.pt"; fi
 fi

@@ -13,7 +13,9 @@ set -euo pipefail
 dir=/usr/local/lib/devcheck-cudnn-stand-in
 lib=$dir/libcudnn.so.9
 
-if ldconfig -p | grep -q 'libcudnn\.so\.9 ' && ! ldconfig -p | grep -q "=> $lib\$"; then
+# (grep without -q reads all its input: under pipefail, a grep that stops at
+# the first match can fail the pipeline with the writer's SIGPIPE)
+if ldconfig -p | grep 'libcudnn\.so\.9 ' >/dev/null && ! ldconfig -p | grep "=> $lib\$" >/dev/null; then
   exit 0 # a real cuDNN is installed
 fi
 if [ -e "$lib" ] && [ "$lib" -nt /var/lib/dpkg/status ]; then
@@ -22,7 +24,7 @@ fi
 
 users=()
 while IFS= read -r f; do
-  if readelf -d "$f" 2>/dev/null | grep -q 'NEEDED.*\[libcudnn\.so\.9\]'; then users+=("$f"); fi
+  if readelf -d "$f" 2>/dev/null | grep 'NEEDED.*\[libcudnn\.so\.9\]' >/dev/null; then users+=("$f"); fi
 done < <(find /usr/lib/x86_64-linux-gnu /usr/lib/python3/dist-packages/torch \
   -name '*.so*' -type f 2>/dev/null | grep -E '/(libtorch|libc10|libcaffe2|_C)[^/]*\.so')
 if [ ${#users[@]} -eq 0 ]; then
