@@ -126,7 +126,7 @@ std::vector<Finding> check_source(std::string_view text, const std::string& path
   const auto tree = parser.parse(text);
   if (!tree) return {};
   const Source source(text, tree.get());
-  Sink sink(source, path);
+  Sink sink(path);
   const TSNode error = first_error(source.root());
   if (!ts_node_is_null(error)) {
     sink.report(error, "DC100",

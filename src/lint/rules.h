@@ -16,13 +16,12 @@ namespace devcheck::lint::detail {
 // Collects one file's findings.
 class Sink {
  public:
-  Sink(const Source& source, std::string path) : source_(source), path_(std::move(path)) {}
+  explicit Sink(std::string path) : path_(std::move(path)) {}
   void report(TSNode node, std::string_view rule, std::string message,
               std::optional<Fix> fix = std::nullopt);
   std::vector<Finding>& findings() { return findings_; }
 
  private:
-  const Source& source_;
   std::string path_;
   std::vector<Finding> findings_;
 };
