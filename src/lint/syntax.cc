@@ -29,6 +29,9 @@ enum class Kind : uint8_t {
   // An expression that holds no statement, definition or assignment: what
   // it holds matters to the rules only through calls and comments in it.
   kPlainExpression,
+  // A call's arguments or a function's parameters, in parentheses: as a
+  // plain expression, and a keyword argument `device=` in it matters too.
+  kArguments,
 };
 
 Kind kind_of(const char* type) {
@@ -65,6 +68,9 @@ Kind kind_of(const char* type) {
       {"pattern_list", Kind::kPlainExpression},
       {"slice", Kind::kPlainExpression},
       {"concatenated_string", Kind::kPlainExpression},
+      {"type", Kind::kPlainExpression},
+      {"argument_list", Kind::kArguments},
+      {"parameters", Kind::kArguments},
   };
   for (const auto& [name, kind] : kKinds) {
     if (std::strcmp(type, name) == 0) return kind;
@@ -432,6 +438,18 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
       // (`torch.nn.functional`) and literal tables are such.
       const std::string_view code = text(node);
       if (code.find_first_of("(#") == std::string_view::npos) {
+        note_words_in(code);
+        return;
+      }
+      break;
+    }
+    case Kind::kArguments: {
+      // The same within the parentheses, when no `device` is written there
+      // (a keyword argument device= marks the scope as using a device) and
+      // the parser found no error in them. Most calls' arguments are such.
+      const std::string_view code = text(node);
+      if (code.find_first_of("(#", 1) == std::string_view::npos &&
+          code.find("device") == std::string_view::npos && !ts_node_has_error(node)) {
         note_words_in(code);
         return;
       }

@@ -121,6 +121,37 @@ TEST(LintSyntax, UnwalkedExpressionsKeepTheirWordsAndComments) {
   EXPECT_EQ(source.text(source.comments()[0]), "# devcheck: ignore[DC101]");
 }
 
+// Arguments and parameters without a parenthesis, '#' or `device` inside
+// are not walked into either; with one of those they are.
+TEST(LintSyntax, UnwalkedArgumentsKeepTheirWordsCommentsAndDevices) {
+  const std::string text =
+      "def f(x=g(), y: Optional[int] = None):\n"
+      "    return x\n"
+      "def h(x):\n"
+      "    return k(x, 1, device=d)\n"
+      "def m(x):\n"
+      "    n(x, pin_memory, 'a')\n"
+      "    p(x,  # devcheck: ignore\n"
+      "      y)\n"
+      "    q(x, (r(y)))\n";
+  const Parsed parsed(text);
+  const Source& source = parsed.source;
+  std::vector<std::string> called;
+  for (const Call& call : source.calls()) {
+    called.emplace_back(source.text(field(call.node, "function")));
+  }
+  // g in a parameter's default, r in parentheses among the arguments.
+  EXPECT_EQ(called, (std::vector<std::string>{"g", "k", "n", "p", "q", "r"}));
+  const std::vector<Scope>& scopes = source.scopes();
+  ASSERT_EQ(scopes.size(), 4U);
+  EXPECT_FALSE(scopes[1].uses_device);  // f
+  EXPECT_TRUE(scopes[2].uses_device);   // h: device=d among k's arguments
+  EXPECT_FALSE(scopes[3].uses_device);  // m
+  EXPECT_TRUE(source.mentions("pin_memory"));
+  ASSERT_EQ(source.comments().size(), 1U);
+  EXPECT_EQ(source.text(source.comments()[0]), "# devcheck: ignore");
+}
+
 TEST(LintSyntax, DottedNamesAreTheSameWrittenTightlyOrNot) {
   const std::string text =
       "import torch.nn.functional as F\n"
