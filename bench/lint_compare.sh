@@ -2,13 +2,17 @@
 # `devcheck lint` against flake8 (Debian's python3-flake8, default checks)
 # and pyflakes on the same tree, in one run:
 #   bash bench/lint_compare.sh BUILD_DIR [TREE]
-#   BENCH_ROUNDS=3 bash bench/lint_compare.sh build-lint
+#   BENCH_ROUNDS=3 BENCH_REPEAT=10 bash bench/lint_compare.sh build-lint
 # TREE defaults to the installed torch's Python tree. Each tool runs
 # BENCH_ROUNDS times (default 3), alternating; the median wall time is
 # reported (the VM's speed drifts by 10-20% within minutes: one round is not
 # a figure), with the ratios flake8 / devcheck and pyflakes / devcheck taken
 # from the same run (targets: >= 20x flake8 single-threaded, <= 1 s with all
-# cores). Output is discarded; page cache warm (one untimed pass first).
+# cores). In each round devcheck and the floors, which take a second or two,
+# run BENCH_REPEAT times back to back (default 10) and count as their mean:
+# flake8's 40 s average the VM's drift over 40 s, and a single 2 s run lands
+# wherever the drift is at that moment (runs of one round differed by 25%).
+# Output is discarded; page cache warm (one untimed pass first).
 # The floor: tree-sitter alone parsing every file (a small C program linked
 # with the build's grammar objects, libtree-sitter and the allocator as the
 # devcheck program is, nothing else), whose
@@ -23,6 +27,7 @@ set -euo pipefail
 build=${1:-build}
 tree=${2:-/usr/lib/python3/dist-packages/torch}
 rounds=${BENCH_ROUNDS:-3}
+repeat=${BENCH_REPEAT:-10}
 devcheck=$build/devcheck
 [ -x "$devcheck" ] || { echo "lint_compare: no $devcheck; build the devcheck_cli target first" >&2; exit 2; }
 [ -d "$tree" ] || { echo "lint_compare: no tree $tree" >&2; exit 2; }
@@ -38,17 +43,20 @@ echo "lint_compare: $tree: $files .py files, $((bytes / 1024)) KiB; $cores cores
   "flake8 $(/usr/bin/python3 -m flake8 --version 2>/dev/null | head -1 | cut -d' ' -f1)," \
   "pyflakes $(/usr/bin/python3 -m pyflakes --version 2>/dev/null | head -1); load average before $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# measure NAME COMMAND...: one run's wall and CPU (user + system) seconds,
-# appended to NAME_wall and NAME_cpu; output discarded (exit 0/1 are results).
+# measure NAME TIMES COMMAND...: TIMES runs back to back, timed together;
+# the wall and CPU (user + system) seconds of one run, their mean, appended
+# to NAME_wall and NAME_cpu; output discarded (exit 0/1 are results).
 measure() {
-  local name=$1 t
-  shift
+  local name=$1 times=$2 t
+  shift 2
   t=$(mktemp)
-  /usr/bin/time -f '%e %U %S' -o "$t" "$@" >/dev/null 2>&1 || true
+  /usr/bin/time -f '%e %U %S' -o "$t" bash -c \
+    'for ((i = 0; i < $0; i++)); do "$@" >/dev/null 2>&1 || true; done' "$times" "$@" \
+    >/dev/null 2>&1 || true
   read -r wall user sys < <(tail -n 1 "$t")
   rm -f "$t"
-  eval "${name}_wall+=(\"$wall\")"
-  eval "${name}_cpu+=(\"$(awk "BEGIN { print $user + $sys }")\")"
+  eval "${name}_wall+=(\"$(awk "BEGIN { printf \"%.3f\", $wall / $times }")\")"
+  eval "${name}_cpu+=(\"$(awk "BEGIN { printf \"%.3f\", ($user + $sys) / $times }")\")"
 }
 median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -147,13 +155,13 @@ echo "lint_compare: devcheck $(git -C "$(dirname "$0")" rev-parse --short HEAD 2
 d1_wall=() d1_cpu=() dn_wall=() dn_cpu=() f1_wall=() f1_cpu=() pf_wall=() pf_cpu=()
 po_wall=() po_cpu=() pw_wall=() pw_cpu=() pu_wall=() pu_cpu=()
 for ((r = 0; r < rounds; r++)); do
-  [ -z "$parse_only" ] || measure po sh -c "\"$parse_only\" <\"$work/files\""
-  [ -z "$parse_only" ] || measure pw sh -c "\"$parse_only\" walk <\"$work/files\""
-  [ -z "$parse_upstream" ] || measure pu sh -c "\"$parse_upstream\" <\"$work/files\""
-  measure d1 "$devcheck" lint -j 1 "$tree"
-  measure dn "$devcheck" lint -j "$cores" "$tree"
-  measure f1 /usr/bin/python3 -m flake8 --jobs 1 "$tree"
-  measure pf /usr/bin/python3 -m pyflakes "$tree"
+  [ -z "$parse_only" ] || measure po "$repeat" sh -c "\"$parse_only\" <\"$work/files\""
+  [ -z "$parse_only" ] || measure pw "$repeat" sh -c "\"$parse_only\" walk <\"$work/files\""
+  [ -z "$parse_upstream" ] || measure pu "$repeat" sh -c "\"$parse_upstream\" <\"$work/files\""
+  measure d1 "$repeat" "$devcheck" lint -j 1 "$tree"
+  measure dn "$repeat" "$devcheck" lint -j "$cores" "$tree"
+  measure f1 1 /usr/bin/python3 -m flake8 --jobs 1 "$tree"
+  measure pf 1 /usr/bin/python3 -m pyflakes "$tree"
 done
 report() {  # report NAME LABEL
   local wall cpu
@@ -187,5 +195,6 @@ if [ -n "$parse_upstream" ]; then
     printf " devcheck'"'"'s copy (src/lint/grammar_patch.cmake) takes %.0f%% less\n", 100 * (pu - po) / pu }'
 fi
 echo "lint_compare: threads: devcheck -j 1 and -j $cores, flake8 --jobs 1, pyflakes and the floors 1;" \
-  "page cache warm; times are medians of $rounds round(s)"
+  "page cache warm; times are medians of $rounds round(s), devcheck's and the floors' each the" \
+  "mean of $repeat runs back to back"
 echo "lint_compare: load average after $(cut -d' ' -f1-3 /proc/loadavg)"
