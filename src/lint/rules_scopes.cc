@@ -2,6 +2,7 @@
 // followed"): DC101 factories without device=, DC102 discarded moves,
 // DC111 plain tensors on modules, DC113 .numpy() on a device,
 // DC116 layers made in forward, DC117 saving a wrapper's state_dict.
+#include <algorithm>
 #include <array>
 #include <cctype>
 
@@ -167,6 +168,47 @@ bool used_whole(const Source& source, TSNode node, std::string_view name, uint32
   return false;
 }
 
+// The names of a function's parameters (`self` too).
+std::vector<std::string_view> parameter_names(const Source& source, TSNode function) {
+  std::vector<std::string_view> names;
+  const TSNode parameters = field(function, "parameters");
+  const uint32_t count = ts_node_named_child_count(parameters);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode p = ts_node_named_child(parameters, i);
+    if (!is(p, "identifier")) {
+      // `x=1` and `x: T = 1` name it in a field; `x: T`, `*x`, `**x` first.
+      const TSNode name = field(p, "name");
+      p = ts_node_is_null(name) ? ts_node_named_child(p, 0) : name;
+    }
+    if (is(p, "identifier")) names.push_back(source.text(p));
+  }
+  return names;
+}
+
+// Whether the arithmetic around `call` (the operators and parentheses it is
+// in) names one of `names` outside `call` itself.
+bool operands_name(const Source& source, TSNode call, const std::vector<std::string_view>& names) {
+  TSNode top = call;
+  for (TSNode p = ts_node_parent(call);
+       is(p, "binary_operator") || is(p, "parenthesized_expression"); p = ts_node_parent(p)) {
+    top = p;
+  }
+  std::vector<TSNode> stack{top};
+  while (!stack.empty()) {
+    const TSNode node = stack.back();
+    stack.pop_back();
+    if (ts_node_eq(node, call)) continue;
+    if (is(node, "identifier")) {
+      if (std::find(names.begin(), names.end(), source.text(node)) != names.end()) return true;
+      continue;
+    }
+    for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+      stack.push_back(ts_node_named_child(node, i));
+    }
+  }
+  return false;
+}
+
 // Whether a `with torch.device(...)` block (a default device) is around `node`.
 bool under_device_context(const Source& source, TSNode node) {
   for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
@@ -213,6 +255,15 @@ void check_factory_device(const Source& source, const Call& call, Sink& sink) {
   // accumulator of .item() values are fine as they are).
   const int use = use_in_place(call.node);
   if (call.moved || use < (forward ? 1 : 2) || under_device_context(source, call.node)) return;
+  // Outside a forward and a loop, before the function's first device use
+  // (a function that builds on the CPU and moves its results at the end),
+  // the tensors it made itself are on the CPU: only an operand passed in
+  // (a parameter, `self`) may be on the device already.
+  if (!forward && call.loop == Call::kNoLoop &&
+      ts_node_start_byte(call.node) < f.first_device_use &&
+      !operands_name(source, call.node, parameter_names(source, f.node))) {
+    return;
+  }
   if (use == 1) {
     // Assigned in a forward: found when the name is then used whole.
     const TSNode assignment = ts_node_parent(call.node);

@@ -304,9 +304,7 @@ void Source::add_call(TSNode node, int scope) {
       const bool of_tensor =
           is(target, "attribute") && text(field(target, "attribute")) == "device";
       const bool literal = is(target, "string") && t.find("cuda") != std::string_view::npos;
-      if (named || of_tensor || literal) {
-        scopes_[scope].uses_device = true;
-      }
+      if (named || of_tensor || literal) note_device_use(scope, node);
     }
   }
   for (auto it = context_.rbegin(); it != context_.rend() && it->first != 'F'; ++it) {
@@ -317,6 +315,12 @@ void Source::add_call(TSNode node, int scope) {
     }
   }
   calls_.push_back(std::move(call));
+}
+
+void Source::note_device_use(int scope, TSNode node) {
+  Scope& s = scopes_[scope];
+  s.uses_device = true;
+  s.first_device_use = std::min(s.first_device_use, ts_node_start_byte(node));
 }
 
 bool Source::mentions(std::string_view word) const {
@@ -415,7 +419,7 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
         const std::string_view value = text(field(node, "value"));
         if (value.find("cpu") == std::string_view::npos && value != "None" &&
             value.find("meta") == std::string_view::npos) {
-          scopes_[scope].uses_device = true;
+          note_device_use(scope, node);
         }
       }
       break;

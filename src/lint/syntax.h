@@ -56,8 +56,10 @@ struct Scope {
   // Names (and `self.x`) -> the right-hand sides assigned to them, in order.
   std::unordered_map<std::string, std::vector<TSNode>> assigns;
   // The function puts tensors on a device by name: `device=X` (X not
-  // "cpu"/"meta") or `.to(X)` with X a `*device*` name or `t.device`.
+  // "cpu"/"meta") or `.to(X)` with X a `*device*` name or `t.device`; and
+  // the start byte of the first such use.
   bool uses_device = false;
+  uint32_t first_device_use = UINT32_MAX;
 };
 
 struct Call {
@@ -141,6 +143,7 @@ class Source {
   static constexpr int kMaxDepth = 1500;
   void walk(TSTreeCursor* cursor, int scope, int depth);
   void add_call(TSNode node, int scope);
+  void note_device_use(int scope, TSNode node);
   void add_import(TSNode node);
   void add_assignment(TSNode node, int scope);
   void note_word(std::string_view word);

@@ -26,6 +26,33 @@ TEST(LintDC101, FindsFactoryWithoutDeviceInAFunctionOnADevice) {
   EXPECT_NE(only(source, "DC101").message.find("device="), std::string::npos);
 }
 
+// Before a function's first device use it builds on the CPU: a factory
+// meeting the function's own tensors there is fine (pytorch/examples'
+// load_cora adds torch.eye to a CPU sparse matrix and moves at the return);
+// meeting a parameter, or in a loop, it is found.
+TEST(LintDC101, BeforeTheFirstDeviceUseOnlyParametersAndLoopsCount) {
+  const std::string source =
+      "import torch\n"
+      "def load(path, device):\n"
+      "    adj = torch.sparse_coo_tensor(index, values)\n"
+      "    adj = torch.eye(5) + adj\n"
+      "    return adj.to(device)\n"
+      "def passed_in(x, device):\n"
+      "    y = x + torch.zeros(3)\n"
+      "    return y.to(device)\n"
+      "def method(self, device):\n"
+      "    y = (self.w * 2) + torch.zeros(3)\n"
+      "    return y.to(device)\n"
+      "def looped(items, device):\n"
+      "    for t in items:\n"
+      "        acc = t + torch.zeros(3)\n"
+      "        acc = acc.to(device)\n"
+      "def after(path, device):\n"
+      "    adj = read(path).to(device)\n"
+      "    return torch.eye(5) + adj\n";
+  EXPECT_EQ(found(source, "DC101"), (Lines{"7 DC101", "10 DC101", "14 DC101", "18 DC101"}));
+}
+
 TEST(LintDC101, FindsFactoriesInAModulesForward) {
   const std::string source =
       "import torch\n"
