@@ -354,6 +354,23 @@ void Source::note_words_in(std::string_view code) {
   }
 }
 
+bool Source::holds_nothing_to_walk(TSNode node, std::size_t from) {
+  // No parenthesis after `from` (a call's, or a lambda's or comprehension's
+  // that could hold one; one that begins the node, a tuple's or a
+  // parenthesized operand's, opens no call), no '#' (a comment), and no error
+  // (whose recovery can put statements anywhere): no call, comment,
+  // definition, import or assignment below `node`, and the rules need
+  // nothing else from it but its watched words, noted here from its text.
+  const std::string_view code = text(node);
+  if (code.find('#') != std::string_view::npos ||
+      code.find('(', std::min(from, code.size())) != std::string_view::npos ||
+      ts_node_has_error(node)) {
+    return false;
+  }
+  note_words_in(code);
+  return true;
+}
+
 void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
   // Deeper than any real program: stop rather than overflow the stack.
   if (depth > kMaxDepth) return;
@@ -402,6 +419,7 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
       break;
     case Kind::kAssignment:
       add_assignment(node, scope);
+      if (holds_nothing_to_walk(node, 0)) return;
       break;
     case Kind::kComment:
       comments_.push_back(node);
@@ -422,10 +440,20 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
           note_device_use(scope, node);
         }
       }
+      if (holds_nothing_to_walk(node, 0)) return;
       break;
-    case Kind::kCall:
+    case Kind::kCall: {
       add_call(node, scope);
+      // The first parenthesis opens the arguments (one in the called
+      // expression is another call): with no other one and no `device`,
+      // nothing in the call is walked.
+      const std::size_t arguments = text(node).find('(');
+      if (arguments != std::string_view::npos && holds_nothing_to_walk(node, arguments + 1) &&
+          text(node).find("device") == std::string_view::npos) {
+        return;
+      }
       break;
+    }
     case Kind::kString: {
       // Only an f-string has code inside (its interpolations); the parts of
       // any other string (docstrings are most of a string-heavy file's
@@ -435,30 +463,19 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
       if (prefix.find_first_of("fF") == std::string_view::npos) return;
       break;
     }
-    case Kind::kPlainExpression: {
-      // Without a parenthesis there is no call in it (nor a lambda or
-      // comprehension that would hold one), and without '#' no comment: its
-      // nodes are not walked, only its words noted. Most attribute chains
-      // (`torch.nn.functional`) and literal tables are such.
-      const std::string_view code = text(node);
-      if (code.find_first_of("(#") == std::string_view::npos) {
-        note_words_in(code);
-        return;
-      }
+    case Kind::kPlainExpression:
+      // Most attribute chains (`torch.nn.functional`), literal tables and
+      // tuples of names and numbers.
+      if (holds_nothing_to_walk(node, 1)) return;
       break;
-    }
-    case Kind::kArguments: {
+    case Kind::kArguments:
       // The same within the parentheses, when no `device` is written there
-      // (a keyword argument device= marks the scope as using a device) and
-      // the parser found no error in them. Most calls' arguments are such.
-      const std::string_view code = text(node);
-      if (code.find_first_of("(#", 1) == std::string_view::npos &&
-          code.find("device") == std::string_view::npos && !ts_node_has_error(node)) {
-        note_words_in(code);
+      // (a keyword argument device= marks the scope as using a device). Most
+      // calls' arguments are such.
+      if (holds_nothing_to_walk(node, 1) && text(node).find("device") == std::string_view::npos) {
         return;
       }
       break;
-    }
     case Kind::kOther:
       break;
   }

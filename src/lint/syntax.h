@@ -144,6 +144,9 @@ class Source {
   void walk(TSTreeCursor* cursor, int scope, int depth);
   void add_call(TSNode node, int scope);
   void note_device_use(int scope, TSNode node);
+  // Whether nothing below `node` needs walking (its text after `from` opens
+  // no parenthesis, it holds no comment or error); if so, notes its words.
+  bool holds_nothing_to_walk(TSNode node, std::size_t from);
   void add_import(TSNode node);
   void add_assignment(TSNode node, int scope);
   void note_word(std::string_view word);

@@ -152,6 +152,28 @@ TEST(LintSyntax, UnwalkedArgumentsKeepTheirWordsCommentsAndDevices) {
   EXPECT_EQ(source.text(source.comments()[0]), "# devcheck: ignore");
 }
 
+// A call whose only parenthesis is its own is not walked into; every call
+// is met wherever its parenthesis is: in the called expression, in a tuple,
+// in a keyword argument, in an index.
+TEST(LintSyntax, CallsAreMetInCalleesTuplesKeywordsAndIndexes) {
+  const std::string text =
+      "a = f(x)(y)\n"
+      "b = (1, g(2))\n"
+      "c = k(key=m(3), other=pin_memory)\n"
+      "d = n(p)[q(4)]\n"
+      "e = r(s, device_count)\n";
+  const Parsed parsed(text);
+  const Source& source = parsed.source;
+  std::vector<std::string> called;
+  for (const Call& call : source.calls()) {
+    called.emplace_back(source.text(field(call.node, "function")));
+  }
+  EXPECT_EQ(called, (std::vector<std::string>{"f(x)", "f", "g", "k", "m", "n", "q", "r"}));
+  EXPECT_TRUE(source.mentions("pin_memory"));    // beside a call, in a keyword argument
+  EXPECT_TRUE(source.mentions("device_count"));  // in a call not walked into
+  EXPECT_EQ(source.scopes()[0].assigns.size(), 5U);
+}
+
 TEST(LintSyntax, DottedNamesAreTheSameWrittenTightlyOrNot) {
   const std::string text =
       "import torch.nn.functional as F\n"
