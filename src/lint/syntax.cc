@@ -448,8 +448,9 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
       // expression is another call): with no other one and no `device`,
       // nothing in the call is walked.
       const std::size_t arguments = text(node).find('(');
-      if (arguments != std::string_view::npos && holds_nothing_to_walk(node, arguments + 1) &&
-          text(node).find("device") == std::string_view::npos) {
+      if (arguments != std::string_view::npos &&
+          text(node).find("device") == std::string_view::npos &&
+          holds_nothing_to_walk(node, arguments + 1)) {
         return;
       }
       break;
@@ -472,7 +473,7 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
       // The same within the parentheses, when no `device` is written there
       // (a keyword argument device= marks the scope as using a device). Most
       // calls' arguments are such.
-      if (holds_nothing_to_walk(node, 1) && text(node).find("device") == std::string_view::npos) {
+      if (text(node).find("device") == std::string_view::npos && holds_nothing_to_walk(node, 1)) {
         return;
       }
       break;
