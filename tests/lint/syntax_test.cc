@@ -23,6 +23,15 @@ struct Parsed {
   Source source;
 };
 
+// The called expression of each call the walk met, in its order.
+std::vector<std::string> called_expressions(const Source& source) {
+  std::vector<std::string> called;
+  for (const Call& call : source.calls()) {
+    called.emplace_back(source.text(field(call.node, "function")));
+  }
+  return called;
+}
+
 TEST(LintSyntax, ResolvesImportsAndAliases) {
   const std::string text =
       "import torch\n"
@@ -94,10 +103,7 @@ TEST(LintSyntax, WalkMeetsEveryCallUpToTheLastChild) {
       "s(lambda: t())\n";
   const Parsed parsed(text);
   const Source& source = parsed.source;
-  std::vector<std::string> called;
-  for (const Call& call : source.calls()) {
-    called.emplace_back(source.text(field(call.node, "function")));
-  }
+  const std::vector<std::string> called = called_expressions(source);
   EXPECT_EQ(called, (std::vector<std::string>{"g", "h", "k", "m", "n", "p", "q", "r", "s", "t"}));
 }
 
@@ -136,10 +142,7 @@ TEST(LintSyntax, UnwalkedArgumentsKeepTheirWordsCommentsAndDevices) {
       "    q(x, (r(y)))\n";
   const Parsed parsed(text);
   const Source& source = parsed.source;
-  std::vector<std::string> called;
-  for (const Call& call : source.calls()) {
-    called.emplace_back(source.text(field(call.node, "function")));
-  }
+  const std::vector<std::string> called = called_expressions(source);
   // g in a parameter's default, r in parentheses among the arguments.
   EXPECT_EQ(called, (std::vector<std::string>{"g", "k", "n", "p", "q", "r"}));
   const std::vector<Scope>& scopes = source.scopes();
@@ -164,10 +167,7 @@ TEST(LintSyntax, CallsAreMetInCalleesTuplesKeywordsAndIndexes) {
       "e = r(s, device_count)\n";
   const Parsed parsed(text);
   const Source& source = parsed.source;
-  std::vector<std::string> called;
-  for (const Call& call : source.calls()) {
-    called.emplace_back(source.text(field(call.node, "function")));
-  }
+  const std::vector<std::string> called = called_expressions(source);
   EXPECT_EQ(called, (std::vector<std::string>{"f(x)", "f", "g", "k", "m", "n", "q", "r"}));
   EXPECT_TRUE(source.mentions("pin_memory"));    // beside a call, in a keyword argument
   EXPECT_TRUE(source.mentions("device_count"));  // in a call not walked into
