@@ -14,15 +14,16 @@
 # wherever the drift is at that moment (runs of one round differed by 25%).
 # Output is discarded; page cache warm (one untimed pass first).
 # The floor: tree-sitter alone parsing every file (a small C program linked
-# with the build's grammar objects, libtree-sitter and the allocator as the
+# with the build's runtime and grammar objects and the allocator as the
 # devcheck program is, nothing else), whose
 # CPU time divided by the cores bounds devcheck's wall time from below; and
 # the same program walking every node of each tree once with a cursor and
 # doing nothing else (what a walk over the whole tree costs; devcheck skips
 # the expressions that hold no call, so it can come in under this one). Both
-# use the grammar as devcheck builds it (three functions changed by
-# src/lint/grammar_patch.cmake, the same trees); a third floor parses with the
-# grammar as npm unpacked it, to show what that change is worth.
+# use the parser as devcheck builds it (the runtime and the grammar changed by
+# src/lint/runtime_patch.cmake and grammar_patch.cmake, the same trees); a
+# third floor parses with both as published, to show what the changes are
+# worth.
 set -euo pipefail
 build=${1:-build}
 tree=${2:-/usr/lib/python3/dist-packages/torch}
@@ -63,9 +64,9 @@ median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1
 # The parse-only floor, built from the grammar objects of this build.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The grammar's objects come from the lint library (the linker takes only
-# them: parser.c's and the scanner's), not from the build's object
-# folders, where a stale object can lie.
+# The runtime's and the grammar's objects come from the lint library (the
+# linker takes only them: lib.c's, parser.c's and the scanner's), not from the
+# build's object folders, where a stale object can lie.
 grammar_objects=$(find "$build/src/lint" -maxdepth 1 -name 'libdevcheck_lint.a')
 cat >"$work/parse_only.c" <<'EOF'
 #include <stdio.h>
@@ -120,37 +121,38 @@ int main(int argc, char** argv) {
   return 0;
 }
 EOF
-# Linked as the devcheck program is: libtree-sitter's archive where the build
-# used it, and mimalloc where the program links it.
-runtime=$(sed -n 's/^DEVCHECK_TREE_SITTER_ARCHIVE:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/null)
-case $runtime in */libtree-sitter.a) ;; *) runtime=-ltree-sitter ;; esac
+# Linked as the devcheck program is: the runtime and the grammar from the
+# lint library, and mimalloc where the program links it.
+runtime=$(sed -n 's/^DEVCHECK_TREE_SITTER_DIR:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null)/lib
 allocator=
 # (grep reads all of ldd's output: with -q it could stop early, and pipefail would
 # take ldd's SIGPIPE for "not linked")
 if ldd "$devcheck" | grep libmimalloc >/dev/null; then allocator=-lmimalloc; fi
 parse_only=
-if [ -n "$grammar_objects" ] &&
-  cc -O2 -o "$work/parse_only" "$work/parse_only.c" $grammar_objects "$runtime" \
+if [ -n "$grammar_objects" ] && [ -f "$runtime/include/tree_sitter/api.h" ] &&
+  cc -O2 -I"$runtime/include" -o "$work/parse_only" "$work/parse_only.c" $grammar_objects \
     ${allocator:+-Wl,--no-as-needed "$allocator"} 2>"$work/cc.log"; then
   parse_only=$work/parse_only
   find "$tree" \( -name '*.py' -o -name '*.pyi' \) | sort >"$work/files"
 else
-  echo "lint_compare: cannot build the parse-only floor (no grammar objects in $build?); skipped"
+  echo "lint_compare: cannot build the parse-only floor (no lint library in $build?); skipped"
 fi
-# The same floor with the grammar's files as npm unpacked them, compiled here
-# as the build compiles them (-O2).
+# The same floor with the parser as published: the runtime's source as Debian
+# ships it and the grammar's files as npm unpacked them, compiled here as the
+# build compiles them (one unit, -O2, hidden symbols).
 parse_upstream=
 grammar=$(sed -n 's/^DEVCHECK_TREE_SITTER_PYTHON_DIR:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null)/src
-if [ -n "$parse_only" ] && [ -f "$grammar/scanner.c" ] &&
-  cc -O2 -w -I"$grammar" -o "$work/parse_upstream" "$work/parse_only.c" "$grammar/parser.c" \
-    "$grammar/scanner.c" "$runtime" ${allocator:+-Wl,--no-as-needed "$allocator"} 2>"$work/cc.log"; then
+if [ -n "$parse_only" ] && [ -f "$grammar/scanner.c" ] && [ -f "$runtime/src/lib.c" ] &&
+  cc -O2 -w -fvisibility=hidden -I"$runtime/include" -I"$runtime/src" -o "$work/parse_upstream" \
+    "$work/parse_only.c" "$runtime/src/lib.c" "$grammar/parser.c" "$grammar/scanner.c" \
+    ${allocator:+-Wl,--no-as-needed "$allocator"} 2>"$work/cc.log"; then
   parse_upstream=$work/parse_upstream
 fi
-[ -n "$parse_upstream" ] || echo "lint_compare: cannot build the floor with the grammar as published; skipped"
+[ -n "$parse_upstream" ] || echo "lint_compare: cannot build the floor with the parser as published; skipped"
 
 echo "lint_compare: devcheck $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?')," \
   "$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null) build;" \
-  "libtree-sitter ${runtime/#-l/shared -l}; malloc: ${allocator:-glibc}"
+  "tree-sitter runtime from $runtime; malloc: ${allocator:-glibc}"
 "$devcheck" lint -j "$cores" "$tree" >/dev/null 2>&1 || true  # warm the page cache
 d1_wall=() d1_cpu=() dn_wall=() dn_cpu=() f1_wall=() f1_cpu=() pf_wall=() pf_cpu=()
 po_wall=() po_cpu=() pw_wall=() pw_cpu=() pu_wall=() pu_cpu=()
@@ -175,7 +177,7 @@ report f1 "flake8 --jobs 1"
 report pf "pyflakes"
 [ -z "$parse_only" ] || report po "parse only (tree-sitter)"
 [ -z "$parse_only" ] || report pw "parse + full cursor walk"
-[ -z "$parse_upstream" ] || report pu "parse, grammar as published"
+[ -z "$parse_upstream" ] || report pu "parse, as published"
 awk -v d1="$d1_w" -v dn="$dn_w" -v f="$f1_w" -v p="$pf_w" -v d1c="$d1_c" -v fc="$f1_c" -v pc="$pf_c" \
     -v c="$cores" 'BEGIN {
   printf "lint_compare: flake8 / devcheck -j 1 = %.1fx wall, %.1fx cpu (target >= 20x);", f / d1, fc / d1c
@@ -191,8 +193,8 @@ if [ -n "$parse_only" ]; then
 fi
 if [ -n "$parse_upstream" ]; then
   awk -v po="$po_c" -v pu="$pu_c" 'BEGIN {
-    printf "lint_compare: with the grammar as npm unpacked it the parse takes %.2f s cpu;", pu
-    printf " devcheck'"'"'s copy (src/lint/grammar_patch.cmake) takes %.0f%% less\n", 100 * (pu - po) / pu }'
+    printf "lint_compare: with the runtime and the grammar as published the parse takes %.2f s cpu;", pu
+    printf " devcheck'"'"'s copies (src/lint/runtime_patch.cmake, grammar_patch.cmake) take %.0f%% less\n", 100 * (pu - po) / pu }'
 fi
 echo "lint_compare: threads: devcheck -j 1 and -j $cores, flake8 --jobs 1, pyflakes and the floors 1;" \
   "page cache warm; times are medians of $rounds round(s), devcheck's and the floors' each the" \

@@ -1,8 +1,9 @@
 // devcheck lint on untrusted text: random bytes, and a training script with
 // the input spliced into it (mutated Python). Every finding must point
 // inside the file, and applying the fixes must give text that lints again.
-// The grammar as devcheck builds it (src/lint/grammar_patch.cmake) must give
-// each text the tree the grammar as published gives it.
+// The parser as devcheck builds it (the runtime and the grammar changed by
+// src/lint/runtime_patch.cmake and grammar_patch.cmake) must give each text
+// the tree the parser as published gives it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -41,10 +42,10 @@ constexpr std::string_view kScript =
     "state = torch.load('m.pt')\n";
 
 void check(const std::string& text) {
-  static devcheck::lint::detail::GrammarPair grammars;
-  const std::string difference = grammars.difference(text);
+  static devcheck::lint::detail::ParserPair parsers;
+  const std::string difference = parsers.difference(text);
   if (!difference.empty()) {
-    std::fprintf(stderr, "the grammars' trees differ: %s\n", difference.c_str());
+    std::fprintf(stderr, "the parsers' trees differ: %s\n", difference.c_str());
     __builtin_trap();
   }
   const std::vector<devcheck::lint::Finding> findings = devcheck::lint::lint_source(text, "f.py");

@@ -12,7 +12,7 @@ packages=(
   clang clang-format clang-tidy libclang-rt-14-dev
   lintian debootstrap groff-base
   pybind11-dev python3-dev python3-venv python3-pip python3-pytest python3-setuptools python3-wheel
-  libtree-sitter-dev libmimalloc-dev python3-flake8 python3-pyflakes python3-jsonschema
+  libmimalloc-dev python3-flake8 python3-pyflakes python3-jsonschema
 )
 
 missing=()
@@ -33,9 +33,38 @@ else
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# devcheck lint's tree-sitter runtime (MIT), compiled into the program with
+# three changes (src/lint/runtime_patch.cmake), never checked in: Debian 12's
+# tree-sitter 0.20.7 source, the release libtree-sitter-dev is built from.
+# Its upstream tarball (lib/ and the licence kept) from the pool of the host's
+# Debian mirror through apt's own downloader, checked against the SHA-256 in
+# the source package's signed .dsc (tree-sitter_0.20.7-1.dsc), into a cache
+# outside the checkout (CMake: DEVCHECK_TREE_SITTER_DIR).
+# shellcheck source=lib/host-mirror.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/host-mirror.sh"
+rt_version=0.20.7
+rt_file=tree-sitter_$rt_version.orig.tar.xz
+rt_sha256=e8c0573be475dce5b024d83628a3eb47376923da701376e55a11804cc5d25487
+rt_dir=${DEVCHECK_TREE_SITTER_DIR:-/var/cache/devcheck/tree-sitter-$rt_version}
+if [ ! -f "$rt_dir/lib/src/lib.c" ]; then
+  mirror=$(host_mirror | head -n 1)
+  [ -n "$mirror" ] || { echo "install-deps: no Debian mirror in apt's sources for $rt_file" >&2; exit 1; }
+  rt_tmp=$(mktemp -d)
+  # apt downloads as its sandbox user, which must be able to write here.
+  if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$rt_tmp"; fi
+  /usr/lib/apt/apt-helper download-file "${mirror%/}/pool/main/t/tree-sitter/$rt_file" \
+    "$rt_tmp/$rt_file" "SHA256:$rt_sha256" >/dev/null
+  $sudo mkdir -p "$rt_dir"
+  $sudo tar -xJf "$rt_tmp/$rt_file" -C "$rt_dir" --strip-components=1 \
+    "tree-sitter-$rt_version/lib" "tree-sitter-$rt_version/LICENSE"
+  rm -rf "$rt_tmp"
+  echo "install-deps: tree-sitter $rt_version's runtime source in $rt_dir"
+fi
+
 # devcheck lint's Python grammar (MIT), compiled into the program, never
 # checked in: npm's tree-sitter-python 0.23.6, the last release whose
-# src/parser.c is LANGUAGE_VERSION 14 (libtree-sitter 0.20.7 reads 13-14).
+# src/parser.c is LANGUAGE_VERSION 14 (the tree-sitter 0.20.7 runtime reads
+# 13-14).
 # Fetched with the ordinary npm client into a cache outside the checkout
 # (CMake: DEVCHECK_TREE_SITTER_PYTHON_DIR), its sha1 checked.
 ts_version=0.23.6

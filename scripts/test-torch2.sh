@@ -15,6 +15,8 @@
 #   DEVCHECK_TREE_SITTER_PYTHON_DIR  devcheck lint's grammar on the host, mounted
 #                           at the same path in the root (default
 #                           /var/cache/devcheck/tree-sitter-python-0.23.6)
+#   DEVCHECK_TREE_SITTER_DIR  the tree-sitter runtime's source, mounted likewise
+#                           (default /var/cache/devcheck/tree-sitter-0.20.7)
 #   DEVCHECK_LINT_CORPUS_DIR  devcheck lint's public corpus, mounted likewise
 #                           (default /var/cache/devcheck/lint-corpus)
 #   JOBS, CTEST_ARGS        as for `make test`; CMAKE_ARGS for the configure
@@ -39,7 +41,7 @@ components=main,contrib,non-free,non-free-firmware
 log() { echo "test-torch2: $*"; }
 
 if [ "$(id -u)" -ne 0 ]; then
-  exec sudo --preserve-env=DEVCHECK_TREE_SITTER_PYTHON_DIR,DEVCHECK_LINT_CORPUS_DIR,DEVCHECK_TORCH2_ROOT,DEVCHECK_TORCH2_CCACHE,DEVCHECK_TORCH2_MIRROR,DEVCHECK_TORCH2_BUILD,DEVCHECK_TORCH2_TARGETS,JOBS,CTEST_ARGS,CMAKE_ARGS "$0" "$@"
+  exec sudo --preserve-env=DEVCHECK_TREE_SITTER_PYTHON_DIR,DEVCHECK_TREE_SITTER_DIR,DEVCHECK_LINT_CORPUS_DIR,DEVCHECK_TORCH2_ROOT,DEVCHECK_TORCH2_CCACHE,DEVCHECK_TORCH2_MIRROR,DEVCHECK_TORCH2_BUILD,DEVCHECK_TORCH2_TARGETS,JOBS,CTEST_ARGS,CMAKE_ARGS "$0" "$@"
 fi
 
 # Mounts made from here on are private to this process and its children.
@@ -181,6 +183,10 @@ mount_once "$ccache_dir" "$root/ccache" --bind
 # cache): at the same path in the root, where the build looks by default.
 grammar=${DEVCHECK_TREE_SITTER_PYTHON_DIR:-/var/cache/devcheck/tree-sitter-python-0.23.6}
 if [ -d "$grammar" ]; then mount_once "$grammar" "$root$grammar" --bind; fi
+# The tree-sitter runtime's source (install-deps.sh), likewise: both lanes
+# compile the same runtime.
+ts_runtime=${DEVCHECK_TREE_SITTER_DIR:-/var/cache/devcheck/tree-sitter-0.20.7}
+if [ -d "$ts_runtime" ]; then mount_once "$ts_runtime" "$root$ts_runtime" --bind; fi
 # devcheck lint's public corpus (scripts/fetch-lint-corpus.sh), at the same path.
 corpus=${DEVCHECK_LINT_CORPUS_DIR:-/var/cache/devcheck/lint-corpus}
 if [ -d "$corpus" ]; then mount_once "$corpus" "$root$corpus" --bind; fi

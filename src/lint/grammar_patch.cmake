@@ -37,7 +37,8 @@
 # devcheck_patch_python_grammar(GRAMMAR_SRC OUTPUT_DIR): writes OUTPUT_DIR's
 # parser.c (a copy), scanner.c and tree_sitter/parser.h, failing the configure
 # step if a text to change is not found exactly once (a different grammar
-# release must be looked at again, not patched blindly).
+# release must be looked at again, not patched blindly: patch_file.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/patch_file.cmake)
 function(devcheck_patch_python_grammar grammar out)
   set(scanner_comment_anchor [=[
             if (first_comment_indent_length == -1) {
@@ -83,24 +84,10 @@ static inline bool set_contains(TSCharacterRange *ranges, uint32_t len, int32_t 
 ]=])
   # parser.c unchanged, beside the header it includes as "tree_sitter/parser.h".
   configure_file(${grammar}/parser.c ${out}/parser.c COPYONLY)
-  set(scanner.c_parts scanner_comment scanner_state)
-  set(tree_sitter/parser.h_parts header_ascii)
-  foreach(file scanner.c tree_sitter/parser.h)
-    file(READ ${grammar}/${file} text)
-    foreach(part IN LISTS ${file}_parts)
-      string(FIND "${text}" "${${part}_anchor}" first)
-      string(FIND "${text}" "${${part}_anchor}" last REVERSE)
-      if(first EQUAL -1 OR NOT first EQUAL last)
-        message(FATAL_ERROR "${grammar}/${file} is not tree-sitter-python 0.23.6's: the text "
-          "src/lint/grammar_patch.cmake changes (${part}) is not in it exactly once")
-      endif()
-      string(REPLACE "${${part}_anchor}" "${${part}_change}" text "${text}")
-    endforeach()
-    # Rewritten only when it changes, so a reconfigure does not rebuild it.
-    file(WRITE ${out}/${file}.new "${text}")
-    configure_file(${out}/${file}.new ${out}/${file} COPYONLY)
-    file(REMOVE ${out}/${file}.new)
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${grammar}/${file})
-  endforeach()
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_CURRENT_FUNCTION_LIST_FILE})
+  set(patch_file ${CMAKE_CURRENT_FUNCTION_LIST_FILE})
+  set(release "tree-sitter-python 0.23.6")
+  devcheck_patch_file(${grammar}/scanner.c ${out}/scanner.c "${release}" ${patch_file}
+                      scanner_comment scanner_state)
+  devcheck_patch_file(${grammar}/tree_sitter/parser.h ${out}/tree_sitter/parser.h "${release}"
+                      ${patch_file} header_ascii)
 endfunction()

@@ -1,110 +1,74 @@
 #pragma once
-// The grammar as devcheck builds it (src/lint/grammar_patch.cmake) held
-// against the grammar exactly as npm unpacked it: both parse the same text
-// and the trees must be the same, node for node. Used by
-// tests/lint/grammar_test.cc and fuzz/lint_fuzz.cc, which link the grammar a
-// second time as devcheck_tree_sitter_python_upstream (its symbols renamed).
-#include <tree_sitter/api.h>
-
+// The parser as devcheck builds it (the tree-sitter runtime changed by
+// src/lint/runtime_patch.cmake, the grammar by grammar_patch.cmake) held
+// against the parser as published (Debian's tree-sitter 0.20.7 source and
+// npm's tree-sitter-python 0.23.6, unchanged, in the shared library
+// devcheck_tree_sitter_upstream): both parse the same text and the trees must
+// be the same, node for node. Used by tests/lint/grammar_test.cc and
+// fuzz/lint_fuzz.cc, which link that library.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "lint/syntax.h"
+#include "lint/tree_shape.h"
+#include "lint/upstream/parser.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
-extern "C" const TSLanguage* devcheck_upstream_tree_sitter_python(void);
 
 namespace devcheck::lint::detail {
 
-// One line per node, in document order: depth, type, field, byte range,
-// points, and whether it is named, extra, missing or holds an error.
-inline std::vector<std::string> describe(const TSTree* tree) {
-  std::vector<std::string> lines;
-  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
-  int depth = 0;
-  for (;;) {
-    const TSNode node = ts_tree_cursor_current_node(&cursor);
-    const char* field = ts_tree_cursor_current_field_name(&cursor);
-    const TSPoint start = ts_node_start_point(node);
-    const TSPoint end = ts_node_end_point(node);
-    std::ostringstream line;
-    line << depth << ' ' << ts_node_type(node) << ' ' << (field != nullptr ? field : "-") << ' '
-         << ts_node_start_byte(node) << '-' << ts_node_end_byte(node) << ' ' << start.row << ':'
-         << start.column << '-' << end.row << ':' << end.column << ' '
-         << (ts_node_is_named(node) ? 'n' : '.') << (ts_node_is_extra(node) ? 'x' : '.')
-         << (ts_node_is_missing(node) ? 'm' : '.') << (ts_node_has_error(node) ? 'e' : '.');
-    lines.push_back(line.str());
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-      ++depth;
-      continue;
-    }
-    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-      if (!ts_tree_cursor_goto_parent(&cursor)) {
-        ts_tree_cursor_delete(&cursor);
-        return lines;
-      }
-      --depth;
-    }
-  }
-}
-
-// A hash of what describe() lists, without building the text.
-inline std::uint64_t fingerprint(const TSTree* tree) {
-  std::uint64_t hash = 1469598103934665603ULL;
-  const auto mix = [&hash](std::uint64_t value) {
-    hash ^= value;
-    hash *= 1099511628211ULL;
-  };
-  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
-  for (;;) {
-    const TSNode node = ts_tree_cursor_current_node(&cursor);
-    const TSPoint start = ts_node_start_point(node);
-    const TSPoint end = ts_node_end_point(node);
-    for (const std::uint64_t value :
-         {uint64_t{ts_node_symbol(node)}, uint64_t{ts_tree_cursor_current_field_id(&cursor)},
-          uint64_t{ts_node_start_byte(node)}, uint64_t{ts_node_end_byte(node)}, uint64_t{start.row},
-          uint64_t{start.column}, uint64_t{end.row}, uint64_t{end.column},
-          uint64_t{ts_node_is_named(node)} | uint64_t{ts_node_is_extra(node)} << 1U |
-              uint64_t{ts_node_is_missing(node)} << 2U | uint64_t{ts_node_has_error(node)} << 3U}) {
-      mix(value);
-    }
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-      mix(1);  // down
-      continue;
-    }
-    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-      if (!ts_tree_cursor_goto_parent(&cursor)) {
-        ts_tree_cursor_delete(&cursor);
-        return hash;
-      }
-      mix(2);  // up
-    }
-  }
-}
-
-class GrammarPair {
+class ParserPair {
  public:
-  GrammarPair() : built_(ts_parser_new()), upstream_(ts_parser_new()) {
-    if (!ts_parser_set_language(built_.get(), tree_sitter_python()) ||
-        !ts_parser_set_language(upstream_.get(), devcheck_upstream_tree_sitter_python())) {
-      throw std::runtime_error("libtree-sitter does not read the grammar's ABI");
-    }
-  }
-
-  // "" when both grammars give `text` the same tree; otherwise where and how
+  // "" when both parsers give `text` the same tree; otherwise where and how
   // the trees first differ.
   std::string difference(const std::string& text) {
-    const std::unique_ptr<TSTree, TreeDeleter> built(ts_parser_parse_string(
-        built_.get(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
-    const std::unique_ptr<TSTree, TreeDeleter> upstream(ts_parser_parse_string(
-        upstream_.get(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
-    if (fingerprint(built.get()) == fingerprint(upstream.get())) return "";
-    const std::vector<std::string> a = describe(built.get());
-    const std::vector<std::string> b = describe(upstream.get());
+    return difference(text, parser_.parse(text).get());
+  }
+
+  // The same, devcheck's parser reading `text` through a TSInput that copies
+  // at most `chunk` bytes at a time into a buffer of its own (devcheck hands
+  // over the whole text at once; a lexer that reads past its chunk reads
+  // bytes that are not the text's).
+  std::string difference_in_chunks(const std::string& text, std::uint32_t chunk) {
+    Chunks chunks{&text, chunk, {}};
+    const TSInput input{&chunks, &Chunks::read, TSInputEncodingUTF8};
+    const std::unique_ptr<TSTree, TreeDeleter> built(
+        ts_parser_parse(chunked_.get(), nullptr, input));
+    return difference(text, built.get());
+  }
+
+ private:
+  struct Chunks {
+    const std::string* text;
+    std::uint32_t size;
+    std::string buffer;
+    static const char* read(void* payload, std::uint32_t byte, TSPoint /*point*/,
+                            std::uint32_t* bytes_read) {
+      auto* self = static_cast<Chunks*>(payload);
+      const std::size_t at = std::min<std::size_t>(byte, self->text->size());
+      self->buffer.assign(*self->text, at, self->size);
+      // A byte after the chunk that the text does not have there.
+      self->buffer.push_back('\x01');
+      *bytes_read = static_cast<std::uint32_t>(self->buffer.size() - 1);
+      return self->buffer.data();
+    }
+  };
+
+  std::string difference(const std::string& text, const TSTree* built) {
+    const auto size = static_cast<std::uint32_t>(text.size());
+    if (fingerprint(built) == devcheck_upstream_fingerprint(text.data(), size)) return "";
+    // Both listings split alike (a node's type may hold a line break).
+    std::string built_listed;
+    for (const std::string& line : describe(built)) built_listed += line + '\n';
+    const std::unique_ptr<char, decltype(&devcheck_upstream_free)> upstream_listed(
+        devcheck_upstream_describe(text.data(), size), &devcheck_upstream_free);
+    const std::vector<std::string> a = lines_of(built_listed);
+    const std::vector<std::string> b =
+        lines_of(upstream_listed ? upstream_listed.get() : "(no listing: out of memory)");
     for (std::size_t i = 0; i < a.size() || i < b.size(); ++i) {
       const std::string x = i < a.size() ? a[i] : "(no node)";
       const std::string y = i < b.size() ? b[i] : "(no node)";
@@ -117,9 +81,19 @@ class GrammarPair {
     return "trees that describe() lists alike and hash apart";
   }
 
- private:
-  std::unique_ptr<TSParser, ParserDeleter> built_;
-  std::unique_ptr<TSParser, ParserDeleter> upstream_;
+  static std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  }
+
+  Parser parser_;
+  std::unique_ptr<TSParser, ParserDeleter> chunked_ = [] {
+    std::unique_ptr<TSParser, ParserDeleter> made(ts_parser_new());
+    ts_parser_set_language(made.get(), tree_sitter_python());
+    return made;
+  }();
 };
 
 }  // namespace devcheck::lint::detail

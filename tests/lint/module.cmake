@@ -12,8 +12,8 @@ target_link_libraries(devcheck_lint_tests PRIVATE devcheck_lint GTest::gtest_mai
 # tree (lint.TorchTree below; grammar_test.cc parses it with both grammars).
 set(DEVCHECK_LINT_CORPUS "/usr/lib/python3/dist-packages/torch" CACHE PATH
     "A Python tree `devcheck lint` must get through (the lint.TorchTree test)")
-# The grammar as npm unpacked it, beside the one devcheck builds (grammar_test.cc).
-target_sources(devcheck_lint_tests PRIVATE $<TARGET_OBJECTS:devcheck_tree_sitter_python_upstream>)
+# The parser as published, beside the one devcheck builds (grammar_test.cc).
+target_link_libraries(devcheck_lint_tests PRIVATE devcheck_tree_sitter_upstream)
 target_compile_definitions(devcheck_lint_tests PRIVATE DEVCHECK_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                                                        DEVCHECK_LINT_CORPUS="${DEVCHECK_LINT_CORPUS}")
 gtest_discover_tests(devcheck_lint_tests
