@@ -78,10 +78,27 @@ std::vector<FileResult> for_each_file(const std::vector<std::string>& files,
   unsigned jobs = options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency();
   jobs = std::max(1U, std::min<unsigned>(jobs, static_cast<unsigned>(files.size())));
   detail::ConfigFinder configs;
+  // With more than one thread, the largest files first: the last file a
+  // thread takes is then a small one, and no thread waits long for another
+  // at the end (a file in the middle of the order can be the tree's
+  // largest: torch's common_methods_invocations.py is 6% of its bytes).
+  // Results keep the files' order.
+  std::vector<std::size_t> order(files.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (jobs > 1) {
+    std::vector<off_t> sizes(files.size(), 0);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      struct stat info {};
+      if (::stat(files[i].c_str(), &info) == 0) sizes[i] = info.st_size;
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&sizes](std::size_t a, std::size_t b) { return sizes[a] > sizes[b]; });
+  }
   std::atomic<std::size_t> next{0};
   auto run = [&] {
     std::string text;
-    for (std::size_t i = next++; i < files.size(); i = next++) {
+    for (std::size_t n = next++; n < files.size(); n = next++) {
+      const std::size_t i = order[n];
       const detail::Config* config = options.use_config ? configs.find(files[i]) : nullptr;
       FileResult& r = results[i];
       if (config != nullptr && detail::excluded(*config, files[i])) {
