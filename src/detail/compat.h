@@ -129,14 +129,39 @@ typename StateMap::key_type optimizer_state_key(const void* tensor_impl) {
 #endif
 
 // Device-guard members that LibTorch 2.x added with defaults that throw. The
-// fake device's work has finished when an op returns, so its events are
-// complete once recorded.
-#if DEVCHECK_TORCH_AT_LEAST(2, 1)
+// fake devices' work has finished when an op returns, so their events are
+// complete once recorded; elapsedTime (2.2+) is the time between two
+// records (the guard's static elapsed_ms).
+#if DEVCHECK_TORCH_AT_LEAST(2, 2)
+#define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES                                               \
+  void synchronizeEvent(void* /*event*/) const override {}                               \
+  void synchronizeDevice(const c10::DeviceIndex /*device_index*/) const override {}      \
+  double elapsedTime(void* start, void* end, const c10::DeviceIndex /*device_index*/)    \
+      const override {                                                                   \
+    return elapsed_ms(start, end);                                                       \
+  }
+#elif DEVCHECK_TORCH_AT_LEAST(2, 1)
 #define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES                \
   void synchronizeEvent(void* /*event*/) const override {} \
   void synchronizeDevice(const c10::DeviceIndex /*device_index*/) const override {}
 #else
 #define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES
+#endif
+
+// What C10_CUDA_CHECK appends to a CUDA error ("CUDA error: invalid device
+// ordinal" and the like): c10/cuda/CUDAException.h in 1.13,
+// c10_cuda_check_implementation in c10/cuda/CUDAException.cpp from 2.0 on.
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+#define DEVCHECK_CUDA_CHECK_SUFFIX                                                          \
+  "\nCUDA kernel errors might be asynchronously reported at some other API call, so the " \
+  "stacktrace below might be incorrect.\nFor debugging consider passing "                 \
+  "CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side "       \
+  "assertions.\n"
+#else
+#define DEVCHECK_CUDA_CHECK_SUFFIX                                                         \
+  "\nCUDA kernel errors might be asynchronously reported at some other API call,so the " \
+  "stacktrace below might be incorrect.\nFor debugging consider passing "                \
+  "CUDA_LAUNCH_BLOCKING=1."
 #endif
 
 #include <c10/core/DeviceType.h>
@@ -190,6 +215,125 @@ inline void register_fake_backend_extras() {
   if (!at::isPrivateUse1HooksRegistered()) {
     at::RegisterPrivateUse1HooksInterface(new FakeAcceleratorHooks());
   }
+#endif
+}
+
+}  // namespace devcheck::detail
+
+// ---- fake CUDA's CUDA hooks (used by src/testing/fake_cuda.cc) ---------------
+// ATen asks at::detail::getCUDAHooks() what a CUDA build has: whether there
+// is cuDNN (composite ops then pick cudnn_* kernels), the pinned-memory
+// allocator, the default generators, the device count. Fake CUDA answers as
+// a CUDA build without cuDNN or MAGMA, from its own state (S: static
+// functions count(), current(), set_current(i), generator(i), allocator(),
+// pinned_allocator(), is_pinned(p), init(), cudart_version()). The method set
+// differs: 1.13 has initCUDA(), getDefaultCUDAGenerator() and int64_t device
+// indices; 2.x derives from AcceleratorHooksInterface (init(),
+// getDefaultGenerator(), deviceCount(), the current device).
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+#include <ATen/Context.h>
+#endif
+
+namespace devcheck::detail {
+
+template <typename S>
+struct FakeCudaHooks final : at::CUDAHooksInterface {
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+  void init() const override { S::init(); }
+  const at::Generator& getDefaultGenerator(c10::DeviceIndex index) const override {
+    return S::generator(index);
+  }
+  bool isPinnedPtr(const void* data) const override { return S::is_pinned(data); }
+  bool hasPrimaryContext(c10::DeviceIndex /*device_index*/) const override { return true; }
+  c10::DeviceIndex current_device() const override { return S::current(); }
+  c10::DeviceIndex deviceCount() const override { return S::count(); }
+  void setCurrentDevice(c10::DeviceIndex device) const override { S::set_current(device); }
+  c10::DeviceIndex getCurrentDevice() const override { return S::current(); }
+  c10::DeviceIndex exchangeDevice(c10::DeviceIndex device) const override {
+    const c10::DeviceIndex old = S::current();
+    if (device >= 0 && device != old) S::set_current(device);
+    return old;
+  }
+  c10::DeviceIndex maybeExchangeDevice(c10::DeviceIndex device) const override {
+    return exchangeDevice(device);
+  }
+  at::Generator getNewGenerator(c10::DeviceIndex /*device_index*/) const override {
+    return at::detail::createCPUGenerator();
+  }
+  void deviceSynchronize(c10::DeviceIndex /*device_index*/) const override {}
+#else
+  void initCUDA() const override { S::init(); }
+  const at::Generator& getDefaultCUDAGenerator(c10::DeviceIndex index) const override {
+    return S::generator(index);
+  }
+  bool isPinnedPtr(void* data) const override { return S::is_pinned(data); }
+  bool hasPrimaryContext(int64_t /*device_index*/) const override { return true; }
+  int64_t current_device() const override { return S::current(); }
+  void deviceSynchronize(int64_t /*device_index*/) const override {}
+#endif
+  at::Device getDeviceFromPtr(void* /*data*/) const override {
+    return {c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(S::current())};
+  }
+  bool hasCUDA() const override { return true; }
+  bool hasCUDART() const override { return true; }
+  at::Allocator* getPinnedMemoryAllocator() const override { return S::pinned_allocator(); }
+  at::Allocator* getCUDADeviceAllocator() const override { return S::allocator(); }
+  long versionCUDART() const override { return S::cudart_version(); }  // NOLINT(google-runtime-int)
+  long versionCuDNN() const override { return 0; }                     // NOLINT(google-runtime-int)
+  std::string showConfig() const override {
+    return "  - devcheck fake CUDA: host memory, CPU kernels (no GPU, no cuDNN)\n";
+  }
+  int getNumGPUs() const override { return S::count(); }
+};
+
+// The CUDA version a CUDA build of this LibTorch reports (versionCUDART(),
+// torch.version.cuda): Debian 13's 2.6 is built with CUDA 12.4; 1.13's CPU
+// build reports what 1.13's default wheel was built with, 11.7.
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+inline constexpr long kFakeCudartVersion = 12040;  // NOLINT(google-runtime-int)
+#else
+inline constexpr long kFakeCudartVersion = 11070;  // NOLINT(google-runtime-int)
+#endif
+
+// Drops the warnings LibTorch issues while it lives on this thread (the
+// warning handler is per thread). 1.13: c10::Warning::WarningHandlerGuard
+// and process(location, message, verbatim); 2.x: c10::WarningUtils and
+// process(const c10::Warning&).
+class QuietWarnings {
+ public:
+  QuietWarnings() = default;
+  QuietWarnings(const QuietWarnings&) = delete;
+  QuietWarnings& operator=(const QuietWarnings&) = delete;
+
+ private:
+  struct Drop final : c10::WarningHandler {
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+    void process(const c10::Warning& /*warning*/) override {}
+#else
+    void process(const c10::SourceLocation& /*location*/, const std::string& /*message*/,
+                 const bool /*verbatim*/) override {}
+#endif
+  };
+  Drop drop_;
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+  c10::WarningUtils::WarningHandlerGuard guard_{&drop_};
+#else
+  c10::Warning::WarningHandlerGuard guard_{&drop_};
+#endif
+};
+
+// CUDA-only fused kernels of scaled_dot_product_attention (2.0+) choose
+// themselves by asking the GPU's properties; fake CUDA turns them off, so
+// attention takes its math path, the one the CPU has.
+inline void disable_fused_attention() {
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+  at::globalContext().setSDPUseFlash(false);
+  at::globalContext().setSDPUseMemEfficient(false);
+#endif
+#if DEVCHECK_TORCH_AT_LEAST(2, 3)
+  at::globalContext().setSDPUseCuDNN(false);
 #endif
 }
 

@@ -1,9 +1,10 @@
-// The fake device's kernels. Fake tensors hold host memory, so an op runs as
+// The fake backends' kernels. Fake tensors hold host memory, so an op runs as
 // LibTorch's CPU kernel over CPU tensors that alias the fake tensors' storage
 // (no copy): views share storage, in-place ops write through, and results
-// are the CPU's bit for bit. What makes it a device of its own is the check
-// before each op: a fake tensor meets a non-scalar CPU tensor, or fake:0
-// meets fake:1, and the op fails with LibTorch's own message, as on CUDA.
+// are the CPU's bit for bit. What makes a fake backend a device of its own is
+// the check before each op: a fake tensor meets a non-scalar CPU tensor, or
+// device 0 meets device 1, and the op fails with LibTorch's own message, as
+// on CUDA. Every kernel is a template over the backend (FakeKind).
 
 #include <ATen/EmptyTensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -19,18 +20,21 @@
 #include <torch/library.h>
 
 #include <string_view>
+#include <vector>
 
 #include "detail/compat.h"
-#include "testing/fake_internal.h"
+#include "testing/fake_backend.h"
+#include "testing/fake_checks.h"
 
 namespace devcheck::detail {
 namespace {
 
-constexpr c10::DeviceType kFake = c10::DeviceType::PrivateUse1;
+template <FakeKind K>
+bool is_fake(const at::Tensor& t) {
+  return t.defined() && t.device().type() == device_type_of(K);
+}
 
-bool is_fake(const at::Tensor& t) { return t.defined() && t.device().type() == kFake; }
-
-void delete_storage_ctx(void* ctx) { delete static_cast<c10::Storage*>(ctx); }
+void delete_storage(void* storage) { delete static_cast<c10::Storage*>(storage); }
 
 // A tensor of backend `key` over `storage` with `like`'s dtype, geometry and
 // conjugate/negative bits.
@@ -44,29 +48,27 @@ at::Tensor tensor_over(c10::Storage storage, c10::DispatchKey key, const at::Ten
   return at::Tensor(std::move(impl));
 }
 
-// A fake tensor over `storage` (a fake storage) with `like`'s geometry.
-at::Tensor fake_tensor_over(c10::Storage storage, const at::Tensor& like) {
-  return tensor_over(std::move(storage), c10::DispatchKey::PrivateUse1, like);
-}
-
-// A fake storage that owns `cpu` (a CPU storage a kernel made) and shows its bytes on fake `index`.
+// A fake storage of kind K that owns `cpu` (a CPU storage a kernel made) and
+// shows its bytes on device `index`.
+template <FakeKind K>
 c10::Storage fake_storage_owning(const c10::Storage& cpu, c10::DeviceIndex index) {
   void* data = DEVCHECK_STORAGE_MUTABLE_DATA(cpu);
-  c10::DataPtr ptr(data, new c10::Storage(cpu), &delete_storage_ctx, c10::Device(kFake, index));
+  c10::DataPtr ptr = fake_adopt(K, index, data, new c10::Storage(cpu), &delete_storage, cpu.nbytes());
   return c10::Storage(c10::make_intrusive<c10::StorageImpl>(
-      c10::StorageImpl::use_byte_size_t(), cpu.nbytes(), std::move(ptr), fake_allocator(),
+      c10::StorageImpl::use_byte_size_t(), cpu.nbytes(), std::move(ptr), fake_allocator(K),
       /*resizable=*/true));
 }
 
 // The CPU side of one op call: CPU tensors aliasing its fake arguments, and
 // the way back for what the op returns or changed.
+template <FakeKind K>
 class Aliases {
  public:
   explicit Aliases(c10::DeviceIndex index) : index_(index) {}
 
   // `t` as a CPU tensor over the same bytes; `t` itself when it is not fake.
   at::Tensor to_cpu(const at::Tensor& t) {
-    if (!is_fake(t)) return t;
+    if (!is_fake<K>(t)) return t;
     for (const Pair& p : tensors_) {
       if (p.fake.unsafeGetTensorImpl() == t.unsafeGetTensorImpl()) return p.cpu;
     }
@@ -84,15 +86,17 @@ class Aliases {
     for (const Pair& p : tensors_) {
       if (p.cpu.unsafeGetTensorImpl() == cpu.unsafeGetTensorImpl()) return p.fake;
     }
-    TORCH_CHECK(cpu.layout() == c10::kStrided && cpu.has_storage(),
-                "fake device: an op returned a ", cpu.layout(),
-                " tensor; the fake device holds strided tensors only");
+    // A non-fake argument handed back as it was (an out= tensor on the CPU).
+    if (!cpu.is_cpu()) return cpu;
+    TORCH_CHECK(cpu.layout() == c10::kStrided && cpu.has_storage(), "fake ",
+                device_type_of(K), ": an op returned a ", cpu.layout(),
+                " tensor; a fake device holds strided tensors only");
     for (const StoragePair& s : storages_) {
       if (s.cpu.unsafeGetStorageImpl() == cpu.storage().unsafeGetStorageImpl()) {
-        return fake_tensor_over(s.fake, cpu);
+        return tensor_over(s.fake, dispatch_key_of(K), cpu);
       }
     }
-    return fake_tensor_over(fake_storage_owning(cpu.storage(), index_), cpu);
+    return tensor_over(fake_storage_owning<K>(cpu.storage(), index_), dispatch_key_of(K), cpu);
   }
 
   // Carries back what a kernel changed in place beyond the bytes: a new
@@ -102,8 +106,9 @@ class Aliases {
       if (s.cpu.data() == s.fake.data() && s.cpu.nbytes() == s.fake.nbytes()) continue;
       c10::StorageImpl* fake = s.fake.unsafeGetStorageImpl();
       void* data = DEVCHECK_STORAGE_MUTABLE_DATA(s.cpu);
-      fake->set_data_ptr_noswap(c10::DataPtr(data, new c10::Storage(s.cpu), &delete_storage_ctx,
-                                             c10::Device(kFake, s.fake.device().index())));
+      fake->set_data_ptr_noswap(fake_adopt(K, s.fake.device().index(), data,
+                                           new c10::Storage(s.cpu), &delete_storage,
+                                           s.cpu.nbytes()));
       fake->set_nbytes(s.cpu.nbytes());
     }
     for (const Pair& p : tensors_) {
@@ -148,69 +153,6 @@ class Aliases {
   c10::SmallVector<StoragePair, 4> storages_;
 };
 
-// Ops that take CPU index tensors with device tensors, as CUDA allows.
-bool takes_cpu_indices(std::string_view op) {
-  return op == "aten::index" || op == "aten::index_put_" || op == "aten::index_put" ||
-         op == "aten::_index_put_impl_";
-}
-
-// Where an op's fake arguments are, after checking that they agree. The
-// message is LibTorch's own (TensorIterator's and the generated device
-// checks' wording), so code that matches on it works on the fake device.
-class DeviceCheck {
- public:
-  explicit DeviceCheck(const c10::OperatorHandle& op) : op_(op) {
-    const std::string& name = op.schema().name();
-    cpu_indices_ = takes_cpu_indices(name);
-  }
-
-  void see(const at::Tensor& t, size_t arg, bool in_list) {
-    if (!t.defined()) return;
-    const c10::Device d = t.device();
-    if (d.type() == kFake) {
-      if (!common_) {
-        common_ = d;
-        // A CPU tensor seen before the first fake one is checked now.
-        if (pending_cpu_) fail(*pending_cpu_, pending_arg_);
-        return;
-      }
-      if (d != *common_) fail(d, arg);
-      return;
-    }
-    if (d.is_cpu() && (t.dim() == 0 || (cpu_indices_ && in_list))) return;
-    if (!common_) {
-      if (!pending_cpu_) {
-        pending_cpu_ = d;
-        pending_arg_ = arg;
-      }
-      return;
-    }
-    fail(d, arg);
-  }
-
-  void see_device(c10::Device d) {
-    if (d.type() == kFake && !common_) common_ = d;
-  }
-
-  c10::optional<c10::Device> common() const { return common_; }
-
- private:
-  [[noreturn]] void fail(c10::Device other, size_t arg) const {
-    const auto& args = op_.schema().arguments();
-    const std::string arg_name = arg < args.size() ? args[arg].name() : std::to_string(arg);
-    TORCH_CHECK(false,
-                "Expected all tensors to be on the same device, but found at least two devices, ",
-                *common_, " and ", other, "! (when checking argument for argument ", arg_name,
-                " in method ", op_.schema().operator_name(), ")");
-  }
-
-  const c10::OperatorHandle& op_;
-  bool cpu_indices_ = false;
-  c10::optional<c10::Device> common_;
-  c10::optional<c10::Device> pending_cpu_;
-  size_t pending_arg_ = 0;
-};
-
 // A tensor list (Tensor[], Tensor?[]) is a list of IValues underneath.
 template <typename F>
 void for_each_tensor(const c10::IValue& v, F&& f) {
@@ -236,39 +178,135 @@ c10::IValue map_tensors(const c10::IValue& v, F&& f) {
   return out;
 }
 
+bool is_optional_generator(const c10::Argument& a) {
+  const c10::TypePtr& t = a.type();
+  return t->kind() == c10::TypeKind::OptionalType &&
+         t->castRaw<c10::OptionalType>()->getElementType()->kind() == c10::TypeKind::GeneratorType;
+}
+
+bool is_scalar_type_argument(const c10::Argument& a) {
+  c10::TypePtr t = a.real_type();  // type() says int for a ScalarType
+  if (t->kind() == c10::TypeKind::OptionalType) {
+    t = t->castRaw<c10::OptionalType>()->getElementType();
+  }
+  return t->kind() == c10::TypeKind::ScalarTypeType;
+}
+
+// LibTorch 1.13's CPU kernels lack Half for several ops a GPU runs in Half
+// (addmm, mm, convolution, relu, log_softmax, ...).
+bool lacks_half(const c10::Error& e) {
+  const std::string& m = e.msg();
+  return m.find("not implemented for 'Half'") != std::string::npos ||
+         m.find("\"Half\"") != std::string::npos;
+}
+
+// The dtypes an op returns for these arguments, from its Meta kernel (every
+// structured op has one); empty when it has none.
+std::vector<c10::optional<at::ScalarType>> meta_return_types(const c10::OperatorHandle& op,
+                                                             const torch::jit::Stack& args) {
+  std::vector<c10::optional<at::ScalarType>> out;
+  try {
+    torch::jit::Stack meta;
+    meta.reserve(args.size());
+    for (const c10::IValue& v : args) {
+      meta.push_back(map_tensors(v, [](const at::Tensor& t) {
+        return at::empty_strided(t.sizes(), t.strides(), t.options().device(c10::kMeta));
+      }));
+    }
+    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::Meta), &meta);
+    for (const c10::IValue& r : meta) {
+      out.push_back(r.isTensor() ? c10::optional<at::ScalarType>(r.toTensor().scalar_type())
+                                 : c10::nullopt);
+    }
+  } catch (const c10::Error&) {
+    out.clear();
+  }
+  return out;
+}
+
+const c10::DispatchKeySet kCpuKeys(c10::DispatchKey::CPU);
+
 // Runs `op` (whose arguments are on the stack) as a CPU computation over
-// aliases of its fake arguments: checks their devices, swaps in the aliases,
-// lets `run_cpu` compute, and hands back what it returned as fake tensors.
-template <typename RunCpu>
+// aliases of its fake arguments: checks their devices, swaps in the aliases
+// (and, where the op draws random numbers from its default generator, the
+// device's generator), lets `run_cpu` compute, and hands back what it
+// returned as fake tensors. Where the CPU lacks a Half kernel, the op runs
+// in float32 and its results are cast to the dtypes it would have returned.
+template <FakeKind K, typename RunCpu>
 void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, RunCpu&& run_cpu) {
-  const size_t num_args = op.schema().arguments().size();
+  if constexpr (K == FakeKind::kCuda) {
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(false));
+  }
+  const c10::FunctionSchema& schema = op.schema();
+  const size_t num_args = schema.arguments().size();
   const size_t first = stack->size() - num_args;
 
-  DeviceCheck check(op);
-  for (size_t i = 0; i < num_args; ++i) {
-    const c10::IValue& v = (*stack)[first + i];
-    if (v.isDevice()) {
-      check.see_device(v.toDevice());
-    } else {
-      for_each_tensor(v, [&](const at::Tensor& t, bool in_list) { check.see(t, i, in_list); });
-    }
-  }
-  const c10::optional<c10::Device> device = check.common();
-  TORCH_INTERNAL_ASSERT(device.has_value(), "fake device: ", op.schema().operator_name(),
-                        " reached the fake backend without a fake argument");
-  const c10::DeviceGuard guard(*device);
+  const c10::Device device = check_devices(K, op, *stack, first);
+  const c10::DeviceGuard guard(device);
 
-  Aliases aliases(device->index());
+  Aliases<K> aliases(device.index());
+  bool any_half = false;
   for (size_t i = 0; i < num_args; ++i) {
     c10::IValue& v = (*stack)[first + i];
-    if (v.isDevice() && v.toDevice().type() == kFake) {
-      v = c10::IValue(c10::Device(c10::kCPU));
+    if (v.isDevice()) {
+      if (v.toDevice().type() == device_type_of(K)) v = c10::IValue(c10::Device(c10::kCPU));
+    } else if (K == FakeKind::kCuda && v.isNone() && is_optional_generator(schema.arguments()[i])) {
+      v = c10::IValue(fake_generator(K, device.index()));
     } else {
-      v = map_tensors(v, [&](const at::Tensor& t) { return aliases.to_cpu(t); });
+      v = map_tensors(v, [&](const at::Tensor& t) {
+        any_half = any_half || t.scalar_type() == at::kHalf;
+        return aliases.to_cpu(t);
+      });
     }
   }
 
-  const size_t num_returns = run_cpu(stack);
+  size_t num_returns = 0;
+  if (!any_half) {
+    num_returns = run_cpu(stack);
+  } else {
+    const std::vector<c10::IValue> saved(stack->begin() + static_cast<std::ptrdiff_t>(first),
+                                         stack->end());
+    try {
+      num_returns = run_cpu(stack);
+    } catch (const c10::Error& e) {
+      if (!lacks_half(e)) throw;
+      stack->resize(first);
+      // Written arguments: (the Half original, its float32 stand-in).
+      std::vector<std::pair<at::Tensor, at::Tensor>> written;
+      for (size_t i = 0; i < num_args; ++i) {
+        const c10::Argument& arg = schema.arguments()[i];
+        const bool writes = arg.alias_info() != nullptr && arg.alias_info()->isWrite();
+        if (saved[i].isInt() && saved[i].toInt() == static_cast<int64_t>(at::kHalf) &&
+            is_scalar_type_argument(arg)) {
+          stack->emplace_back(static_cast<int64_t>(at::kFloat));
+          continue;
+        }
+        stack->push_back(map_tensors(saved[i], [&](const at::Tensor& t) {
+          if (t.scalar_type() != at::kHalf) return t;
+          at::Tensor f = t.to(at::kFloat);
+          if (writes) written.emplace_back(t, f);
+          return f;
+        }));
+      }
+      const std::vector<c10::optional<at::ScalarType>> want = meta_return_types(op, saved);
+      num_returns = run_cpu(stack);
+      for (auto& w : written) w.first.copy_(w.second);
+      const size_t base = stack->size() - num_returns;
+      for (size_t i = base; i < stack->size(); ++i) {
+        const c10::optional<at::ScalarType> target =
+            want.size() == num_returns ? want[i - base] : c10::optional<at::ScalarType>(at::kHalf);
+        (*stack)[i] = map_tensors((*stack)[i], [&](const at::Tensor& t) {
+          for (auto& w : written) {
+            if (w.second.unsafeGetTensorImpl() == t.unsafeGetTensorImpl()) return w.first;
+          }
+          if (t.scalar_type() == at::kFloat && target && *target != at::kFloat) {
+            return t.to(*target);
+          }
+          return t;
+        });
+      }
+    }
+  }
 
   aliases.write_back();
   for (size_t i = stack->size() - num_returns; i < stack->size(); ++i) {
@@ -276,112 +314,144 @@ void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, RunCpu&
   }
 }
 
-const c10::DispatchKeySet kCpuKeys(c10::DispatchKey::CPU);
-
-// Every op without a kernel of its own: its CPU kernel.
+// Every op without a kernel of its own: its CPU kernel. An op the CPU has no
+// kernel for (one registered for CUDA only) fails naming the op.
+template <FakeKind K>
 void fake_fallback(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
                    torch::jit::Stack* stack) {
-  run_on_cpu(op, stack, [&](torch::jit::Stack* s) {
-    op.redispatchBoxed(kCpuKeys, s);
+  run_on_cpu<K>(op, stack, [&](torch::jit::Stack* s) {
+    try {
+      op.redispatchBoxed(kCpuKeys, s);
+    } catch (const c10::NotImplementedError& e) {
+      // The dispatcher's "Could not run '<op>' with arguments from the 'CPU'
+      // backend": this op has kernels for real devices only.
+      const std::string& name = op.schema().name();
+      if (e.msg().rfind("Could not run '" + name + "'", 0) != 0) throw;
+      TORCH_CHECK_NOT_IMPLEMENTED(false, "fake ", device_type_of(K), ": ", op.schema().operator_name(),
+                  " has no CPU kernel (it was registered for real devices only), and a fake ",
+                  device_type_of(K), " device runs CPU kernels; a program that calls it needs a ",
+                  "real device, or a CPU kernel for the op");
+    }
     return op.schema().returns().size();
   });
 }
 
-// LibTorch sends a convolution on a device it does not know to
-// convolution_overrideable (whose default throws): run aten::convolution,
-// which has the same arguments, on the CPU aliases. The CPU then picks the
-// same algorithm as for CPU tensors, so results are equal bit for bit.
+// The CPU's convolution for either of LibTorch's entry points: on a device it
+// does not know, LibTorch sends convolution to convolution_overrideable (the
+// fake accelerator); on CUDA it takes _convolution's CUDA branches (depthwise
+// and cuDNN kernels) unless convolution itself has a CUDA kernel (fake CUDA).
+// aten::convolution on the CPU aliases picks the same algorithm as for CPU
+// tensors, so results are equal bit for bit.
+template <FakeKind K>
 void fake_convolution(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
                       torch::jit::Stack* stack) {
   static const c10::OperatorHandle conv =
       c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
-  run_on_cpu(op, stack, [&](torch::jit::Stack* s) {
+  run_on_cpu<K>(op, stack, [&](torch::jit::Stack* s) {
     conv.redispatchBoxed(kCpuKeys, s);
     return size_t{1};
   });
 }
 
-// Its backward: aten::convolution_backward takes the bias's sizes after the
-// weight (the output channels: grad_output's dimension 1).
+// Its backward: aten::convolution_backward (convolution_backward_overrideable
+// lacks the bias's sizes, which are the output channels: grad_output's
+// dimension 1).
+template <FakeKind K>
 void fake_convolution_backward(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
                                torch::jit::Stack* stack) {
   static const c10::OperatorHandle backward =
       c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution_backward", "");
-  run_on_cpu(op, stack, [&](torch::jit::Stack* s) {
-    const size_t first = s->size() - op.schema().arguments().size();
-    const int64_t channels = (*s)[first].toTensor().size(1);
-    s->insert(s->begin() + static_cast<std::ptrdiff_t>(first + 3),
-              c10::IValue(std::vector<int64_t>{channels}));
+  const bool overrideable = op.schema().name() == "aten::convolution_backward_overrideable";
+  run_on_cpu<K>(op, stack, [&](torch::jit::Stack* s) {
+    if (overrideable) {
+      const size_t first = s->size() - op.schema().arguments().size();
+      const int64_t channels = (*s)[first].toTensor().size(1);
+      s->insert(s->begin() + static_cast<std::ptrdiff_t>(first + 3),
+                c10::IValue(std::vector<int64_t>{channels}));
+    }
     backward.redispatchBoxed(kCpuKeys, s);
     return size_t{3};
   });
 }
 
+template <FakeKind K>
 c10::Device fake_target(c10::optional<c10::Device> device) {
-  if (!device || !device->has_index()) return {kFake, fake_current_index()};
-  return *device;
+  const c10::DeviceIndex index = fake_index_or_current(K, device);
+  fake_check_index(K, index, "empty");
+  return {device_type_of(K), index};
 }
 
+template <FakeKind K>
 at::Tensor fake_empty(c10::IntArrayRef size, c10::optional<c10::ScalarType> dtype,
                       c10::optional<c10::Layout> layout, c10::optional<c10::Device> device,
                       c10::optional<bool> /*pin_memory*/,
                       c10::optional<c10::MemoryFormat> memory_format) {
-  TORCH_CHECK(layout.value_or(c10::kStrided) == c10::kStrided,
-              "fake device: only strided tensors are supported, got layout ", *layout);
-  const c10::DeviceGuard guard(fake_target(device));
-  return at::detail::empty_generic(
-      size, fake_allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
-      dtype.value_or(c10::get_default_dtype_as_scalartype()), memory_format);
+  if constexpr (K == FakeKind::kCuda) {
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(true));
+    fake_cuda_mark_used();
+  }
+  TORCH_CHECK(layout.value_or(c10::kStrided) == c10::kStrided, "fake ", device_type_of(K),
+              ": only strided tensors are supported, got layout ", *layout);
+  const c10::DeviceGuard guard(fake_target<K>(device));
+  return at::detail::empty_generic(size, fake_allocator(K), c10::DispatchKeySet(dispatch_key_of(K)),
+                                   dtype.value_or(c10::get_default_dtype_as_scalartype()),
+                                   memory_format);
 }
 
+template <FakeKind K>
 at::Tensor fake_empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
                               c10::optional<c10::ScalarType> dtype,
                               c10::optional<c10::Layout> layout, c10::optional<c10::Device> device,
                               c10::optional<bool> /*pin_memory*/) {
-  TORCH_CHECK(layout.value_or(c10::kStrided) == c10::kStrided,
-              "fake device: only strided tensors are supported, got layout ", *layout);
-  const c10::DeviceGuard guard(fake_target(device));
-  return at::detail::empty_strided_generic(size, stride, fake_allocator(),
-                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+  if constexpr (K == FakeKind::kCuda) {
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(true));
+    fake_cuda_mark_used();
+  }
+  TORCH_CHECK(layout.value_or(c10::kStrided) == c10::kStrided, "fake ", device_type_of(K),
+              ": only strided tensors are supported, got layout ", *layout);
+  const c10::DeviceGuard guard(fake_target<K>(device));
+  return at::detail::empty_strided_generic(size, stride, fake_allocator(K),
+                                           c10::DispatchKeySet(dispatch_key_of(K)),
                                            dtype.value_or(c10::get_default_dtype_as_scalartype()));
 }
 
-// Copies cross devices by design (cpu <-> fake, fake:0 <-> fake:1), so they
-// skip the device check; the CPU kernel does broadcasting and dtype changes.
+// Copies cross devices by design (cpu <-> fake, device 0 <-> device 1), so
+// they skip the device check; the CPU kernel does broadcasting and dtype
+// changes. A copy onto a fake device in a forked child initialises CUDA, as
+// tensor.cuda() does on a GPU.
+template <FakeKind K>
 at::Tensor& fake_copy_(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
-  Aliases aliases(is_fake(self) ? self.device().index() : src.device().index());
+  if constexpr (K == FakeKind::kCuda) {
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(!is_fake<K>(src)));
+  }
+  Aliases<K> aliases(is_fake<K>(self) ? self.device().index() : src.device().index());
   at::Tensor dst = aliases.to_cpu(self);
-  at::_ops::copy_::redispatch(c10::DispatchKeySet(c10::DispatchKey::CPU), dst, aliases.to_cpu(src),
-                              non_blocking);
+  at::_ops::copy_::redispatch(kCpuKeys, dst, aliases.to_cpu(src), non_blocking);
   return self;
 }
 
 // Variable::set_data() (what Module::to() does to each parameter) asks
 // whether the new tensor's type may replace the old one's in place;
 // LibTorch 1.13 says yes only among CPU, CUDA, HIP, MPS and XPU dense
-// tensors. Host-memory dense tensors on the fake device are as compatible.
+// tensors. Host-memory dense tensors on a fake device are as compatible.
+template <FakeKind K>
 bool fake_shallow_copy_compatible(const at::Tensor& self, const at::Tensor& from) {
   auto dense = [](const at::Tensor& t) {
-    return t.layout() == c10::kStrided && (t.is_cpu() || t.device().type() == kFake) &&
-           !t.is_quantized();
+    return t.layout() == c10::kStrided && (t.is_cpu() || is_fake<K>(t)) && !t.is_quantized();
   };
   if (dense(self) && dense(from)) return true;
   return self.unsafeGetTensorImpl()->has_compatible_shallow_copy_type(from.key_set());
 }
 
-// tensor.set_(storage, offset, size, stride) with a fake storage (what
-// devcheck's checkpoint loader does): the CPU kernel would refuse a storage
-// that is not on the CPU, and the tensor must keep the fake storage itself.
-void fake_set_storage(const c10::OperatorHandle& /*op*/, c10::DispatchKeySet /*keys*/,
-                      torch::jit::Stack* stack) {
-  auto args = torch::jit::last(*stack, 5);
-  at::Tensor self = args[0].toTensor();
-  c10::Storage source = args[1].toStorage();
-  const int64_t offset = args[2].toInt();
-  const std::vector<int64_t> size = args[3].toIntVector();
-  const std::vector<int64_t> stride = args[4].toIntVector();
-  TORCH_CHECK(source.device() == self.device(), "Expected a Storage on ", self.device(),
-              " for set_ on a tensor there, but got a Storage on ", source.device());
+// tensor.set_(storage, ...) with a fake storage (checkpoint loaders,
+// torch.load, storage sharing): the CPU kernel would refuse a storage that
+// is not on the CPU, and the tensor must keep the fake storage itself.
+void set_geometry(at::Tensor& self, c10::Storage storage, int64_t offset, c10::IntArrayRef size,
+                  c10::IntArrayRef stride) {
+  TORCH_CHECK(storage.device() == self.device(),
+              "Attempted to set the storage of a tensor on device \"", self.device(),
+              "\" to a storage on different device \"", storage.device(),
+              "\".  This is no longer allowed; the devices must match.");
   TORCH_CHECK(size.size() == stride.size(), "set_: ", size.size(), " sizes but ", stride.size(),
               " strides");
   int64_t last = offset;  // the furthest element the view reaches
@@ -393,43 +463,121 @@ void fake_set_storage(const c10::OperatorHandle& /*op*/, c10::DispatchKeySet /*k
   }
   const auto itemsize = static_cast<int64_t>(self.dtype().itemsize());
   TORCH_CHECK(
-      offset >= 0 && (empty || (last + 1) * itemsize <= static_cast<int64_t>(source.nbytes())),
-      "set_: the view (offset ", offset, ", sizes ", c10::IntArrayRef(size), ", strides ",
-      c10::IntArrayRef(stride), ") is out of bounds for a storage of ", source.nbytes(), " bytes");
+      offset >= 0 && (empty || (last + 1) * itemsize <= static_cast<int64_t>(storage.nbytes())),
+      "set_: the view (offset ", offset, ", sizes ", size, ", strides ", stride,
+      ") is out of bounds for a storage of ", storage.nbytes(), " bytes");
   c10::TensorImpl* impl = self.unsafeGetTensorImpl();
-  impl->set_storage_keep_dtype(std::move(source));
+  impl->set_storage_keep_dtype(std::move(storage));
   impl->set_sizes_and_strides(size, stride);
   impl->set_storage_offset(offset);
+}
+
+void fake_set_storage(const c10::OperatorHandle& /*op*/, c10::DispatchKeySet /*keys*/,
+                      torch::jit::Stack* stack) {
+  auto args = torch::jit::last(*stack, 5);
+  at::Tensor self = args[0].toTensor();
+  const std::vector<int64_t> size = args[3].toIntVector();
+  const std::vector<int64_t> stride = args[4].toIntVector();
+  set_geometry(self, args[1].toStorage(), args[2].toInt(), size, stride);
   torch::jit::drop(*stack, 5);
   torch::jit::push(*stack, std::move(self));
 }
 
+at::Tensor& fake_set_source_storage(at::Tensor& self, c10::Storage source) {
+  const auto n = static_cast<int64_t>(source.nbytes() / self.dtype().itemsize());
+  set_geometry(self, std::move(source), 0, {n}, {1});
+  return self;
+}
+
+at::Tensor& fake_set_source_tensor(at::Tensor& self, const at::Tensor& source) {
+  if (self.unsafeGetTensorImpl() != source.unsafeGetTensorImpl()) {
+    set_geometry(self, source.storage(), source.storage_offset(), source.sizes(),
+                 source.strides());
+  }
+  return self;
+}
+
+template <FakeKind K>
+at::Tensor& fake_set_empty(at::Tensor& self) {
+  c10::Storage empty(c10::Storage::use_byte_size_t(), 0, fake_allocator(K), /*resizable=*/true);
+  set_geometry(self, std::move(empty), 0, {0}, {1});
+  return self;
+}
+
+// A registration block that lives for the process (a Library unregisters
+// its kernels when destroyed).
+torch::Library& new_library(torch::Library::Kind kind, const char* ns, c10::DispatchKey key,
+                            int line) {
+  return *new torch::Library(kind, ns, key, __FILE__, static_cast<std::uint32_t>(line));
+}
+
+template <FakeKind K>
+void register_kernels_of() {
+  constexpr c10::DispatchKey kKey = dispatch_key_of(K);
+  c10::SetAllocator(device_type_of(K), fake_allocator(K), kFakeAllocatorPriority);
+  new_library(torch::Library::IMPL, "_", kKey, __LINE__)
+      .fallback(torch::CppFunction::makeFromBoxedFunction<&fake_fallback<K>>());
+  torch::Library& m = new_library(torch::Library::IMPL, "aten", kKey, __LINE__);
+  m.impl("empty.memory_format", TORCH_FN(fake_empty<K>));
+  m.impl("empty_strided", TORCH_FN(fake_empty_strided<K>));
+  m.impl("copy_", TORCH_FN(fake_copy_<K>));
+  m.impl("_has_compatible_shallow_copy_type", TORCH_FN(fake_shallow_copy_compatible<K>));
+  m.impl("set_.source_Storage_storage_offset",
+         torch::CppFunction::makeFromBoxedFunction<&fake_set_storage>());
+  m.impl("set_.source_Storage", TORCH_FN(fake_set_source_storage));
+  m.impl("set_.source_Tensor", TORCH_FN(fake_set_source_tensor));
+  m.impl("set_", TORCH_FN(fake_set_empty<K>));
+  if constexpr (K == FakeKind::kCuda) {
+    m.impl("convolution", torch::CppFunction::makeFromBoxedFunction<&fake_convolution<K>>());
+    m.impl("convolution_backward",
+           torch::CppFunction::makeFromBoxedFunction<&fake_convolution_backward<K>>());
+  } else {
+    m.impl("convolution_overrideable",
+           torch::CppFunction::makeFromBoxedFunction<&fake_convolution<K>>());
+    m.impl("convolution_backward_overrideable",
+           torch::CppFunction::makeFromBoxedFunction<&fake_convolution_backward<K>>());
+  }
+  // LibTorch already counts CUDA's dense tensors as compatible.
+  if constexpr (K == FakeKind::kAccelerator) {
+    new_library(torch::Library::IMPL, "aten", c10::DispatchKey::AutogradPrivateUse1, __LINE__)
+        .impl("_has_compatible_shallow_copy_type", TORCH_FN(fake_shallow_copy_compatible<K>));
+  }
+}
+
 }  // namespace
 
-void register_fake_kernels() {
-  c10::SetAllocator(kFake, fake_allocator());
-  static auto* fallback =
-      new torch::Library(torch::Library::IMPL, "_", c10::DispatchKey::PrivateUse1, __FILE__,
-                         static_cast<std::uint32_t>(__LINE__));
-  fallback->fallback(torch::CppFunction::makeFromBoxedFunction<&fake_fallback>());
-  static auto* kernels =
-      new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::PrivateUse1, __FILE__,
-                         static_cast<std::uint32_t>(__LINE__));
-  kernels->impl("empty.memory_format", TORCH_FN(fake_empty));
-  kernels->impl("empty_strided", TORCH_FN(fake_empty_strided));
-  kernels->impl("copy_", TORCH_FN(fake_copy_));
-  kernels->impl("_has_compatible_shallow_copy_type", TORCH_FN(fake_shallow_copy_compatible));
-  kernels->impl("set_.source_Storage_storage_offset",
-                torch::CppFunction::makeFromBoxedFunction<&fake_set_storage>());
-  kernels->impl("convolution_overrideable",
-                torch::CppFunction::makeFromBoxedFunction<&fake_convolution>());
-  kernels->impl("convolution_backward_overrideable",
-                torch::CppFunction::makeFromBoxedFunction<&fake_convolution_backward>());
-  static auto* autograd =
-      new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::AutogradPrivateUse1,
-                         __FILE__, static_cast<std::uint32_t>(__LINE__));
-  autograd->impl("_has_compatible_shallow_copy_type", TORCH_FN(fake_shallow_copy_compatible));
-  register_fake_backend_extras();
+void register_fake_kernels(FakeKind kind) {
+  if (kind == FakeKind::kCuda) {
+    register_kernels_of<FakeKind::kCuda>();
+  } else {
+    register_kernels_of<FakeKind::kAccelerator>();
+  }
+}
+
+torch::CppFunction fake_fallback_function(FakeKind kind) {
+  if (kind == FakeKind::kCuda) {
+    return torch::CppFunction::makeFromBoxedFunction<&fake_fallback<FakeKind::kCuda>>();
+  }
+  return torch::CppFunction::makeFromBoxedFunction<&fake_fallback<FakeKind::kAccelerator>>();
+}
+
+at::Tensor fake_tensor_owning(FakeKind kind, const at::Tensor& cpu, c10::DeviceIndex index) {
+  if (!cpu.defined()) return cpu;
+  if (kind == FakeKind::kCuda) {
+    return tensor_over(fake_storage_owning<FakeKind::kCuda>(cpu.storage(), index),
+                       dispatch_key_of(kind), cpu);
+  }
+  return tensor_over(fake_storage_owning<FakeKind::kAccelerator>(cpu.storage(), index),
+                     dispatch_key_of(kind), cpu);
+}
+
+at::Tensor fake_cpu_alias(const at::Tensor& t) {
+  if (!t.defined() || t.is_cpu()) return t;
+  c10::Storage cpu(c10::make_intrusive<c10::StorageImpl>(
+      c10::StorageImpl::use_byte_size_t(), t.storage().nbytes(),
+      c10::DataPtr(DEVCHECK_STORAGE_MUTABLE_DATA(t.storage()), c10::Device(c10::kCPU)),
+      c10::GetCPUAllocator(), /*resizable=*/false));
+  return tensor_over(std::move(cpu), c10::DispatchKey::CPU, t);
 }
 
 }  // namespace devcheck::detail

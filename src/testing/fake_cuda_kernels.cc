@@ -1,0 +1,222 @@
+// Fake CUDA's kernels for ops LibTorch has for CUDA only, which programs
+// reach on their CUDA paths: the fused LSTM and GRU cells (at::lstm and
+// at::gru take them for CUDA inputs), GradScaler's unscale and scale update,
+// and pinned host memory. Each computes with ATen ops on CPU aliases of its
+// arguments, with CUDA's semantics (aten/src/ATen/native/cuda/RNN.cu,
+// AmpKernels.cu); the RNN cells keep CUDA's workspace layouts.
+
+#include <ATen/EmptyTensor.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/isfinite.h>
+#include <ATen/ops/zeros_like.h>
+#include <c10/core/StorageImpl.h>
+#include <torch/library.h>
+
+#include <cmath>
+#include <initializer_list>
+#include <tuple>
+
+#include "testing/fake_backend.h"
+
+namespace devcheck::detail {
+namespace {
+
+constexpr FakeKind kCuda = FakeKind::kCuda;
+const char* const kSameDevice =
+    "Expected all tensors to be on the same device, but found at least two devices, ";
+
+// The fused cells' arguments must share one device, as CUDA's kernels check
+// (checkAllSameGPU: "Expected all tensors to be on the same device").
+void same_device(std::initializer_list<const at::Tensor*> tensors, const char* op) {
+  c10::optional<c10::Device> device;
+  for (const at::Tensor* t : tensors) {
+    if (!t->defined()) continue;
+    if (!device) {
+      device = t->device();
+    } else {
+      TORCH_CHECK(*device == t->device(), kSameDevice, *device, " and ", t->device(),
+                  "! (when checking argument in method ", op, ")");
+    }
+  }
+}
+
+// CPU aliases in, fake CUDA tensors out, on the device of `like`.
+class OnCpu {
+ public:
+  explicit OnCpu(const at::Tensor& like) : index_(like.device().index()) {}
+  static at::Tensor in(const at::Tensor& t) { return fake_cpu_alias(t); }
+  static at::Tensor in(const c10::optional<at::Tensor>& t) {
+    return t && t->defined() ? fake_cpu_alias(*t) : at::Tensor();
+  }
+  at::Tensor out(const at::Tensor& t) const { return fake_tensor_owning(kCuda, t, index_); }
+
+ private:
+  c10::DeviceIndex index_;
+};
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_cell(const at::Tensor& igates,
+                                                         const at::Tensor& hgates,
+                                                         const at::Tensor& cx,
+                                                         const c10::optional<at::Tensor>& b_ih,
+                                                         const c10::optional<at::Tensor>& b_hh) {
+  const at::Tensor bi = b_ih.value_or(at::Tensor());
+  const at::Tensor bh = b_hh.value_or(at::Tensor());
+  same_device({&igates, &hgates, &cx, &bi, &bh}, "_thnn_fused_lstm_cell");
+  const OnCpu c(igates);
+  at::Tensor gates = OnCpu::in(igates) + OnCpu::in(hgates);
+  if (bi.defined()) gates = gates + OnCpu::in(bi) + OnCpu::in(bh);
+  const std::vector<at::Tensor> chunks = gates.chunk(4, 1);
+  const at::Tensor i = chunks[0].sigmoid();
+  const at::Tensor f = chunks[1].sigmoid();
+  const at::Tensor g = chunks[2].tanh();
+  const at::Tensor o = chunks[3].sigmoid();
+  const at::Tensor cy = f * OnCpu::in(cx) + i * g;
+  const at::Tensor hy = o * cy.tanh();
+  return {c.out(hy), c.out(cy), c.out(at::cat({i, f, g, o}, 1))};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_cell_backward(
+    const c10::optional<at::Tensor>& grad_hy, const c10::optional<at::Tensor>& grad_cy,
+    const at::Tensor& cx, const at::Tensor& cy, const at::Tensor& workspace, bool has_bias) {
+  const OnCpu c(workspace);
+  const std::vector<at::Tensor> chunks = OnCpu::in(workspace).chunk(4, 1);
+  const at::Tensor& i = chunks[0];
+  const at::Tensor& f = chunks[1];
+  const at::Tensor& g = chunks[2];
+  const at::Tensor& o = chunks[3];
+  const at::Tensor tanh_cy = OnCpu::in(cy).tanh();
+  at::Tensor ghy = OnCpu::in(grad_hy);
+  const at::Tensor gcy = OnCpu::in(grad_cy);
+  if (!ghy.defined()) ghy = at::zeros_like(tanh_cy);
+  at::Tensor gcx = ghy * o * (1 - tanh_cy * tanh_cy);
+  if (gcy.defined()) gcx = gcx + gcy;
+  const at::Tensor go = ghy * tanh_cy * o * (1 - o);
+  const at::Tensor gi = gcx * g * i * (1 - i);
+  const at::Tensor gg = gcx * i * (1 - g * g);
+  const at::Tensor gf = gcx * OnCpu::in(cx) * f * (1 - f);
+  const at::Tensor grad_gates = at::cat({gi, gf, gg, go}, 1);
+  const at::Tensor grad_bias = has_bias ? grad_gates.sum(0) : at::Tensor();
+  return {c.out(grad_gates), c.out(gcx * f), c.out(grad_bias)};
+}
+
+std::tuple<at::Tensor, at::Tensor> gru_cell(const at::Tensor& igates, const at::Tensor& hgates,
+                                            const at::Tensor& hx,
+                                            const c10::optional<at::Tensor>& b_ih,
+                                            const c10::optional<at::Tensor>& b_hh) {
+  const at::Tensor bi = b_ih.value_or(at::Tensor());
+  const at::Tensor bh = b_hh.value_or(at::Tensor());
+  same_device({&igates, &hgates, &hx, &bi, &bh}, "_thnn_fused_gru_cell");
+  const OnCpu c(igates);
+  at::Tensor ig = OnCpu::in(igates);
+  at::Tensor hg = OnCpu::in(hgates);
+  if (bi.defined()) {
+    ig = ig + OnCpu::in(bi);
+    hg = hg + OnCpu::in(bh);
+  }
+  const std::vector<at::Tensor> ic = ig.chunk(3, 1);
+  const std::vector<at::Tensor> hc = hg.chunk(3, 1);
+  const at::Tensor r = (ic[0] + hc[0]).sigmoid();
+  const at::Tensor z = (ic[1] + hc[1]).sigmoid();
+  const at::Tensor& hn = hc[2];
+  const at::Tensor n = (ic[2] + r * hn).tanh();
+  const at::Tensor h = OnCpu::in(hx);
+  const at::Tensor hy = n + z * (h - n);
+  return {c.out(hy), c.out(at::cat({r, z, n, h, hn}, 1))};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> gru_cell_backward(
+    const at::Tensor& grad_hy, const at::Tensor& workspace, bool has_bias) {
+  const OnCpu c(workspace);
+  const std::vector<at::Tensor> chunks = OnCpu::in(workspace).chunk(5, 1);
+  const at::Tensor& r = chunks[0];
+  const at::Tensor& z = chunks[1];
+  const at::Tensor& n = chunks[2];
+  const at::Tensor& h = chunks[3];
+  const at::Tensor& hn = chunks[4];
+  const at::Tensor go = OnCpu::in(grad_hy);
+  const at::Tensor gz = go * (h - n) * (1 - z) * z;
+  const at::Tensor ghx = go * z;
+  const at::Tensor gn = go * (1 - z) * (1 - n * n);
+  const at::Tensor ghn = gn * r;
+  const at::Tensor gr = gn * hn * (1 - r) * r;
+  const at::Tensor gi = at::cat({gr, gz, gn}, 1);
+  const at::Tensor gh = at::cat({gr, gz, ghn}, 1);
+  const at::Tensor gib = has_bias ? gi.sum(0) : at::Tensor();
+  const at::Tensor ghb = has_bias ? gh.sum(0) : at::Tensor();
+  return {c.out(gi), c.out(gh), c.out(ghx), c.out(gib), c.out(ghb)};
+}
+
+// GradScaler's kernels (CUDA-only in LibTorch 1.13): every gradient is
+// multiplied by inv_scale, and found_inf becomes 1 when any holds an inf or
+// a NaN.
+void amp_unscale(at::TensorList grads, at::Tensor& found_inf, const at::Tensor& inv_scale) {
+  const at::Tensor found = OnCpu::in(found_inf);
+  const at::Tensor inv = OnCpu::in(inv_scale);
+  for (const at::Tensor& grad : grads) {
+    if (!grad.defined()) continue;
+    same_device({&grad, &found_inf, &inv_scale}, "_amp_foreach_non_finite_check_and_unscale_");
+    at::Tensor g = OnCpu::in(grad);
+    if (!at::isfinite(g).all().item<bool>()) found.fill_(1.0);
+    g.mul_(inv);
+  }
+}
+
+at::Tensor& amp_update_scale(at::Tensor& self, at::Tensor& growth_tracker,
+                             const at::Tensor& found_inf, double growth_factor,
+                             double backoff_factor, int64_t growth_interval) {
+  same_device({&self, &growth_tracker, &found_inf}, "_amp_update_scale_");
+  const at::Tensor scale = OnCpu::in(self);
+  const at::Tensor tracker = OnCpu::in(growth_tracker);
+  if (OnCpu::in(found_inf).item<float>() != 0.0F) {
+    scale.fill_(static_cast<float>(scale.item<float>() * backoff_factor));
+    tracker.fill_(0);
+    return self;
+  }
+  const int64_t successful = tracker.item<int64_t>() + 1;
+  if (successful == growth_interval) {
+    const auto grown = static_cast<float>(scale.item<float>() * growth_factor);
+    if (std::isfinite(grown)) scale.fill_(grown);
+    tracker.fill_(0);
+  } else {
+    tracker.fill_(successful);
+  }
+  return self;
+}
+
+// Pinned memory: LibTorch sends is_pinned and _pin_memory of a CPU tensor to
+// the CUDA key (the device they pin for). Host memory from
+// fake_pinned_allocator() is what counts as pinned.
+bool is_pinned(const at::Tensor& self, c10::optional<c10::Device> /*device*/) {
+  return self.is_cpu() && self.has_storage() && fake_is_pinned(self.storage().data());
+}
+
+at::Tensor pin_memory(const at::Tensor& self, c10::optional<c10::Device> device) {
+  TORCH_CHECK(!device || device->is_cuda(), "pin_memory: expected a CUDA device, got ", *device);
+  TORCH_CHECK(self.is_cpu() && self.layout() == c10::kStrided, "cannot pin '", self.toString(),
+              "' only dense CPU tensors can be pinned");
+  const size_t nbytes =
+      at::detail::computeStorageNbytes(self.sizes(), self.strides(), self.dtype().itemsize());
+  c10::Storage storage(c10::Storage::use_byte_size_t(), nbytes, fake_pinned_allocator(),
+                       /*resizable=*/false);
+  at::Tensor pinned = at::empty({0}, self.options()).set_(storage, 0, self.sizes(), self.strides());
+  pinned.copy_(self);
+  return pinned;
+}
+
+}  // namespace
+
+void register_fake_cuda_kernels() {
+  auto* m = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::CUDA, __FILE__,
+                               static_cast<std::uint32_t>(__LINE__));
+  m->impl("_thnn_fused_lstm_cell", TORCH_FN(lstm_cell));
+  m->impl("_thnn_fused_lstm_cell_backward_impl", TORCH_FN(lstm_cell_backward));
+  m->impl("_thnn_fused_gru_cell", TORCH_FN(gru_cell));
+  m->impl("_thnn_fused_gru_cell_backward", TORCH_FN(gru_cell_backward));
+  m->impl("_amp_foreach_non_finite_check_and_unscale_", TORCH_FN(amp_unscale));
+  m->impl("_amp_update_scale_", TORCH_FN(amp_update_scale));
+  m->impl("is_pinned", TORCH_FN(is_pinned));
+  m->impl("_pin_memory", TORCH_FN(pin_memory));
+}
+
+}  // namespace devcheck::detail
