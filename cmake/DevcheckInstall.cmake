@@ -25,9 +25,13 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/devcheckConfigVersion.cma
 install(FILES ${PROJECT_BINARY_DIR}/devcheckConfig.cmake
               ${PROJECT_BINARY_DIR}/devcheckConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/devcheck)
-# The Python side of the fake device (docs/testing-without-a-gpu.md).
+# The Python side of the fake device and of fake CUDA, and the sitecustomize
+# `devcheck run` gives Python programs (docs/testing-without-a-gpu.md).
 install(FILES ${PROJECT_SOURCE_DIR}/python/devcheck_fake.py
+              ${PROJECT_SOURCE_DIR}/python/devcheck_fake_cuda.py
   DESTINATION ${CMAKE_INSTALL_DATADIR}/devcheck/python)
+install(FILES ${PROJECT_SOURCE_DIR}/python/site/sitecustomize.py
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/devcheck/python/site)
 
 # What a reader of the installed tree needs: the manual page, the README and
 # docs/, and the copyright and changelog a Debian package carries.

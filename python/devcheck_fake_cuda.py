@@ -487,9 +487,10 @@ def _rebind_torch_cuda():
         # is_bf16_supported() reads torch.version.cuda, which a CPU build has
         # none of; fake CUDA's devices are sm_80, which supports bfloat16.
         cuda.is_bf16_supported = lambda including_emulation=True: True
-        # cuDNN is not in a CPU build: nn.RNN's flatten_parameters() would warn.
-        import torch.backends.cudnn as cudnn
-        cudnn.is_acceptable = lambda tensor: False
+    # Fake CUDA runs no cuDNN kernel (its hooks say so to ATen): nn.RNN's
+    # flatten_parameters() must not try, nor warn that a CPU build has none.
+    import torch.backends.cudnn as cudnn
+    cudnn.is_acceptable = lambda tensor: False
     # nn.DataParallel's backward asks NCCL to reduce; fake CUDA has no NCCL.
     import torch.cuda.nccl as nccl
     nccl.is_available = lambda tensors: False

@@ -25,6 +25,7 @@
 
 #include <c10/core/Device.h>
 
+#include <string>
 #include <vector>
 
 #include "devcheck/export.h"
@@ -68,6 +69,12 @@ DEVCHECK_API std::vector<c10::Device> fake_cuda(int count = 2);
 /// How many fake CUDA devices this process has; 0 when fake CUDA is off.
 /// Thread-safe.
 DEVCHECK_API int fake_cuda_count() noexcept;
+
+/// The names of the real CUDA devices this machine's driver shows (what fake
+/// CUDA would hide): asked of the driver itself (libcuda, loaded at run
+/// time), never of LibTorch, whose view fake CUDA changes. Empty without a
+/// driver or a device. Thread-safe.
+DEVCHECK_API std::vector<std::string> real_cuda_devices();
 
 /// The count DEVCHECK_FAKE_CUDA asks for: N (1..8), or 0 when it is unset,
 /// empty or "0". Throws InvalidArgumentError naming the variable when it is

@@ -274,6 +274,14 @@ struct DEVCHECK_API SanitizedRunOptions {
   /// when the command is watched another way than by the preload library: a
   /// Python whose devcheck package runs it in-process. Default: none.
   std::function<void(const std::string&)> on_notice;
+  /// Fake CUDA devices for the command (devcheck/fake_cuda.h): 1 to 8, in
+  /// every process of it that loads LibTorch, C++ or Python; 0 for none.
+  /// Default 0. run_sanitized() does not look for real GPUs: the caller
+  /// decides whether to hide them.
+  int fake_cuda = 0;
+  /// Whether fake CUDA replaces real CUDA devices the processes would see
+  /// (otherwise each process refuses, exit status 2). Default false.
+  bool fake_cuda_force = false;
 };
 
 /// One process of a sanitized run that loaded LibTorch.
@@ -293,6 +301,11 @@ struct DEVCHECK_API SanitizedRun {
   /// True when the command was a Python program watched in-process through
   /// that Python's devcheck package (`python -m devcheck run`).
   bool through_python_package = false;
+  /// True when a process asked LibTorch whether CUDA is available, or how
+  /// many CUDA devices there are (torch.cuda.is_available(),
+  /// torch::cuda::device_count(), ...): without fake CUDA on a machine
+  /// without a GPU, its CUDA paths then did not run.
+  bool asked_for_cuda = false;
   /// 1 when mode is kFail, the command exited 0 and a mismatch was found;
   /// else exit_status.
   int status_for(SanitizerMode mode) const;

@@ -1,12 +1,15 @@
 #include "sanitizer/python_run.h"
 
+#include <dlfcn.h>
 #include <sys/wait.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "devcheck/error.h"
@@ -15,6 +18,14 @@
 
 #ifndef DEVCHECK_TORCH_VERSION
 #define DEVCHECK_TORCH_VERSION ""
+#endif
+// share/devcheck/python relative to the folder of libdevcheck_sanitizer, once
+// installed and in the build tree (src/CMakeLists.txt).
+#ifndef DEVCHECK_PYTHON_DIR_FROM_LIBDIR
+#define DEVCHECK_PYTHON_DIR_FROM_LIBDIR "../share/devcheck/python"
+#endif
+#ifndef DEVCHECK_PYTHON_DIR_FROM_BUILD
+#define DEVCHECK_PYTHON_DIR_FROM_BUILD "../share/devcheck/python"
 #endif
 
 namespace devcheck::sanitizer {
@@ -135,7 +146,7 @@ PythonTorch probe_python(const std::vector<std::string>& interpreter,
 
 PythonRunPlan plan_python_run(const std::vector<std::string>& command,
                               const std::vector<std::string>& env, const SanitizerOptions& options,
-                              const std::string& report_dir) {
+                              const std::string& report_dir, int fake_cuda, bool fake_cuda_force) {
   PythonRunPlan plan;
   if (command.empty() || !is_python_interpreter(command[0])) return plan;
   const PythonCommand py = parse_python_command(command);
@@ -156,6 +167,10 @@ PythonRunPlan plan_python_run(const std::vector<std::string>& command,
     plan.argv.emplace_back("--report-dir");
     plan.argv.push_back(report_dir);
     if (!options.trace_path().empty()) plan.argv.emplace_back("--trace-events");
+    if (fake_cuda > 0) {
+      plan.argv.emplace_back("--fake-cuda=" + std::to_string(fake_cuda));
+      if (fake_cuda_force) plan.argv.emplace_back("--fake-cuda-force");
+    }
     if (!py.module.empty()) {
       plan.argv.emplace_back("-m");
       plan.argv.push_back(py.module);
@@ -198,6 +213,29 @@ PythonRunPlan plan_python_run(const std::vector<std::string>& command,
       "(it builds devcheck for torch {}): {} -m pip install --no-build-isolation --no-deps {}; "
       "devcheck run then watches the program through it",
       head, tail, t.torch_version, t.executable, source));
+}
+
+std::string python_helpers_dir() {
+  namespace fs = std::filesystem;
+  auto has_helpers = [](const fs::path& dir) {
+    std::error_code ec;
+    return fs::exists(dir / "devcheck_fake_cuda.py", ec) &&
+           fs::exists(dir / "site" / "sitecustomize.py", ec);
+  };
+  if (const char* env = std::getenv("DEVCHECK_PYTHON_DIR")) {
+    if (*env != '\0') return has_helpers(env) ? std::string(env) : std::string();
+  }
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&python_helpers_dir), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return "";
+  }
+  const fs::path libdir = fs::absolute(fs::path(info.dli_fname)).parent_path();
+  for (const char* relative : {DEVCHECK_PYTHON_DIR_FROM_LIBDIR, DEVCHECK_PYTHON_DIR_FROM_BUILD}) {
+    const fs::path dir = (libdir / relative).lexically_normal();
+    if (has_helpers(dir)) return dir.string();
+  }
+  return "";
 }
 
 }  // namespace devcheck::sanitizer

@@ -63,8 +63,17 @@ struct PythonRunPlan {
 // is not the LibTorch devcheck was built for and that has no devcheck package
 // for its torch (naming both versions and the pip command that installs it),
 // or whose command line the package cannot run.
+// `fake_cuda`/`fake_cuda_force`: the package's runner turns fake CUDA on
+// (--fake-cuda N, --fake-cuda-force).
 PythonRunPlan plan_python_run(const std::vector<std::string>& command,
                               const std::vector<std::string>& env, const SanitizerOptions& options,
-                              const std::string& report_dir);
+                              const std::string& report_dir, int fake_cuda = 0,
+                              bool fake_cuda_force = false);
+
+// The folder with devcheck's Python helpers for programs run by the preload
+// library (devcheck_fake_cuda.py, site/sitecustomize.py): $DEVCHECK_PYTHON_DIR,
+// else share/devcheck/python of the installed tree or of the build tree,
+// found from libdevcheck_sanitizer's own path. Empty when there is none.
+std::string python_helpers_dir();
 
 }  // namespace devcheck::sanitizer

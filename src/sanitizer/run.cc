@@ -113,11 +113,22 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
   ReportDir dir;
   const SanitizerOptions& so = options.sanitizer;
   std::vector<std::string> env;
+  std::string user_pythonpath;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string kv = *e;
     if (kv.rfind("DEVCHECK_SANITIZE", 0) == 0) continue;  // ours win
+    if (kv.rfind("DEVCHECK_FAKE_CUDA", 0) == 0) continue;
     if (kv.rfind("LD_PRELOAD=", 0) == 0) continue;
+    if (kv.rfind("PYTHONPATH=", 0) == 0) {
+      user_pythonpath = kv.substr(11);
+      continue;
+    }
     env.push_back(kv);
+  }
+  if (options.fake_cuda < 0 || options.fake_cuda > 8) {
+    throw InvalidArgumentError(fmt::format(
+        "[devcheck] run: expected a number of fake CUDA devices from 1 to 8, got {}",
+        options.fake_cuda));
   }
   const char* user_preload = std::getenv("LD_PRELOAD");
   const bool has_user_preload = user_preload != nullptr && *user_preload != '\0';
@@ -126,13 +137,34 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
   // not at all (throws before anything runs).
   std::vector<std::string> python_env = env;
   if (has_user_preload) python_env.push_back(std::string("LD_PRELOAD=") + user_preload);
+  if (!user_pythonpath.empty()) python_env.push_back("PYTHONPATH=" + user_pythonpath);
   sanitizer::PythonRunPlan plan =
-      sanitizer::plan_python_run(command, python_env, so, dir.path().string());
+      sanitizer::plan_python_run(command, python_env, so, dir.path().string(), options.fake_cuda,
+                                 options.fake_cuda_force);
   if (plan.through_package) {
     argv_store = std::move(plan.argv);
     env = std::move(python_env);
     if (options.on_notice) options.on_notice(plan.notice);
   } else {
+    // Python programs the preload library watches get devcheck's
+    // sitecustomize (python/site/): fake CUDA's torch.cuda once torch is
+    // imported, or, without it, a note when the program asks for CUDA.
+    const std::string helpers = sanitizer::python_helpers_dir();
+    std::string pythonpath = helpers.empty() ? std::string() : helpers + "/site";
+    if (!user_pythonpath.empty()) {
+      pythonpath += (pythonpath.empty() ? "" : ":") + user_pythonpath;
+    }
+    if (!pythonpath.empty()) env.push_back("PYTHONPATH=" + pythonpath);
+    if (options.fake_cuda > 0) {
+      if (helpers.empty()) {
+        throw IoError(
+            "[devcheck] run: devcheck's Python helpers for fake CUDA (share/devcheck/python) are "
+            "missing next to libdevcheck\nfix: reinstall devcheck, or set DEVCHECK_PYTHON_DIR to "
+            "the folder with devcheck_fake_cuda.py");
+      }
+      env.push_back("DEVCHECK_FAKE_CUDA=" + std::to_string(options.fake_cuda));
+      if (options.fake_cuda_force) env.emplace_back("DEVCHECK_FAKE_CUDA_FORCE=1");
+    }
     const std::string preload =
         options.preload_library.empty() ? sanitizer_preload_library() : options.preload_library;
     env.push_back("LD_PRELOAD=" + preload +
@@ -175,6 +207,7 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
   std::vector<fs::path> reports;
   for (const auto& entry : fs::directory_iterator(dir.path())) {
     const std::string name = entry.path().filename().string();
+    if (name.rfind("cuda-asked-", 0) == 0) run.asked_for_cuda = true;
     if (name.rfind("report-", 0) == 0 && entry.path().extension() == ".json" &&
         name.find(".trace.") == std::string::npos) {
       reports.push_back(entry.path());

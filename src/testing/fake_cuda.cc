@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -269,6 +270,12 @@ std::string fake_cuda_bad_fork_message(bool reinit) {
 
 int fake_cuda_count() noexcept { return detail::active_count.load(); }
 
+std::vector<std::string> real_cuda_devices() {
+  std::vector<std::string> names;
+  for (const detail::CudaDeviceFacts& d : detail::probe_cuda().devices) names.push_back(d.name);
+  return names;
+}
+
 int fake_cuda_count_from_environment() {
   const char* env = std::getenv("DEVCHECK_FAKE_CUDA");
   if (env == nullptr || *env == '\0' || std::strcmp(env, "0") == 0) return 0;
@@ -301,13 +308,13 @@ std::vector<c10::Device> fake_cuda(const FakeCudaOptions& options) {
         count, active, active == 1 ? "" : "s", active - 1));
   }
   if (!options.force()) {
-    const detail::CudaProbe probe = detail::probe_cuda();
-    if (!probe.devices.empty()) {
+    const std::vector<std::string> real = real_cuda_devices();
+    if (!real.empty()) {
       throw DeviceUnavailableError(fmt::format(
           "[devcheck] fake_cuda: this machine has {} real CUDA device{} ({}), which fake CUDA "
           "would hide from the program; it is not turned on (FakeCudaOptions::force replaces "
           "them anyway)",
-          probe.devices.size(), probe.devices.size() == 1 ? "" : "s", probe.devices[0].name));
+          real.size(), real.size() == 1 ? "" : "s", real.front()));
     }
   }
   detail::turn_on(count);
@@ -316,3 +323,28 @@ std::vector<c10::Device> fake_cuda(const FakeCudaOptions& options) {
 }
 
 }  // namespace devcheck
+
+// The preload library's way in (devcheck run --fake-cuda, DEVCHECK_FAKE_CUDA):
+// 0 when not asked for, 1 when on, 2 when it cannot be (the reason printed
+// as one line).
+extern "C" __attribute__((visibility("default"))) int devcheck_fake_cuda_autostart() {
+  try {
+    const int count = devcheck::fake_cuda_count_from_environment();
+    if (count == 0) return 0;
+    const char* force = std::getenv("DEVCHECK_FAKE_CUDA_FORCE");
+    const bool forced = force != nullptr && *force != '\0' && std::strcmp(force, "0") != 0;
+    devcheck::fake_cuda(devcheck::FakeCudaOptions().count(count).force(forced));
+    return 1;
+  } catch (const devcheck::DeviceUnavailableError&) {
+    std::fprintf(stderr,
+                 "[devcheck] run: this machine has a real CUDA device, which fake CUDA would hide "
+                 "from the program; stopping it here (exit status 2)\nfix: run without "
+                 "--fake-cuda (or DEVCHECK_FAKE_CUDA), or add --fake-cuda-force to hide the GPU\n");
+  } catch (const devcheck::Error& e) {
+    std::fprintf(stderr, "%s; stopping the program here (exit status 2)\n", e.message().c_str());
+  } catch (const c10::Error& e) {
+    std::fprintf(stderr, "[devcheck] run: fake CUDA cannot start: %s; stopping the program here "
+                 "(exit status 2)\n", e.what_without_backtrace());
+  }
+  return 2;
+}

@@ -46,6 +46,7 @@ int exit_code_for(ErrorCode code) {
 std::string in_cli_terms(std::string message) {
   // Longest names first, so TrainOptions::out never eats part of another.
   static const std::pair<const char*, const char*> kFlags[] = {
+      {"FakeCudaOptions::force", "--fake-cuda-force"},
       {"TrainOptions::learning_rate", "--lr"},
       {"TrainOptions::test_samples", "--test-samples"},
       {"TrainOptions::lr_schedule", "--lr-schedule"},

@@ -1,7 +1,15 @@
 // devcheck run: run any command under the device sanitizer.
 //
 //   devcheck run [--mode report|warn|fail] [--json FILE] [--trace FILE]
-//                [--no-provenance] -- COMMAND ARGS...
+//                [--no-provenance] [--fake-cuda[=N] [--fake-cuda-force]]
+//                -- COMMAND ARGS...
+//
+// --fake-cuda[=N] (or DEVCHECK_FAKE_CUDA=N): the command's processes get N
+// fake CUDA devices (default 2; devcheck/fake_cuda.h), so a program written
+// for CUDA runs its CUDA paths on a machine without a GPU. With a real CUDA
+// device visible it refuses (exit status 2) unless --fake-cuda-force. Without
+// it, on a machine without a GPU, a program that asked for CUDA gets one line
+// at the end saying its CUDA paths did not run.
 //
 // Exit status: COMMAND's own status (128+N when signal N ended it); in fail
 // mode, 1 when COMMAND exited 0 but a device mismatch was found; 2 for bad
@@ -11,12 +19,15 @@
 // the program through it (run_sanitized in src/sanitizer/run.cc).
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "command.h"
+#include "devcheck/error.h"
+#include "devcheck/fake_cuda.h"
 #include "devcheck/sanitizer.h"
 #include "torch_commands.h"
 
@@ -28,7 +39,17 @@ struct RunArgs {
   std::string json;
   std::string trace;
   bool no_provenance = false;
+  int fake_cuda = 0;  // 0: --fake-cuda not given (DEVCHECK_FAKE_CUDA decides)
+  bool fake_cuda_force = false;
 };
+
+// "N real CUDA device(s) (NAME)" of this machine's driver; empty when none.
+std::string real_gpus() {
+  const std::vector<std::string> names = real_cuda_devices();
+  if (names.empty()) return "";
+  return fmt::format("{} real CUDA device{} ({})", names.size(), names.size() == 1 ? "" : "s",
+                     names.front());
+}
 
 Runner setup_run(CLI::App& sub, Streams& io) {
   auto args = std::make_shared<RunArgs>();
@@ -42,14 +63,42 @@ Runner setup_run(CLI::App& sub, Streams& io) {
       "Write a Chrome Trace Event file of copies and syncs (Perfetto, chrome://tracing)");
   sub.add_flag("--no-provenance", args->no_provenance,
                "Do not remember where tensors were made (cheaper)");
+  sub.add_option("--fake-cuda", args->fake_cuda,
+                 "Give the program N fake CUDA devices (default 2): cuda:N tensors in host "
+                 "memory that fail as on a GPU (also DEVCHECK_FAKE_CUDA=N)")
+      ->expected(0, 1)
+      ->default_str("2")
+      ->check(CLI::Range(1, 8));
+  sub.add_flag("--fake-cuda-force", args->fake_cuda_force,
+               "Use fake CUDA even where a real GPU is visible (it hides the GPU)");
   auto command = std::make_shared<std::vector<std::string>>();
   sub.add_option("command", *command, "COMMAND ARGS...: the program to run and its arguments")
       ->required();
   // From COMMAND on, every argument is COMMAND's ("--" before it is optional).
   sub.positionals_at_end();
-  sub.footer("Example: devcheck run --mode fail -- python3 train.py --epochs 1");
-  return [args, command, &io]() {
+  sub.footer(
+      "Examples: devcheck run --mode fail -- python3 train.py --epochs 1\n"
+      "          devcheck run --fake-cuda --mode fail -- python3 train.py   (no GPU needed)");
+  return [args, command, &io, &sub]() {
     SanitizedRunOptions options;
+    int fake_cuda = args->fake_cuda;
+    if (sub.count("--fake-cuda") != 0 && fake_cuda == 0) fake_cuda = 2;
+    if (fake_cuda == 0) fake_cuda = fake_cuda_count_from_environment();
+    const char* force_env = std::getenv("DEVCHECK_FAKE_CUDA_FORCE");
+    const bool force = args->fake_cuda_force ||
+                       (force_env != nullptr && *force_env != '\0' && std::string(force_env) != "0");
+    if (fake_cuda > 0 && !force) {
+      const std::string gpus = real_gpus();
+      if (!gpus.empty()) {
+        throw DeviceUnavailableError(fmt::format(
+            "[devcheck] run: this machine has {}, which fake CUDA would hide from the program; "
+            "it was not started\nfix: run without --fake-cuda (and DEVCHECK_FAKE_CUDA), or add "
+            "--fake-cuda-force",
+            gpus));
+      }
+    }
+    options.fake_cuda = fake_cuda;
+    options.fake_cuda_force = force;
     const SanitizerMode mode = parse_sanitizer_mode(args->mode);
     options.sanitizer.mode(mode)
         .provenance(!args->no_provenance)
@@ -77,6 +126,10 @@ Runner setup_run(CLI::App& sub, Streams& io) {
     if (run.term_signal != 0) {
       io.err << fmt::format("[devcheck] run: {} was ended by signal {}\n", command->front(),
                             run.term_signal);
+    }
+    if (fake_cuda == 0 && run.asked_for_cuda && real_gpus().empty()) {
+      io.err << "[devcheck] run: the program asked for CUDA and this machine has none, so its "
+                "CUDA paths did not run; devcheck run --fake-cuda runs them on fake CUDA devices\n";
     }
     return run.status_for(mode);
   };

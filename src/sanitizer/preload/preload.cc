@@ -33,6 +33,9 @@
 #ifndef DEVCHECK_LIBRARY_FILE
 #define DEVCHECK_LIBRARY_FILE "libdevcheck_sanitizer.so"
 #endif
+#ifndef DEVCHECK_FAKE_DEVICE_LIBRARY_FILE
+#define DEVCHECK_FAKE_DEVICE_LIBRARY_FILE "libdevcheck_fake_device.so"
+#endif
 
 namespace {
 
@@ -111,6 +114,34 @@ void refuse(const std::string& reason, const std::string& fix) {
   _exit(2);
 }
 
+// DEVCHECK_FAKE_CUDA=N (devcheck run --fake-cuda): turns fake CUDA on in
+// this process before the program's first CUDA call, from the fake device
+// library next to this one. A process that asked for it and cannot have it
+// stops here (exit status 2), as one that cannot be watched does.
+void start_fake_cuda(const std::string& dir) {
+  const char* count = std::getenv("DEVCHECK_FAKE_CUDA");
+  if (count == nullptr || *count == '\0' || std::strcmp(count, "0") == 0) return;
+  const std::string path = dir + "/" + DEVCHECK_FAKE_DEVICE_LIBRARY_FILE;
+  DlopenFn open = real_dlopen();
+  void* handle = open != nullptr ? open(path.c_str(), RTLD_NOW | RTLD_GLOBAL) : nullptr;
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    std::fprintf(stderr,
+                 "[devcheck] run: cannot load %s for fake CUDA: %s; stopping the program here "
+                 "(exit status 2)\n",
+                 path.c_str(), why != nullptr ? why : "unknown error");
+    std::fflush(stderr);
+    _exit(2);
+  }
+  using StartFn = int (*)();
+  auto start = reinterpret_cast<StartFn>(dlsym(handle, "devcheck_fake_cuda_autostart"));
+  // The library prints why it could not start (a real GPU, a bad count).
+  if (start == nullptr || start() == 2) {
+    std::fflush(stderr);
+    _exit(2);
+  }
+}
+
 void load_devcheck() {
   if (g_state.exchange(1) != 0) return;
   // libdevcheck is built for one LibTorch: loading it next to another would
@@ -136,8 +167,8 @@ void load_devcheck() {
   }
   std::string path = info.dli_fname;
   const auto slash = path.rfind('/');
-  path = (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/" +
-         DEVCHECK_LIBRARY_FILE;
+  const std::string dir = slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+  path = dir + "/" + DEVCHECK_LIBRARY_FILE;
   DlopenFn open = real_dlopen();
   void* handle = open != nullptr ? open(path.c_str(), RTLD_NOW | RTLD_GLOBAL) : nullptr;
   if (handle == nullptr) {
@@ -149,6 +180,7 @@ void load_devcheck() {
            "LibTorch");
     return;
   }
+  start_fake_cuda(dir);
   g_join_thread.store(reinterpret_cast<JoinFn>(dlsym(handle, "devcheck_sanitizer_join_thread")));
   g_sigaction_hook.store(
       reinterpret_cast<SigactionFn>(dlsym(handle, "devcheck_sanitizer_sigaction")));
@@ -287,4 +319,47 @@ extern "C" __attribute__((visibility("default"))) int pthread_create(pthread_t* 
   const int rc = create(thread, attr, &boot, b);
   if (rc != 0) delete b;
   return rc;
+}
+
+// A child of `devcheck run` that asks LibTorch whether CUDA is there
+// (torch::cuda::is_available(), torch::cuda::device_count()) leaves a mark
+// in the report folder: without fake CUDA on a machine without a GPU, its
+// CUDA paths did not run, and devcheck run says so. The program's calls
+// resolve here first; the real functions answer.
+namespace {
+
+void note_cuda_asked() {
+  static std::atomic<bool> noted{false};
+  if (noted.exchange(true)) return;
+  const char* dir = std::getenv("DEVCHECK_SANITIZE_REPORT_DIR");
+  if (dir == nullptr || *dir == '\0') return;
+  char path[4096];
+  const int n = std::snprintf(path, sizeof(path), "%s/cuda-asked-%ld", dir,
+                              static_cast<long>(getpid()));  // NOLINT(google-runtime-int)
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof(path)) return;
+  FILE* f = std::fopen(path, "w");
+  if (f != nullptr) std::fclose(f);
+}
+
+template <typename Fn>
+Fn next_symbol(const char* name) {
+  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+}
+
+}  // namespace
+
+// torch::cuda::is_available()
+extern "C" __attribute__((visibility("default"))) bool _ZN5torch4cuda12is_availableEv() {
+  note_cuda_asked();
+  static const auto real = next_symbol<bool (*)()>("_ZN5torch4cuda12is_availableEv");
+  return real != nullptr && real();
+}
+
+// torch::cuda::device_count(): size_t in 1.13, c10::DeviceIndex in 2.x; the
+// return register passes through unchanged, so either caller reads its own type.
+extern "C" __attribute__((visibility("default"))) unsigned long _ZN5torch4cuda12device_countEv() {  // NOLINT(google-runtime-int)
+  note_cuda_asked();
+  static const auto real =
+      next_symbol<unsigned long (*)()>("_ZN5torch4cuda12device_countEv");  // NOLINT(google-runtime-int)
+  return real != nullptr ? real() : 0;
 }
