@@ -439,8 +439,8 @@ def _torch_c_functions():
 
 def _patch_storage():
     """torch.UntypedStorage(n, device="cuda") (torch.load, storage.cuda()):
-    a CPU build refuses CUDA there, so make it the storage of a byte tensor
-    on the device."""
+    a CPU build refuses CUDA there and a CUDA build asks the driver, so make
+    it the storage of a byte tensor on the fake device."""
     storage_type = torch.UntypedStorage
     original = storage_type.__new__
     if getattr(original, "_devcheck_fake_cuda", False):
@@ -460,7 +460,7 @@ def _patch_storage():
             t = torch.empty(args[0], dtype=torch.uint8, device=target)
         else:
             t = torch.tensor(list(args[0]), dtype=torch.uint8, device=target)
-        return t._typed_storage()._untyped_storage if hasattr(t, "_typed_storage") else t.storage()._untyped()
+        return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage().untyped()
 
     __new__._devcheck_fake_cuda = True
     storage_type.__new__ = __new__
@@ -476,6 +476,9 @@ def _rebind_torch_cuda():
     cuda._CudaDeviceProperties = _CudaDeviceProperties
     cuda._cudart = _cudart
     cuda._is_in_bad_fork = torch._C._cuda_isInBadFork
+    graphs = sys.modules.get("torch.cuda.graphs")
+    if graphs is not None and hasattr(graphs, "_cuda_isCurrentStreamCapturing"):
+        graphs._cuda_isCurrentStreamCapturing = torch._C._cuda_isCurrentStreamCapturing
     if hasattr(cuda, "_exchange_device"):
         cuda._exchange_device = _exchange_device
         cuda._maybe_exchange_device = _exchange_device
@@ -494,6 +497,59 @@ def _rebind_torch_cuda():
     # nn.DataParallel's backward asks NCCL to reduce; fake CUDA has no NCCL.
     import torch.cuda.nccl as nccl
     nccl.is_available = lambda tensors: False
+
+
+_DISTRIBUTED_NOTE = ("is not emulated: it hands CUDA tensors to the process group (NCCL, or Gloo's CUDA "
+                     "path), which needs a real GPU; run the distributed part on the CPU (gloo) or on "
+                     "devcheck's fake accelerator")
+
+
+def _refuse_distributed_cuda():
+    """DDP and collectives over cuda tensors: a clear error naming what is
+    not emulated, before the process group reaches the CUDA runtime."""
+    try:
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel
+    except ImportError:
+        return
+    if not dist.is_available() or getattr(DistributedDataParallel.__init__, "_devcheck_fake_cuda", False):
+        return
+    init = DistributedDataParallel.__init__
+
+    def ddp_init(self, module, *args, **kwargs):
+        if any(p.is_cuda for p in module.parameters()) or any(b.is_cuda for b in module.buffers()):
+            raise RuntimeError("devcheck fake CUDA: DistributedDataParallel over cuda tensors " + _DISTRIBUTED_NOTE)
+        init(self, module, *args, **kwargs)
+
+    ddp_init._devcheck_fake_cuda = True
+    DistributedDataParallel.__init__ = ddp_init
+
+    def tensors_in(value):
+        if isinstance(value, torch.Tensor):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                yield from tensors_in(v)
+
+    def guard(name):
+        collective = getattr(dist, name)
+
+        def guarded(*args, **kwargs):
+            for value in list(args) + list(kwargs.values()):
+                if any(t.is_cuda for t in tensors_in(value)):
+                    raise RuntimeError("devcheck fake CUDA: torch.distributed.%s of cuda tensors %s"
+                                       % (name, _DISTRIBUTED_NOTE))
+            return collective(*args, **kwargs)
+
+        guarded.__wrapped__ = collective
+        guarded.__name__ = name
+        return guarded
+
+    for name in ("all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
+                 "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "send", "recv",
+                 "isend", "irecv", "broadcast_object_list"):
+        if hasattr(dist, name):
+            setattr(dist, name, guard(name))
 
 
 def _refresh_after_extension_loads():
@@ -551,8 +607,8 @@ def install(library=None, count=2, force=False):
             _count = n
             _rebind_torch_cuda()
             _refresh_after_extension_loads()
-            if _CPU_BUILD:
-                _patch_storage()
+            _refuse_distributed_cuda()
+            _patch_storage()
         elif int(count) != _count:
             _ops().fake_cuda(int(count), bool(force))  # C++ says why not
     return [torch.device("cuda", i) for i in range(_count)]
