@@ -324,6 +324,21 @@ class QuietWarnings {
 #endif
 };
 
+// What torch's own fork handler calls in a child (libtorch_python's
+// torch::utils::set_requires_cuda_init(true) in 1.13,
+// set_requires_device_init(kCUDA, true) in 2.x): the next CUDA use from
+// Python goes through torch.cuda._lazy_init again. `fn` is the symbol's address.
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+inline constexpr char kPythonCudaInitSymbol[] =
+    "_ZN5torch5utils24set_requires_device_initEN3c1010DeviceTypeEb";
+inline void require_python_cuda_init(void* fn) {
+  reinterpret_cast<void (*)(c10::DeviceType, bool)>(fn)(c10::DeviceType::CUDA, true);
+}
+#else
+inline constexpr char kPythonCudaInitSymbol[] = "_ZN5torch5utils22set_requires_cuda_initEb";
+inline void require_python_cuda_init(void* fn) { reinterpret_cast<void (*)(bool)>(fn)(true); }
+#endif
+
 // CUDA-only fused kernels of scaled_dot_product_attention (2.0+) choose
 // themselves by asking the GPU's properties; fake CUDA turns them off, so
 // attention takes its math path, the one the CPU has.

@@ -123,9 +123,10 @@ void fake_cuda_mark_used() noexcept;
 // DataLoader worker started with fork): CUDA cannot be used there.
 bool fake_cuda_in_bad_fork() noexcept;
 
-// CUDA's message for a CUDA call in a forked child (`reinit`: one that
-// initialises CUDA, as a new tensor does; else one that uses an existing
-// tensor, which fails with the driver's "initialization error").
-std::string fake_cuda_bad_fork_message(bool reinit);
+// What a CUDA call in such a child fails with: the driver's "initialization
+// error" (a CUDA context does not survive fork). From Python, torch's next
+// CUDA initialisation raises "Cannot re-initialize CUDA in forked
+// subprocess" first, as on a GPU.
+std::string fake_cuda_bad_fork_message();
 
 }  // namespace devcheck::detail

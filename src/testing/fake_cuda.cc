@@ -11,7 +11,9 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Type.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
+#include <link.h>
 #include <pthread.h>
 #include <torch/library.h>
 
@@ -42,8 +44,35 @@ constexpr FakeKind kCuda = FakeKind::kCuda;
 std::atomic<bool> cuda_used{false};
 std::atomic<bool> in_bad_fork{false};
 
+// torch's own reset for a forked child (libtorch_python; null in a program
+// without Python): the next CUDA use from Python goes through
+// torch.cuda._lazy_init again, which raises "Cannot re-initialize CUDA in
+// forked subprocess". Looked up in the parent: a child may not take the
+// dynamic linker's lock.
+void* python_cuda_init_reset = nullptr;
+
+// A symbol of libtorch_python, which Python loads without RTLD_GLOBAL: asked
+// of that library itself when it is in the process; null otherwise.
+int find_torch_python(struct dl_phdr_info* info, size_t /*size*/, void* found) {
+  if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "libtorch_python") != nullptr) {
+    *static_cast<std::string*>(found) = info->dlpi_name;
+    return 1;
+  }
+  return 0;
+}
+
+void* python_symbol(const char* name) {
+  std::string path;
+  dl_iterate_phdr(find_torch_python, &path);
+  if (path.empty()) return nullptr;
+  void* library = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  return library != nullptr ? dlsym(library, name) : nullptr;
+}
+
 void forked_child() {
-  if (cuda_used.load()) in_bad_fork.store(true);
+  if (!cuda_used.load()) return;
+  in_bad_fork.store(true);
+  if (python_cuda_init_reset != nullptr) require_python_cuda_init(python_cuda_init_reset);
 }
 
 // What FakeCudaHooks asks (detail/compat.h).
@@ -60,7 +89,7 @@ struct CudaState {
   static c10::Allocator* pinned_allocator() { return fake_pinned_allocator(); }
   static bool is_pinned(const void* data) { return fake_is_pinned(data); }
   static void init() {
-    TORCH_CHECK(!in_bad_fork.load(), fake_cuda_bad_fork_message(true));
+    TORCH_CHECK(!in_bad_fork.load(), fake_cuda_bad_fork_message());
     cuda_used.store(true);
   }
   static long cudart_version() { return kFakeCudartVersion; }  // NOLINT(google-runtime-int)
@@ -97,9 +126,23 @@ std::string full_name(const c10::OperatorName& name) {
   return name.overload_name.empty() ? name.name : name.name + "." + name.overload_name;
 }
 
-// Ops with a CUDA kernel that is not fake CUDA's: a CUDA build's own, or one
-// a library registered later (an extension's). `take` registers fake CUDA's
-// fallback over them; otherwise they are only recorded as fake CUDA's.
+// Whether fake CUDA registers its kernel for `op` on the CUDA key: every op
+// with a CUDA kernel (a CUDA build's own, or one a library registered later:
+// they would call the driver), and every op with a CPU kernel that is not
+// composite (it then runs its CPU kernel at once, as the op a program called,
+// instead of a composite of it: one device check, one output, and the name
+// CUDA's own check gives it). Composite ops keep their composite kernels, as
+// on a GPU: registering a backend kernel for one would take it out of
+// autograd.
+bool fake_cuda_takes(const c10::OperatorHandle& op) {
+  if (op.hasKernelForDispatchKey(c10::DispatchKey::CUDA)) return true;
+  return op.hasKernelForDispatchKey(c10::DispatchKey::CPU) &&
+         !op.hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd);
+}
+
+// The ops fake_cuda_takes() that are not fake CUDA's yet. `take` registers
+// fake CUDA's fallback over them; otherwise they are only recorded as fake
+// CUDA's.
 int claim_cuda_kernels(bool take) {
   int claimed = 0;
   std::map<std::string, torch::Library*> libraries;  // one registration block per namespace
@@ -107,7 +150,7 @@ int claim_cuda_kernels(bool take) {
     std::string full = full_name(name);
     if (overridden().count(full) != 0) continue;
     const c10::optional<c10::OperatorHandle> op = c10::Dispatcher::singleton().findOp(name);
-    if (!op || !op->hasKernelForDispatchKey(c10::DispatchKey::CUDA)) continue;
+    if (!op || !fake_cuda_takes(*op)) continue;
     if (take) {
       const size_t colons = full.find("::");
       const std::string ns = full.substr(0, colons);
@@ -154,6 +197,7 @@ void turn_on(int count) {
   ops_added.store(false);
   take_over_cuda_hooks();
   disable_fused_attention();
+  python_cuda_init_reset = python_symbol(kPythonCudaInitSymbol);
   pthread_atfork(nullptr, nullptr, &forked_child);
   FakeDeviceHooks hooks = fake_device_hooks();
   hooks.cuda_count = []() noexcept { return devcheck::fake_cuda_count(); };
@@ -256,13 +300,7 @@ bool fake_cuda_in_bad_fork() noexcept { return in_bad_fork.load(std::memory_orde
 
 void fake_cuda_mark_used() noexcept { cuda_used.store(true, std::memory_order_relaxed); }
 
-std::string fake_cuda_bad_fork_message(bool reinit) {
-  if (reinit) {
-    // torch/cuda/__init__.py's _lazy_init, which a new CUDA tensor reaches.
-    return "Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you "
-           "must use the 'spawn' start method";
-  }
-  // What the driver says of a context inherited through fork.
+std::string fake_cuda_bad_fork_message() {
   return std::string("CUDA error: initialization error") + DEVCHECK_CUDA_CHECK_SUFFIX;
 }
 

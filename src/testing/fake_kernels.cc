@@ -235,7 +235,7 @@ const c10::DispatchKeySet kCpuKeys(c10::DispatchKey::CPU);
 template <FakeKind K, typename RunCpu>
 void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, RunCpu&& run_cpu) {
   if constexpr (K == FakeKind::kCuda) {
-    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(false));
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message());
   }
   const c10::FunctionSchema& schema = op.schema();
   const size_t num_args = schema.arguments().size();
@@ -387,7 +387,7 @@ at::Tensor fake_empty(c10::IntArrayRef size, c10::optional<c10::ScalarType> dtyp
                       c10::optional<bool> /*pin_memory*/,
                       c10::optional<c10::MemoryFormat> memory_format) {
   if constexpr (K == FakeKind::kCuda) {
-    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(true));
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message());
     fake_cuda_mark_used();
   }
   TORCH_CHECK(layout.value_or(c10::kStrided) == c10::kStrided, "fake ", device_type_of(K),
@@ -404,7 +404,7 @@ at::Tensor fake_empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
                               c10::optional<c10::Layout> layout, c10::optional<c10::Device> device,
                               c10::optional<bool> /*pin_memory*/) {
   if constexpr (K == FakeKind::kCuda) {
-    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(true));
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message());
     fake_cuda_mark_used();
   }
   TORCH_CHECK(layout.value_or(c10::kStrided) == c10::kStrided, "fake ", device_type_of(K),
@@ -417,12 +417,11 @@ at::Tensor fake_empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
 
 // Copies cross devices by design (cpu <-> fake, device 0 <-> device 1), so
 // they skip the device check; the CPU kernel does broadcasting and dtype
-// changes. A copy onto a fake device in a forked child initialises CUDA, as
-// tensor.cuda() does on a GPU.
+// changes.
 template <FakeKind K>
 at::Tensor& fake_copy_(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
   if constexpr (K == FakeKind::kCuda) {
-    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(!is_fake<K>(src)));
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message());
   }
   Aliases<K> aliases(is_fake<K>(self) ? self.device().index() : src.device().index());
   at::Tensor dst = aliases.to_cpu(self);

@@ -63,11 +63,10 @@ Runner setup_run(CLI::App& sub, Streams& io) {
       "Write a Chrome Trace Event file of copies and syncs (Perfetto, chrome://tracing)");
   sub.add_flag("--no-provenance", args->no_provenance,
                "Do not remember where tensors were made (cheaper)");
-  sub.add_option("--fake-cuda", args->fake_cuda,
-                 "Give the program N fake CUDA devices (default 2): cuda:N tensors in host "
-                 "memory that fail as on a GPU (also DEVCHECK_FAKE_CUDA=N)")
-      ->expected(0, 1)
-      ->default_str("2")
+  // A flag with an optional "=N": the word after it is always the program's.
+  sub.add_flag("--fake-cuda{2}", args->fake_cuda,
+               "--fake-cuda[=N]: give the program N fake CUDA devices (default 2): cuda:N tensors "
+               "in host memory that fail as on a GPU (also DEVCHECK_FAKE_CUDA=N)")
       ->check(CLI::Range(1, 8));
   sub.add_flag("--fake-cuda-force", args->fake_cuda_force,
                "Use fake CUDA even where a real GPU is visible (it hides the GPU)");
@@ -79,10 +78,9 @@ Runner setup_run(CLI::App& sub, Streams& io) {
   sub.footer(
       "Examples: devcheck run --mode fail -- python3 train.py --epochs 1\n"
       "          devcheck run --fake-cuda --mode fail -- python3 train.py   (no GPU needed)");
-  return [args, command, &io, &sub]() {
+  return [args, command, &io]() {
     SanitizedRunOptions options;
     int fake_cuda = args->fake_cuda;
-    if (sub.count("--fake-cuda") != 0 && fake_cuda == 0) fake_cuda = 2;
     if (fake_cuda == 0) fake_cuda = fake_cuda_count_from_environment();
     const char* force_env = std::getenv("DEVCHECK_FAKE_CUDA_FORCE");
     const bool force = args->fake_cuda_force ||
