@@ -71,15 +71,15 @@ def test_python_m_devcheck_run_fake_cuda_runs_the_cuda_path_and_names_the_bug(py
         """))
     r = python("-m", "devcheck", "run", "--fake-cuda", "--mode", "fail", str(script))
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "device cuda:0" in r.stdout
+    assert "device cuda\n" in r.stdout
     assert "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!" in r.stderr
     assert f"device mismatch in aten::mul at {script}:6" in r.stderr
     assert f"made by aten::ones at {script}:3" in r.stderr
     # N as its own word, and through the environment
     r = python("-m", "devcheck", "run", "--fake-cuda", "3", str(script))
-    assert "device cuda:0" in r.stdout, r.stderr
+    assert "device cuda\n" in r.stdout, r.stderr
     r = python("-m", "devcheck", "run", str(script), env={"DEVCHECK_FAKE_CUDA": "1"})
-    assert "device cuda:0" in r.stdout, r.stderr
+    assert "device cuda\n" in r.stdout, r.stderr
 
 
 def test_python_m_devcheck_run_without_it_says_the_cuda_paths_did_not_run(python, tmp_path):
