@@ -121,3 +121,19 @@ def test_pytest_devcheck_fake_cuda_turns_it_on_for_the_session_and_the_fixture_h
     assert r.returncode == 0, r.stdout + r.stderr
     r = python("-m", "pytest", "-p", "no:cacheprovider", "-q", "--devcheck-fake-cuda=9", str(tmp_path), cwd=tmp_path)
     assert r.returncode != 0 and "from 1 to 8" in r.stdout + r.stderr
+
+
+CLI = os.environ.get("DEVCHECK_CLI")
+
+
+@pytest.mark.skipif(not CLI, reason="DEVCHECK_CLI is not set (python/tests/run_suite.sh sets it)")
+def test_devcheck_run_fake_cuda_hands_the_count_to_the_package(tmp_path):
+    import subprocess
+
+    script = tmp_path / "count.py"
+    script.write_text("import torch\nprint('devices', torch.cuda.device_count(), torch.ones(1).cuda().device)\n")
+    r = subprocess.run([CLI, "run", "--fake-cuda=3", "--", sys.executable, str(script)], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "watched in-process through it" in r.stderr
+    assert "devices 3 cuda:0" in r.stdout

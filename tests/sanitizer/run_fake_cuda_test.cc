@@ -80,6 +80,13 @@ TEST(RunFakeCuda, TheClassifierWrittenForCudaTrainsWithTheCpuRunsLossesBitForBit
   ASSERT_EQ(fake.exit_code, 0) << fake.output;
   EXPECT_THAT(fake.output, HasSubstr("device cuda:0"));
   EXPECT_THAT(fake.output, HasSubstr("0 device mismatches"));
+  // the sanitizer sees the CUDA path: every host->device copy, and the
+  // sync that loss.item() makes each step
+  EXPECT_THAT(fake.output, HasSubstr("cpu -> cuda:0"));
+  EXPECT_THAT(fake.output, HasSubstr("synchronizing ops (count, op, device, site):"));
+  const std::string code = testing::read_file(classifier());
+  const auto item_line = std::count(code.begin(), code.begin() + static_cast<std::ptrdiff_t>(code.find("loss.item()")), '\n') + 1;
+  EXPECT_THAT(fake.output, HasSubstr("fashion_mnist.py:" + std::to_string(item_line) + " (main)"));
   const std::vector<std::string> want = loss_lines(cpu.output);
   ASSERT_EQ(want.size(), 13U) << cpu.output;
   EXPECT_EQ(loss_lines(fake.output), want);
