@@ -1,0 +1,93 @@
+// The device check before each op: fake CUDA's, from the CUDA build's own
+// table (fake_cuda_checks.cc), and the fake accelerator's, TensorIterator's.
+
+#include "testing/fake_checks.h"
+
+#include <ATen/ATen.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <torch/nn/functional/loss.h>
+
+#include <functional>
+#include <string>
+
+#include "detail/compat.h"
+#include "devcheck/fake_cuda.h"
+#include "devcheck/fake_device.h"
+
+namespace devcheck::detail {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kSame =
+    "Expected all tensors to be on the same device, but found at least two devices, ";
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const c10::Error& e) {
+    return e.what_without_backtrace();
+  }
+  return "(no error)";
+}
+
+std::string wrapper(const std::string& op) {
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+  return "wrapper_CUDA_" + op;
+#else
+  return "wrapper_" + op;
+#endif
+}
+
+const c10::Device kCuda0("cuda:0");
+
+TEST(FakeChecks, TheTableHasTheCudaBuildsWrappersAndTheirArguments) {
+  const CudaCheckRule* mm = cuda_check_rule("aten::mm");
+  ASSERT_NE(mm, nullptr);
+  EXPECT_EQ(std::string(mm->method), wrapper("mm"));
+  EXPECT_EQ(std::string(mm->arguments), "self,mat2");
+  const CudaCheckRule* select = cuda_check_rule("aten::index_select");
+  ASSERT_NE(select, nullptr);
+  EXPECT_EQ(std::string(select->method), wrapper("_index_select"));
+  // TensorIterator ops check in TensorIterator, not in their wrapper
+  EXPECT_EQ(cuda_check_rule("aten::add.Tensor"), nullptr);
+  EXPECT_EQ(cuda_check_rule("devcheck::no_such_op"), nullptr);
+}
+
+TEST(FakeChecks, AListArgumentAndAnOptionalOneAreNamedAsTheWrapperNamesThem) {
+  fake_cuda(2);
+  const at::Tensor g = at::ones({2}, kCuda0);
+  EXPECT_EQ(error_of([&] { (void)at::cat({g, at::ones({2})}); }),
+            kSame + "cuda:0 and cpu! (when checking argument for argument tensors in method " +
+                wrapper("cat") + ")");
+  const at::Tensor logits = at::randn({4, 3}, kCuda0);
+  const at::Tensor target = at::zeros({4}, at::TensorOptions().device(kCuda0).dtype(at::kLong));
+  EXPECT_EQ(error_of([&] {
+              (void)torch::nn::functional::cross_entropy(
+                  logits, target, torch::nn::functional::CrossEntropyFuncOptions().weight(at::ones({3})));
+            }),
+            kSame + "cuda:0 and cpu! (when checking argument for argument weight in method " +
+                wrapper("nll_loss_forward") + ")");
+}
+
+TEST(FakeChecks, TheFirstCheckedArgumentSetsTheDeviceEvenOnTheCpu) {
+  fake_cuda(2);
+  EXPECT_EQ(error_of([] { (void)at::mm(at::ones({2, 2}), at::ones({2, 2}, kCuda0)); }),
+            kSame + "cpu and cuda:0! (when checking argument for argument mat2 in method " +
+                wrapper("mm") + ")");
+  // a generated check allows no 0-dim CPU tensor
+  EXPECT_EQ(error_of([] { (void)at::addmm(at::tensor(1.0F), at::ones({2, 2}, kCuda0), at::ones({2, 2}, kCuda0)); }),
+            kSame + "cpu and cuda:0! (when checking argument for argument mat1 in method " +
+                wrapper("addmm") + ")");
+}
+
+TEST(FakeChecks, TheFakeAcceleratorChecksAsTensorIteratorAndNamesTheAtenOp) {
+  const c10::Device d = fake_device(0);
+  // (its structured ops arrive as their out= variant, aten::mm.out)
+  EXPECT_THAT(error_of([&] { (void)at::mm(at::ones({2, 2}, d), at::ones({2, 2})); }),
+              HasSubstr(kSame + d.str() + " and cpu! (when checking argument for argument mat2 in method aten::mm"));
+}
+
+}  // namespace
+}  // namespace devcheck::detail
