@@ -133,12 +133,12 @@ typename StateMap::key_type optimizer_state_key(const void* tensor_impl) {
 // complete once recorded; elapsedTime (2.2+) is the time between two
 // records (the guard's static elapsed_ms).
 #if DEVCHECK_TORCH_AT_LEAST(2, 2)
-#define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES                                               \
-  void synchronizeEvent(void* /*event*/) const override {}                               \
-  void synchronizeDevice(const c10::DeviceIndex /*device_index*/) const override {}      \
-  double elapsedTime(void* start, void* end, const c10::DeviceIndex /*device_index*/)    \
-      const override {                                                                   \
-    return elapsed_ms(start, end);                                                       \
+#define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES                                           \
+  void synchronizeEvent(void* /*event*/) const override {}                            \
+  void synchronizeDevice(const c10::DeviceIndex /*device_index*/) const override {}   \
+  double elapsedTime(void* start, void* end, const c10::DeviceIndex /*device_index*/) \
+      const override {                                                                \
+    return elapsed_ms(start, end);                                                    \
   }
 #elif DEVCHECK_TORCH_AT_LEAST(2, 1)
 #define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES                \
@@ -152,13 +152,13 @@ typename StateMap::key_type optimizer_state_key(const void* tensor_impl) {
 // ordinal" and the like): c10/cuda/CUDAException.h in 1.13,
 // c10_cuda_check_implementation in c10/cuda/CUDAException.cpp from 2.0 on.
 #if DEVCHECK_TORCH_AT_LEAST(2, 0)
-#define DEVCHECK_CUDA_CHECK_SUFFIX                                                          \
+#define DEVCHECK_CUDA_CHECK_SUFFIX                                                        \
   "\nCUDA kernel errors might be asynchronously reported at some other API call, so the " \
   "stacktrace below might be incorrect.\nFor debugging consider passing "                 \
-  "CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side "       \
+  "CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side "      \
   "assertions.\n"
 #else
-#define DEVCHECK_CUDA_CHECK_SUFFIX                                                         \
+#define DEVCHECK_CUDA_CHECK_SUFFIX                                                       \
   "\nCUDA kernel errors might be asynchronously reported at some other API call,so the " \
   "stacktrace below might be incorrect.\nFor debugging consider passing "                \
   "CUDA_LAUNCH_BLOCKING=1."

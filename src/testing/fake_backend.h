@@ -69,8 +69,8 @@ c10::DataPtr fake_adopt(FakeKind kind, c10::DeviceIndex index, void* data, void*
 // Memory statistics of one device, as CUDA's caching allocator counts them
 // for a program (without a cache: reserved == allocated). Bytes.
 struct FakeMemoryStats {
-  std::int64_t allocated_bytes = 0;       // held now
-  std::int64_t peak_allocated_bytes = 0;  // most held at once since the last peak reset
+  std::int64_t allocated_bytes = 0;        // held now
+  std::int64_t peak_allocated_bytes = 0;   // most held at once since the last peak reset
   std::int64_t allocated_bytes_total = 0;  // handed out since the last accumulated reset
   std::int64_t freed_bytes_total = 0;      // given back since the last accumulated reset
   std::int64_t allocations = 0;            // blocks handed out since the last accumulated reset

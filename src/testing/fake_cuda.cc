@@ -18,8 +18,8 @@
 #include <torch/library.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -212,9 +212,7 @@ std::vector<c10::Device> devices(int count) {
   return out;
 }
 
-void check_device(int64_t index) {
-  fake_check_index(kCuda, static_cast<int>(index), "device");
-}
+void check_device(int64_t index) { fake_check_index(kCuda, static_cast<int>(index), "device"); }
 
 // ---- what Python's torch.cuda asks torch._C for -----------------------------
 
@@ -243,8 +241,8 @@ void py_set_device(int64_t index) {
 // 0), default (1) or a new pool stream (2); index -1: the current device.
 std::vector<int64_t> py_stream(int64_t index, int64_t which) {
   const c10::impl::VirtualGuardImpl guard(c10::DeviceType::CUDA);
-  const c10::DeviceIndex d = index < 0 ? fake_current_index(kCuda)
-                                       : static_cast<c10::DeviceIndex>(index);
+  const c10::DeviceIndex d =
+      index < 0 ? fake_current_index(kCuda) : static_cast<c10::DeviceIndex>(index);
   check_device(d);
   const c10::Device device(c10::DeviceType::CUDA, d);
   const c10::Stream s = which == 0   ? guard.getStream(device)
@@ -256,17 +254,23 @@ std::vector<int64_t> py_stream(int64_t index, int64_t which) {
 void py_set_stream(int64_t stream_id, int64_t index) {
   check_device(index);
   const c10::impl::VirtualGuardImpl guard(c10::DeviceType::CUDA);
-  guard.exchangeStream(c10::Stream(c10::Stream::UNSAFE,
-                                   c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)),
-                                   static_cast<c10::StreamId>(stream_id)));
+  guard.exchangeStream(c10::Stream(
+      c10::Stream::UNSAFE, c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)),
+      static_cast<c10::StreamId>(stream_id)));
 }
 
 // The counters of one device: allocated bytes now and at peak, bytes handed
 // out and given back, blocks handed out and given back, blocks now and at peak.
 std::vector<int64_t> py_memory_stats(int64_t index) {
   const FakeMemoryStats s = fake_memory_stats(kCuda, static_cast<int>(index));
-  return {s.allocated_bytes, s.peak_allocated_bytes, s.allocated_bytes_total, s.freed_bytes_total,
-          s.allocations,     s.frees,                s.blocks,                s.peak_blocks};
+  return {s.allocated_bytes,
+          s.peak_allocated_bytes,
+          s.allocated_bytes_total,
+          s.freed_bytes_total,
+          s.allocations,
+          s.frees,
+          s.blocks,
+          s.peak_blocks};
 }
 
 void py_reset_memory_stats(int64_t index, bool peak, bool accumulated) {
@@ -280,7 +284,8 @@ bool py_in_bad_fork() { return in_bad_fork.load(); }
 
 TORCH_LIBRARY_FRAGMENT(devcheck, m) {
   m.def("fake_cuda(int count, bool force) -> int", &py_fake_cuda);
-  m.def("fake_cuda_count() -> int", [] { return static_cast<int64_t>(devcheck::fake_cuda_count()); });
+  m.def("fake_cuda_count() -> int",
+        [] { return static_cast<int64_t>(devcheck::fake_cuda_count()); });
   m.def("fake_cuda_refresh() -> int", &py_refresh);
   m.def("fake_cuda_init() -> ()", &py_init);
   m.def("fake_cuda_get_device() -> int", &py_get_device);
@@ -340,10 +345,11 @@ std::vector<c10::Device> fake_cuda(const FakeCudaOptions& options) {
   const int active = detail::active_count.load();
   if (active == count) return detail::devices(count);
   if (active != 0) {
-    throw InvalidArgumentError(fmt::format(
-        "[devcheck] fake_cuda({}): this process already has {} fake CUDA device{} (cuda:0..cuda:{}); "
-        "the count is set once per process",
-        count, active, active == 1 ? "" : "s", active - 1));
+    throw InvalidArgumentError(
+        fmt::format("[devcheck] fake_cuda({}): this process already has {} fake CUDA device{} "
+                    "(cuda:0..cuda:{}); "
+                    "the count is set once per process",
+                    count, active, active == 1 ? "" : "s", active - 1));
   }
   if (!options.force()) {
     const std::vector<std::string> real = real_cuda_devices();
@@ -381,8 +387,10 @@ extern "C" __attribute__((visibility("default"))) int devcheck_fake_cuda_autosta
   } catch (const devcheck::Error& e) {
     std::fprintf(stderr, "%s; stopping the program here (exit status 2)\n", e.message().c_str());
   } catch (const c10::Error& e) {
-    std::fprintf(stderr, "[devcheck] run: fake CUDA cannot start: %s; stopping the program here "
-                 "(exit status 2)\n", e.what_without_backtrace());
+    std::fprintf(stderr,
+                 "[devcheck] run: fake CUDA cannot start: %s; stopping the program here "
+                 "(exit status 2)\n",
+                 e.what_without_backtrace());
   }
   return 2;
 }

@@ -94,7 +94,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_cell_backward(
   const at::Tensor go = ghy * tanh_cy * o * (1 - o);
   const at::Tensor gi = gcx * g * i * (1 - i);
   const at::Tensor gg = gcx * i * (1 - g * g);
-  const at::Tensor gf = gcx * OnCpu::in(cx) * f * (1 - f);
+  const at::Tensor gf = gcx * OnCpu::in(cx)*f * (1 - f);
   const at::Tensor grad_gates = at::cat({gi, gf, gg, go}, 1);
   const at::Tensor grad_bias = has_bias ? grad_gates.sum(0) : at::Tensor();
   return {c.out(grad_gates), c.out(gcx * f), c.out(grad_bias)};

@@ -53,7 +53,8 @@ at::Tensor tensor_over(c10::Storage storage, c10::DispatchKey key, const at::Ten
 template <FakeKind K>
 c10::Storage fake_storage_owning(const c10::Storage& cpu, c10::DeviceIndex index) {
   void* data = DEVCHECK_STORAGE_MUTABLE_DATA(cpu);
-  c10::DataPtr ptr = fake_adopt(K, index, data, new c10::Storage(cpu), &delete_storage, cpu.nbytes());
+  c10::DataPtr ptr =
+      fake_adopt(K, index, data, new c10::Storage(cpu), &delete_storage, cpu.nbytes());
   return c10::Storage(c10::make_intrusive<c10::StorageImpl>(
       c10::StorageImpl::use_byte_size_t(), cpu.nbytes(), std::move(ptr), fake_allocator(K),
       /*resizable=*/true));
@@ -88,8 +89,8 @@ class Aliases {
     }
     // A non-fake argument handed back as it was (an out= tensor on the CPU).
     if (!cpu.is_cpu()) return cpu;
-    TORCH_CHECK(cpu.layout() == c10::kStrided && cpu.has_storage(), "fake ",
-                device_type_of(K), ": an op returned a ", cpu.layout(),
+    TORCH_CHECK(cpu.layout() == c10::kStrided && cpu.has_storage(), "fake ", device_type_of(K),
+                ": an op returned a ", cpu.layout(),
                 " tensor; a fake device holds strided tensors only");
     for (const StoragePair& s : storages_) {
       if (s.cpu.unsafeGetStorageImpl() == cpu.storage().unsafeGetStorageImpl()) {
@@ -327,10 +328,11 @@ void fake_fallback(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
       // backend": this op has kernels for real devices only.
       const std::string& name = op.schema().name();
       if (e.msg().rfind("Could not run '" + name + "'", 0) != 0) throw;
-      TORCH_CHECK_NOT_IMPLEMENTED(false, "fake ", device_type_of(K), ": ", op.schema().operator_name(),
-                  " has no CPU kernel (it was registered for real devices only), and a fake ",
-                  device_type_of(K), " device runs CPU kernels; a program that calls it needs a ",
-                  "real device, or a CPU kernel for the op");
+      TORCH_CHECK_NOT_IMPLEMENTED(
+          false, "fake ", device_type_of(K), ": ", op.schema().operator_name(),
+          " has no CPU kernel (it was registered for real devices only), and a fake ",
+          device_type_of(K), " device runs CPU kernels; a program that calls it needs a ",
+          "real device, or a CPU kernel for the op");
     }
     return op.schema().returns().size();
   });
@@ -490,8 +492,7 @@ at::Tensor& fake_set_source_storage(at::Tensor& self, c10::Storage source) {
 
 at::Tensor& fake_set_source_tensor(at::Tensor& self, const at::Tensor& source) {
   if (self.unsafeGetTensorImpl() != source.unsafeGetTensorImpl()) {
-    set_geometry(self, source.storage(), source.storage_offset(), source.sizes(),
-                 source.strides());
+    set_geometry(self, source.storage(), source.storage_offset(), source.sizes(), source.strides());
   }
   return self;
 }

@@ -78,8 +78,14 @@ TEST(TrainCommand, FakeDeviceLossesEqualTheCpusBitwise) {
 // own: fake CUDA cannot be turned off.
 TEST(TrainCommand, FakeCudaFromTheEnvironmentTrainsWithTheCpusLossesBitwise) {
   const std::vector<std::string> common = {testing::binary_dir() + "/devcheck",
-                                           "train", "--max-steps", "25", "--test-samples", "300",
-                                           "--threads", "1", "--json"};
+                                           "train",
+                                           "--max-steps",
+                                           "25",
+                                           "--test-samples",
+                                           "300",
+                                           "--threads",
+                                           "1",
+                                           "--json"};
   std::vector<std::string> cpu_args = common;
   cpu_args.insert(cpu_args.end(), {"--device", "cpu", "--no-sanitize"});
   std::vector<std::string> cuda_args = common;

@@ -21,8 +21,8 @@ using ::testing::Not;
 namespace devcheck {
 namespace {
 
-using testing::ProcessResult;
 using testing::marked_line;
+using testing::ProcessResult;
 using testing::sanitizer_program;
 using testing::sanitizer_source;
 
@@ -30,7 +30,8 @@ std::string devcheck_cli() { return testing::binary_dir() + "/devcheck"; }
 std::string scenarios() { return testing::source_dir() + "/python/tests/fake_cuda_scenarios.py"; }
 std::string classifier() { return testing::source_dir() + "/examples/python/fashion_mnist.py"; }
 
-ProcessResult devcheck_run(std::vector<std::string> options, const std::vector<std::string>& command,
+ProcessResult devcheck_run(std::vector<std::string> options,
+                           const std::vector<std::string>& command,
                            const std::vector<std::string>& env = {}) {
   std::vector<std::string> argv{devcheck_cli(), "run"};
   argv.insert(argv.end(), options.begin(), options.end());
@@ -70,8 +71,8 @@ std::vector<std::string> loss_lines(const std::string& output) {
 }
 
 TEST(RunFakeCuda, TheClassifierWrittenForCudaTrainsWithTheCpuRunsLossesBitForBit) {
-  const ProcessResult cpu =
-      testing::run_process({DEVCHECK_PYTHON, classifier(), "--max-steps", "12", "--test-samples", "300"});
+  const ProcessResult cpu = testing::run_process(
+      {DEVCHECK_PYTHON, classifier(), "--max-steps", "12", "--test-samples", "300"});
   ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
   EXPECT_THAT(cpu.output, HasSubstr("device cpu"));
   const ProcessResult fake =
@@ -85,7 +86,10 @@ TEST(RunFakeCuda, TheClassifierWrittenForCudaTrainsWithTheCpuRunsLossesBitForBit
   EXPECT_THAT(fake.output, HasSubstr("cpu -> cuda:0"));
   EXPECT_THAT(fake.output, HasSubstr("synchronizing ops (count, op, device, site):"));
   const std::string code = testing::read_file(classifier());
-  const auto item_line = std::count(code.begin(), code.begin() + static_cast<std::ptrdiff_t>(code.find("loss.item()")), '\n') + 1;
+  const auto item_line =
+      std::count(code.begin(), code.begin() + static_cast<std::ptrdiff_t>(code.find("loss.item()")),
+                 '\n') +
+      1;
   EXPECT_THAT(fake.output, HasSubstr("fashion_mnist.py:" + std::to_string(item_line) + " (main)"));
   const std::vector<std::string> want = loss_lines(cpu.output);
   ASSERT_EQ(want.size(), 13U) << cpu.output;
@@ -107,34 +111,44 @@ TEST(RunFakeCuda, APlantedBugFailsTheRunNamingTheLineThatMadeTheTensorAndTheOp) 
   const auto script = dir / "seed_bug.py";
   testing::write_file(script, code);
   auto line_of = [&](const std::string& text) {
-    return std::to_string(std::count(code.begin(), code.begin() + static_cast<std::ptrdiff_t>(code.find(text)), '\n') + 1);
+    return std::to_string(std::count(code.begin(),
+                                     code.begin() + static_cast<std::ptrdiff_t>(code.find(text)),
+                                     '\n') +
+                          1);
   };
   const std::string stray = script.string() + ":" + line_of("self.scale = torch.ones(10)");
   const std::string op = script.string() + ":" + line_of("* self.scale");
 
   // On the CPU the bug is invisible: every tensor is on the CPU.
-  const ProcessResult cpu = devcheck_run({"--mode", "fail"}, {DEVCHECK_PYTHON, script.string(), "--max-steps", "2"});
+  const ProcessResult cpu =
+      devcheck_run({"--mode", "fail"}, {DEVCHECK_PYTHON, script.string(), "--max-steps", "2"});
   EXPECT_EQ(cpu.exit_code, 0) << cpu.output;
-  EXPECT_THAT(cpu.output, HasSubstr("the program asked for CUDA and this machine has none, so its CUDA "
-                                    "paths did not run; devcheck run --fake-cuda runs them"));
-  const ProcessResult fake =
-      devcheck_run({"--fake-cuda", "--mode", "fail"}, {DEVCHECK_PYTHON, script.string(), "--max-steps", "2"});
+  EXPECT_THAT(cpu.output,
+              HasSubstr("the program asked for CUDA and this machine has none, so its CUDA "
+                        "paths did not run; devcheck run --fake-cuda runs them"));
+  const ProcessResult fake = devcheck_run({"--fake-cuda", "--mode", "fail"},
+                                          {DEVCHECK_PYTHON, script.string(), "--max-steps", "2"});
   EXPECT_EQ(fake.exit_code, 1) << fake.output;
-  EXPECT_THAT(fake.output,
-              AllOf(HasSubstr("Expected all tensors to be on the same device, but found at least two devices, "
-                              "cuda:0 and cpu!"),
-                    HasSubstr("device mismatch in aten::mul at " + op), HasSubstr("made by aten::ones at " + stray)));
+  EXPECT_THAT(
+      fake.output,
+      AllOf(HasSubstr(
+                "Expected all tensors to be on the same device, but found at least two devices, "
+                "cuda:0 and cpu!"),
+            HasSubstr("device mismatch in aten::mul at " + op),
+            HasSubstr("made by aten::ones at " + stray)));
   EXPECT_THAT(fake.output, Not(HasSubstr("asked for CUDA")));
 }
 
 TEST(RunFakeCuda, TheEnvironmentVariableTurnsItOnAsTheFlagDoes) {
-  const ProcessResult r = devcheck_run({}, {DEVCHECK_PYTHON, scenarios(), "tensors"}, {"DEVCHECK_FAKE_CUDA=2"});
+  const ProcessResult r =
+      devcheck_run({}, {DEVCHECK_PYTHON, scenarios(), "tensors"}, {"DEVCHECK_FAKE_CUDA=2"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("tensors ok"));
 }
 
 TEST(RunFakeCuda, AProgramThatNeverAskedForCudaGetsNoNote) {
-  const ProcessResult r = devcheck_run({}, {DEVCHECK_PYTHON, "-c", "import torch; print(torch.ones(2).sum().item())"});
+  const ProcessResult r =
+      devcheck_run({}, {DEVCHECK_PYTHON, "-c", "import torch; print(torch.ones(2).sum().item())"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, Not(HasSubstr("asked for CUDA")));
 }
@@ -150,28 +164,35 @@ TEST(RunFakeCuda, ACppProgramWrittenForCudaRunsItsCudaPathAndItsBugIsNamed) {
   EXPECT_THAT(clean.output, HasSubstr("device cuda loss"));
   const ProcessResult bug = devcheck_run({"--fake-cuda", "--mode", "fail"}, {program, "bug"});
   EXPECT_NE(bug.exit_code, 0) << bug.output;  // the uncaught c10::Error ends it
-  EXPECT_THAT(bug.output,
-              AllOf(HasSubstr("Expected all tensors to be on the same device, but found at least two devices, "
-                              "cuda:0 and cpu!"),
-                    HasSubstr("for_cuda.cc:" + std::to_string(marked_line("programs/for_cuda.cc", "op"))),
-                    HasSubstr("for_cuda.cc:" + std::to_string(marked_line("programs/for_cuda.cc", "stray")))));
+  EXPECT_THAT(
+      bug.output,
+      AllOf(HasSubstr(
+                "Expected all tensors to be on the same device, but found at least two devices, "
+                "cuda:0 and cpu!"),
+            HasSubstr("for_cuda.cc:" + std::to_string(marked_line("programs/for_cuda.cc", "op"))),
+            HasSubstr("for_cuda.cc:" +
+                      std::to_string(marked_line("programs/for_cuda.cc", "stray")))));
 }
 
 TEST(RunFakeCuda, ABadCountIsBadInputNamingIt) {
   const ProcessResult flag = devcheck_run({"--fake-cuda=9"}, {DEVCHECK_PYTHON, "-c", "pass"});
   EXPECT_EQ(flag.exit_code, 2) << flag.output;
   EXPECT_THAT(flag.output, AllOf(HasSubstr("--fake-cuda"), HasSubstr("9")));
-  const ProcessResult env = devcheck_run({}, {DEVCHECK_PYTHON, "-c", "pass"}, {"DEVCHECK_FAKE_CUDA=lots"});
+  const ProcessResult env =
+      devcheck_run({}, {DEVCHECK_PYTHON, "-c", "pass"}, {"DEVCHECK_FAKE_CUDA=lots"});
   EXPECT_EQ(env.exit_code, 2) << env.output;
-  EXPECT_THAT(env.output, HasSubstr("invalid DEVCHECK_FAKE_CUDA='lots': expected a number of fake CUDA devices "
-                                    "from 1 to 8"));
+  EXPECT_THAT(env.output,
+              HasSubstr("invalid DEVCHECK_FAKE_CUDA='lots': expected a number of fake CUDA devices "
+                        "from 1 to 8"));
 }
 
 // Needs a real GPU: scripts/gpu-check.sh runs it (the refusal), it skips here.
 TEST(RunFakeCuda, ARealGpuIsNeverHiddenUnlessForced_CUDA) {
   const ProcessResult probe = testing::run_process({devcheck_cli(), "doctor", "--json"});
-  if (probe.output.find("\"cuda:0\"") == std::string::npos) GTEST_SKIP() << "no GPU on this machine";
-  const ProcessResult refused = devcheck_run({"--fake-cuda"}, {DEVCHECK_PYTHON, "-c", "print('ran')"});
+  if (probe.output.find("\"cuda:0\"") == std::string::npos)
+    GTEST_SKIP() << "no GPU on this machine";
+  const ProcessResult refused =
+      devcheck_run({"--fake-cuda"}, {DEVCHECK_PYTHON, "-c", "print('ran')"});
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
   EXPECT_THAT(refused.output, AllOf(HasSubstr("real CUDA device"), HasSubstr("--fake-cuda-force"),
                                     Not(HasSubstr("ran"))));

@@ -58,14 +58,17 @@ TEST(FakeChecks, TheTableHasTheCudaBuildsWrappersAndTheirArguments) {
 TEST(FakeChecks, AListArgumentAndAnOptionalOneAreNamedAsTheWrapperNamesThem) {
   fake_cuda(2);
   const at::Tensor g = at::ones({2}, kCuda0);
-  EXPECT_EQ(error_of([&] { (void)at::cat({g, at::ones({2})}); }),
+  EXPECT_EQ(error_of([&] {
+              (void)at::cat({g, at::ones({2})});
+            }),
             kSame + "cuda:0 and cpu! (when checking argument for argument tensors in method " +
                 wrapper("cat") + ")");
   const at::Tensor logits = at::randn({4, 3}, kCuda0);
   const at::Tensor target = at::zeros({4}, at::TensorOptions().device(kCuda0).dtype(at::kLong));
   EXPECT_EQ(error_of([&] {
               (void)torch::nn::functional::cross_entropy(
-                  logits, target, torch::nn::functional::CrossEntropyFuncOptions().weight(at::ones({3})));
+                  logits, target,
+                  torch::nn::functional::CrossEntropyFuncOptions().weight(at::ones({3})));
             }),
             kSame + "cuda:0 and cpu! (when checking argument for argument weight in method " +
                 wrapper("nll_loss_forward") + ")");
@@ -73,11 +76,15 @@ TEST(FakeChecks, AListArgumentAndAnOptionalOneAreNamedAsTheWrapperNamesThem) {
 
 TEST(FakeChecks, TheFirstCheckedArgumentSetsTheDeviceEvenOnTheCpu) {
   fake_cuda(2);
-  EXPECT_EQ(error_of([] { (void)at::mm(at::ones({2, 2}), at::ones({2, 2}, kCuda0)); }),
+  EXPECT_EQ(error_of([] {
+              (void)at::mm(at::ones({2, 2}), at::ones({2, 2}, kCuda0));
+            }),
             kSame + "cpu and cuda:0! (when checking argument for argument mat2 in method " +
                 wrapper("mm") + ")");
   // a generated check allows no 0-dim CPU tensor
-  EXPECT_EQ(error_of([] { (void)at::addmm(at::tensor(1.0F), at::ones({2, 2}, kCuda0), at::ones({2, 2}, kCuda0)); }),
+  EXPECT_EQ(error_of([] {
+              (void)at::addmm(at::tensor(1.0F), at::ones({2, 2}, kCuda0), at::ones({2, 2}, kCuda0));
+            }),
             kSame + "cpu and cuda:0! (when checking argument for argument mat1 in method " +
                 wrapper("addmm") + ")");
 }
@@ -85,8 +92,11 @@ TEST(FakeChecks, TheFirstCheckedArgumentSetsTheDeviceEvenOnTheCpu) {
 TEST(FakeChecks, TheFakeAcceleratorChecksAsTensorIteratorAndNamesTheAtenOp) {
   const c10::Device d = fake_device(0);
   // (its structured ops arrive as their out= variant, aten::mm.out)
-  EXPECT_THAT(error_of([&] { (void)at::mm(at::ones({2, 2}, d), at::ones({2, 2})); }),
-              HasSubstr(kSame + d.str() + " and cpu! (when checking argument for argument mat2 in method aten::mm"));
+  EXPECT_THAT(error_of([&] {
+                (void)at::mm(at::ones({2, 2}, d), at::ones({2, 2}));
+              }),
+              HasSubstr(kSame + d.str() +
+                        " and cpu! (when checking argument for argument mat2 in method aten::mm"));
 }
 
 }  // namespace

@@ -79,25 +79,29 @@ TEST(FakeCudaKernels, FusedLstmAndGruCellsComputeWhatTheCpuCellsDo) {
   const at::Tensor b_ih = at::randn({20});
   const at::Tensor b_hh = at::randn({20});
   const auto cpu = at::lstm_cell(x, {h, c}, w_ih, w_hh, b_ih, b_hh);
-  const auto gpu = at::lstm_cell(x.to(kCuda0), {h.to(kCuda0), c.to(kCuda0)}, w_ih.to(kCuda0), w_hh.to(kCuda0),
-                                 b_ih.to(kCuda0), b_hh.to(kCuda0));
+  const auto gpu = at::lstm_cell(x.to(kCuda0), {h.to(kCuda0), c.to(kCuda0)}, w_ih.to(kCuda0),
+                                 w_hh.to(kCuda0), b_ih.to(kCuda0), b_hh.to(kCuda0));
   EXPECT_EQ(std::get<0>(gpu).device(), kCuda0);
   EXPECT_TRUE(at::allclose(std::get<0>(gpu).cpu(), std::get<0>(cpu), 1e-5, 1e-6));
   EXPECT_TRUE(at::allclose(std::get<1>(gpu).cpu(), std::get<1>(cpu), 1e-5, 1e-6));
   const at::Tensor gru_cpu = at::gru_cell(x, h, w_ih.narrow(0, 0, 15), w_hh.narrow(0, 0, 15),
                                           b_ih.narrow(0, 0, 15), b_hh.narrow(0, 0, 15));
   const at::Tensor gru_gpu =
-      at::gru_cell(x.to(kCuda0), h.to(kCuda0), w_ih.narrow(0, 0, 15).to(kCuda0), w_hh.narrow(0, 0, 15).to(kCuda0),
-                   b_ih.narrow(0, 0, 15).to(kCuda0), b_hh.narrow(0, 0, 15).to(kCuda0));
+      at::gru_cell(x.to(kCuda0), h.to(kCuda0), w_ih.narrow(0, 0, 15).to(kCuda0),
+                   w_hh.narrow(0, 0, 15).to(kCuda0), b_ih.narrow(0, 0, 15).to(kCuda0),
+                   b_hh.narrow(0, 0, 15).to(kCuda0));
   EXPECT_TRUE(at::allclose(gru_gpu.cpu(), gru_cpu, 1e-5, 1e-6));
 }
 
 TEST(FakeCudaKernels, AFusedCellNamesMixedDevices) {
   fake_cuda(2);
   const at::Tensor g = at::ones({2, 8}, kCuda0);
-  EXPECT_THAT(error_of([&] { (void)at::_thnn_fused_lstm_cell(g, g, at::ones({2, 2})); }),
-              HasSubstr("Expected all tensors to be on the same device, but found at least two devices, "
-                        "cuda:0 and cpu!"));
+  EXPECT_THAT(
+      error_of([&] {
+        (void)at::_thnn_fused_lstm_cell(g, g, at::ones({2, 2}));
+      }),
+      HasSubstr("Expected all tensors to be on the same device, but found at least two devices, "
+                "cuda:0 and cpu!"));
 }
 
 }  // namespace

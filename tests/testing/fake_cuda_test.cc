@@ -48,7 +48,9 @@ std::string error_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-c10::Device cuda(int index) { return {c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)}; }
+c10::Device cuda(int index) {
+  return {c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)};
+}
 
 // The wrapper a CUDA build names in its generated device checks.
 std::string wrapper(const std::string& op) {
@@ -142,23 +144,30 @@ TEST(FakeCuda, MixingDevicesFailsWithTheCudaBuildsOwnMessage) {
   fake_cuda(2);
   const torch::Tensor g = torch::ones({3}, cuda(0));
   // TensorIterator's check: the device that is not the CPU comes first
-  EXPECT_EQ(error_of([&] { (void)(g + torch::ones({3})); }), std::string(kSameDevice) + "cuda:0 and cpu!");
-  EXPECT_EQ(error_of([&] { (void)(torch::ones({3}) * g); }), std::string(kSameDevice) + "cuda:0 and cpu!");
+  EXPECT_EQ(error_of([&] { (void)(g + torch::ones({3})); }),
+            std::string(kSameDevice) + "cuda:0 and cpu!");
+  EXPECT_EQ(error_of([&] { (void)(torch::ones({3}) * g); }),
+            std::string(kSameDevice) + "cuda:0 and cpu!");
   EXPECT_EQ(error_of([&] { (void)(g - torch::ones({3}, cuda(1))); }),
             std::string(kSameDevice) + "cuda:0 and cuda:1!");
   // a generated check names the argument and the CUDA wrapper
   const torch::Tensor m = torch::ones({2, 2}, cuda(0));
-  EXPECT_EQ(error_of([&] { (void)torch::mm(m, torch::ones({2, 2})); }),
-            std::string(kSameDevice) + "cuda:0 and cpu! (when checking argument for argument mat2 in method " +
+  EXPECT_EQ(error_of([&] {
+              (void)torch::mm(m, torch::ones({2, 2}));
+            }),
+            std::string(kSameDevice) +
+                "cuda:0 and cpu! (when checking argument for argument mat2 in method " +
                 wrapper("mm") + ")");
   EXPECT_EQ(error_of([&] { (void)torch::index_select(m, 0, torch::tensor({1})); }),
-            std::string(kSameDevice) + "cuda:0 and cpu! (when checking argument for argument index in method " +
+            std::string(kSameDevice) +
+                "cuda:0 and cpu! (when checking argument for argument index in method " +
                 wrapper("_index_select") + ")");
 }
 
 TEST(FakeCuda, CpuScalarsAndCpuIndicesAreAllowedAsOnAGpu) {
   fake_cuda(2);
-  const torch::Tensor g = torch::arange(6, torch::TensorOptions().device(cuda(0)).dtype(torch::kFloat32));
+  const torch::Tensor g =
+      torch::arange(6, torch::TensorOptions().device(cuda(0)).dtype(torch::kFloat32));
   EXPECT_TRUE(torch::equal((g * torch::tensor(2.0F)).cpu(), torch::arange(6, torch::kFloat32) * 2));
   const torch::Tensor picked = g.index({torch::tensor({4, 1})});
   EXPECT_EQ(picked.device(), cuda(0));
@@ -171,8 +180,9 @@ TEST(FakeCuda, AnOrdinalItDoesNotHaveIsCudasInvalidDeviceOrdinal) {
   EXPECT_EQ(text, std::string("CUDA error: invalid device ordinal") + DEVCHECK_CUDA_CHECK_SUFFIX);
   EXPECT_THAT(error_of([] { (void)torch::ones({1}).to(cuda(2)); }),
               StartsWith("CUDA error: invalid device ordinal"));
-  EXPECT_THAT(error_of([] { c10::impl::VirtualGuardImpl(c10::DeviceType::CUDA).setDevice(cuda(7)); }),
-              StartsWith("CUDA error: invalid device ordinal"));
+  EXPECT_THAT(
+      error_of([] { c10::impl::VirtualGuardImpl(c10::DeviceType::CUDA).setDevice(cuda(7)); }),
+      StartsWith("CUDA error: invalid device ordinal"));
 }
 
 // Two identical programs, one on the CPU and one on cuda:1.
@@ -269,7 +279,8 @@ TEST(FakeCuda, ModulesMoveWholeAndLstmsAndGrusRunTheirCudaPath) {
   EXPECT_TRUE(torch::allclose(got.cpu(), want, 1e-5, 1e-6));
   got.sum().backward();
   want.sum().backward();
-  EXPECT_TRUE(torch::allclose(twin->parameters()[0].grad().cpu(), lstm->parameters()[0].grad(), 1e-5, 1e-5));
+  EXPECT_TRUE(torch::allclose(twin->parameters()[0].grad().cpu(), lstm->parameters()[0].grad(),
+                              1e-5, 1e-5));
   // a hidden state left on the CPU is named as on a GPU
   const auto h0 = std::make_tuple(torch::zeros({2, 3, 5}), torch::zeros({2, 3, 5}));
   EXPECT_EQ(error_of([&] { twin->forward(x.to(cuda(0)), h0); }),
@@ -320,8 +331,8 @@ TEST(FakeCuda, AnOpWithAKernelForRealGpusOnlyFailsNamingTheOp) {
                              .findSchemaOrThrow("devcheck_fake_cuda_test::cuda_only", "")
                              .typed<int64_t(const at::Tensor&)>();
   const std::string text = error_of([] { (void)op.call(torch::ones({1}, cuda(0))); });
-  EXPECT_THAT(text, AllOf(HasSubstr("devcheck_fake_cuda_test::cuda_only"), HasSubstr("no CPU kernel"),
-                          HasSubstr("real devices only")));
+  EXPECT_THAT(text, AllOf(HasSubstr("devcheck_fake_cuda_test::cuda_only"),
+                          HasSubstr("no CPU kernel"), HasSubstr("real devices only")));
 }
 
 TEST(FakeCuda, AForkedChildOfAProcessThatUsedCudaCannotUseIt) {
@@ -333,7 +344,8 @@ TEST(FakeCuda, AForkedChildOfAProcessThatUsedCudaCannotUseIt) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     ::close(pipe_fds[0]);
-    std::string out = error_of([] { (void)torch::ones({1}).to(c10::Device(c10::DeviceType::CUDA, 0)); });
+    std::string out =
+        error_of([] { (void)torch::ones({1}).to(c10::Device(c10::DeviceType::CUDA, 0)); });
     out += "\n" + error_of([&] { (void)(g + 1); });
     (void)!::write(pipe_fds[1], out.data(), out.size());
     ::_exit(0);
@@ -348,7 +360,8 @@ TEST(FakeCuda, AForkedChildOfAProcessThatUsedCudaCannotUseIt) {
   // a C++ program's CUDA calls fail as the driver fails them in a child
   // (Python's torch.cuda says "Cannot re-initialize CUDA in forked
   // subprocess" first: fake_cuda_scenarios.py's forked_worker)
-  const std::string message = std::string("CUDA error: initialization error") + DEVCHECK_CUDA_CHECK_SUFFIX;
+  const std::string message =
+      std::string("CUDA error: initialization error") + DEVCHECK_CUDA_CHECK_SUFFIX;
   EXPECT_EQ(got, message + "\n" + message);
   // the parent goes on
   EXPECT_TRUE(torch::equal((g + 1).cpu(), torch::full({2}, 2.0F)));

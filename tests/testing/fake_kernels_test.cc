@@ -46,7 +46,8 @@ TEST(FakeKernels, AStorageOnTheDeviceCanBeSetIntoATensorThere) {
   const at::Tensor source = at::arange(6.0, kCuda0);
   at::Tensor t = at::empty({0}, kCuda0);
   t.set_(source.storage(), 2, {2, 2}, {1, 2});
-  EXPECT_TRUE(at::equal(t.cpu(), at::tensor({2.0, 4.0, 3.0, 5.0}, at::kDouble).to(at::kFloat).reshape({2, 2})));
+  EXPECT_TRUE(at::equal(
+      t.cpu(), at::tensor({2.0, 4.0, 3.0, 5.0}, at::kDouble).to(at::kFloat).reshape({2, 2})));
   at::Tensor whole = at::empty({0}, kCuda0);
   whole.set_(source);
   EXPECT_TRUE(whole.is_alias_of(source));

@@ -83,8 +83,8 @@ Runner setup_run(CLI::App& sub, Streams& io) {
     int fake_cuda = args->fake_cuda;
     if (fake_cuda == 0) fake_cuda = fake_cuda_count_from_environment();
     const char* force_env = std::getenv("DEVCHECK_FAKE_CUDA_FORCE");
-    const bool force = args->fake_cuda_force ||
-                       (force_env != nullptr && *force_env != '\0' && std::string(force_env) != "0");
+    const bool force = args->fake_cuda_force || (force_env != nullptr && *force_env != '\0' &&
+                                                 std::string(force_env) != "0");
     if (fake_cuda > 0 && !force) {
       const std::string gpus = real_gpus();
       if (!gpus.empty()) {

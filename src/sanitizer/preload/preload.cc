@@ -357,9 +357,10 @@ extern "C" __attribute__((visibility("default"))) bool _ZN5torch4cuda12is_availa
 
 // torch::cuda::device_count(): size_t in 1.13, c10::DeviceIndex in 2.x; the
 // return register passes through unchanged, so either caller reads its own type.
-extern "C" __attribute__((visibility("default"))) unsigned long _ZN5torch4cuda12device_countEv() {  // NOLINT(google-runtime-int)
+extern "C" __attribute__((visibility("default"))) unsigned long
+_ZN5torch4cuda12device_countEv() {  // NOLINT(google-runtime-int)
   note_cuda_asked();
-  static const auto real =
-      next_symbol<unsigned long (*)()>("_ZN5torch4cuda12device_countEv");  // NOLINT(google-runtime-int)
+  static const auto real = next_symbol<unsigned long (*)()>(
+      "_ZN5torch4cuda12device_countEv");  // NOLINT(google-runtime-int)
   return real != nullptr ? real() : 0;
 }
