@@ -61,10 +61,9 @@ void register_fake_guard(FakeKind kind);
 // that device's memory statistics.
 c10::Allocator* fake_allocator(FakeKind kind);
 
-// A DataPtr that keeps `owner` (any storage's bytes) alive and shows them on
-// device `index` of `kind`, counted as `nbytes` allocated there.
-c10::DataPtr fake_adopt(FakeKind kind, c10::DeviceIndex index, void* data, void* owner,
-                        void (*release_owner)(void*), std::size_t nbytes);
+// A DataPtr that keeps `owner` (a CPU storage a kernel made) alive and shows
+// its bytes on device `index` of `kind`, counted there as allocated.
+c10::DataPtr fake_adopt(FakeKind kind, c10::DeviceIndex index, c10::Storage owner);
 
 // Memory statistics of one device, as CUDA's caching allocator counts them
 // for a program (without a cache: reserved == allocated). Bytes.

@@ -34,8 +34,6 @@ bool is_fake(const at::Tensor& t) {
   return t.defined() && t.device().type() == device_type_of(K);
 }
 
-void delete_storage(void* storage) { delete static_cast<c10::Storage*>(storage); }
-
 // A tensor of backend `key` over `storage` with `like`'s dtype, geometry and
 // conjugate/negative bits.
 at::Tensor tensor_over(c10::Storage storage, c10::DispatchKey key, const at::Tensor& like) {
@@ -52,9 +50,7 @@ at::Tensor tensor_over(c10::Storage storage, c10::DispatchKey key, const at::Ten
 // shows its bytes on device `index`.
 template <FakeKind K>
 c10::Storage fake_storage_owning(const c10::Storage& cpu, c10::DeviceIndex index) {
-  void* data = DEVCHECK_STORAGE_MUTABLE_DATA(cpu);
-  c10::DataPtr ptr =
-      fake_adopt(K, index, data, new c10::Storage(cpu), &delete_storage, cpu.nbytes());
+  c10::DataPtr ptr = fake_adopt(K, index, cpu);
   return c10::Storage(c10::make_intrusive<c10::StorageImpl>(
       c10::StorageImpl::use_byte_size_t(), cpu.nbytes(), std::move(ptr), fake_allocator(K),
       /*resizable=*/true));
@@ -106,10 +102,7 @@ class Aliases {
     for (const StoragePair& s : storages_) {
       if (s.cpu.data() == s.fake.data() && s.cpu.nbytes() == s.fake.nbytes()) continue;
       c10::StorageImpl* fake = s.fake.unsafeGetStorageImpl();
-      void* data = DEVCHECK_STORAGE_MUTABLE_DATA(s.cpu);
-      fake->set_data_ptr_noswap(fake_adopt(K, s.fake.device().index(), data,
-                                           new c10::Storage(s.cpu), &delete_storage,
-                                           s.cpu.nbytes()));
+      fake->set_data_ptr_noswap(fake_adopt(K, s.fake.device().index(), s.cpu));
       fake->set_nbytes(s.cpu.nbytes());
     }
     for (const Pair& p : tensors_) {
