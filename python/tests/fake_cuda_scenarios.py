@@ -212,6 +212,25 @@ def mismatch_messages():
     for f in (lambda: torch.ones(1, device="cuda:%d" % (beyond + 3)), lambda: torch.cuda.set_device(beyond + 3),
               lambda: torch.ones(1).to("cuda:%d" % beyond)):
         assert error_of(f) == INVALID_ORDINAL, repr(error_of(f))
+    # CUDA kernels that check in words of their own
+    x = torch.randn(3, 4, device="cuda")
+    assert error_of(lambda: x.masked_fill(torch.ones(3, 4, dtype=torch.bool), 0.0)) == (
+        "expected self and mask to be on the same device, but got mask on cpu and self on cuda:0")
+    assert error_of(lambda: torch.arange(5.0)[torch.tensor([1, 2], device="cuda")]) == (
+        "indices should be either on cpu or on the same device as the indexed tensor (cpu)")
+    assert error_of(lambda: torch.addcmul(x, torch.tensor(1.0), torch.tensor(2.0))) == (
+        "Trying to pass too many CPU scalars to non-CPU kernel!")
+    where = lambda: torch.where(x > 0, x, torch.tensor(0.0))  # noqa: E731
+    if TORCH2:  # 2.x moves 0-dim operands to the device
+        assert where().device == x.device
+    else:
+        assert error_of(where) == SAME + "cuda:0 and cpu!"
+    conv = torch.nn.Conv2d(1, 2, 3)
+    assert error_of(lambda: conv(torch.randn(1, 1, 5, 5, device="cuda"))) == (
+        "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same")
+    assert error_of(lambda: torch.nn.Conv2d(1, 2, 3).cuda()(torch.randn(1, 1, 5, 5))) == (
+        "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input "
+        "should be a MKLDNN tensor and weight is a dense tensor")
     lstm = torch.nn.LSTM(3, 4).cuda()
     h0 = (torch.zeros(1, 1, 4), torch.zeros(1, 1, 4))
     assert error_of(lambda: lstm(torch.randn(5, 1, 3, device="cuda"), h0)) == (

@@ -337,11 +337,35 @@ void fake_fallback(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
 // and cuDNN kernels) unless convolution itself has a CUDA kernel (fake CUDA).
 // aten::convolution on the CPU aliases picks the same algorithm as for CPU
 // tensors, so results are equal bit for bit.
+//
+// A GPU build's _convolution takes cuDNN for a CUDA input, which first checks
+// that weight and bias have the input's type (device and dtype), in its own
+// words ("Input type (CUDAFloatType) and weight type (CPUFloatType) should
+// be the same"; Python shows the types as torch.cuda.FloatTensor and
+// torch.FloatTensor); a CPU input with a CUDA weight takes MKLDNN's check.
+void check_convolution_types(const at::Tensor& input, const at::Tensor& weight,
+                             const c10::optional<at::Tensor>& bias) {
+  const bool mkldnn = input.is_cpu() && input.scalar_type() == at::kFloat;
+  const char* tail = mkldnn ? " should be the same or input should be a MKLDNN tensor and "
+                            : " should be the same";
+  TORCH_CHECK(input.options().type_equal(weight.options()), "Input type (", input.toString(),
+              ") and weight type (", weight.toString(), ")", tail,
+              mkldnn ? "weight is a dense tensor" : "");
+  TORCH_CHECK(!bias || !bias->defined() || input.options().type_equal(bias->options()),
+              "Input type (", input.toString(), ") and bias type (", bias->toString(), ")", tail,
+              mkldnn ? "bias is a dense tensor" : "");
+}
+
 template <FakeKind K>
 void fake_convolution(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
                       torch::jit::Stack* stack) {
   static const c10::OperatorHandle conv =
       c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
+  if constexpr (K == FakeKind::kCuda) {
+    const auto args = torch::jit::last(*stack, op.schema().arguments().size());
+    check_convolution_types(args[0].toTensor(), args[1].toTensor(),
+                            args[2].toOptional<at::Tensor>());
+  }
   run_on_cpu<K>(op, stack, [&](torch::jit::Stack* s) {
     conv.redispatchBoxed(kCpuKeys, s);
     return size_t{1};

@@ -89,6 +89,56 @@ TEST(FakeChecks, TheFirstCheckedArgumentSetsTheDeviceEvenOnTheCpu) {
                 wrapper("addmm") + ")");
 }
 
+TEST(FakeChecks, KernelsThatCheckInTheirOwnWordsDoSo) {
+  fake_cuda(2);
+  const at::Tensor x = at::randn({3, 4}, kCuda0);
+  EXPECT_EQ(
+      error_of([&] {
+        (void)x.masked_fill(at::ones({3, 4}, at::kBool), 0.0);
+      }),
+      "expected self and mask to be on the same device, but got mask on cpu and self on cuda:0");
+  EXPECT_EQ(error_of([&] {
+              (void)x.masked_fill(
+                  at::ones({3, 4}, at::TensorOptions().device(kCuda0).dtype(at::kBool)),
+                  at::ones({2}));
+            }),
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 "
+            "dimension(s).");
+  EXPECT_EQ(error_of([] {
+              (void)at::arange(5.0).index({at::tensor({1, 2}).to(kCuda0)});
+            }),
+            "indices should be either on cpu or on the same device as the indexed tensor (cpu)");
+  // TensorIterator lets one 0-dim CPU input through, not two
+  EXPECT_EQ(error_of([&] { (void)(x * at::scalar_tensor(2.0)); }), "(no error)");
+  EXPECT_EQ(error_of([&] { (void)at::addcmul(x, at::scalar_tensor(1.0), at::scalar_tensor(2.0)); }),
+            "Trying to pass too many CPU scalars to non-CPU kernel!");
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+  EXPECT_EQ(error_of([&] { (void)at::where(x > 0, x, at::scalar_tensor(0.0)); }), "(no error)");
+#else
+  EXPECT_EQ(error_of([&] { (void)at::where(x > 0, x, at::scalar_tensor(0.0)); }),
+            kSame + "cuda:0 and cpu!");
+#endif
+}
+
+TEST(FakeChecks, AConvolutionChecksItsParametersTypesAsCudnnDoes) {
+  fake_cuda(2);
+  const at::Tensor input = at::randn({1, 1, 5, 5}, kCuda0);
+  EXPECT_EQ(error_of([&] {
+              (void)at::conv2d(input, at::randn({2, 1, 3, 3}));
+            }),
+            "Input type (CUDAFloatType) and weight type (CPUFloatType) should be the same");
+  EXPECT_EQ(error_of([&] {
+              (void)at::conv2d(input, at::randn({2, 1, 3, 3}, kCuda0), at::zeros({2}));
+            }),
+            "Input type (CUDAFloatType) and bias type (CPUFloatType) should be the same");
+  EXPECT_EQ(error_of([&] {
+              (void)at::conv2d(input.cpu(), at::randn({2, 1, 3, 3}, kCuda0));
+            }),
+            "Input type (CPUFloatType) and weight type (CUDAFloatType) should be the same or input "
+            "should be a "
+            "MKLDNN tensor and weight is a dense tensor");
+}
+
 TEST(FakeChecks, TheFakeAcceleratorChecksAsTensorIteratorAndNamesTheAtenOp) {
   const c10::Device d = fake_device(0);
   // (its structured ops arrive as their out= variant, aten::mm.out)
