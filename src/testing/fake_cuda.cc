@@ -206,6 +206,7 @@ void turn_on(int count) {
 
 std::vector<c10::Device> devices(int count) {
   std::vector<c10::Device> out;
+  out.reserve(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) {
     out.emplace_back(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(i));
   }

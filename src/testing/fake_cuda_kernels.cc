@@ -6,6 +6,7 @@
 // AmpKernels.cu); the RNN cells keep CUDA's workspace layouts.
 
 #include <ATen/EmptyTensor.h>
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/isfinite.h>
@@ -195,8 +196,8 @@ at::Tensor pin_memory(const at::Tensor& self, c10::optional<c10::Device> device)
   TORCH_CHECK(!device || device->is_cuda(), "pin_memory: expected a CUDA device, got ", *device);
   TORCH_CHECK(self.is_cpu() && self.layout() == c10::kStrided, "cannot pin '", self.toString(),
               "' only dense CPU tensors can be pinned");
-  const size_t nbytes =
-      at::detail::computeStorageNbytes(self.sizes(), self.strides(), self.dtype().itemsize());
+  const auto nbytes = static_cast<int64_t>(
+      at::detail::computeStorageNbytes(self.sizes(), self.strides(), self.dtype().itemsize()));
   c10::Storage storage(c10::Storage::use_byte_size_t(), nbytes, fake_pinned_allocator(),
                        /*resizable=*/false);
   at::Tensor pinned = at::empty({0}, self.options()).set_(storage, 0, self.sizes(), self.strides());

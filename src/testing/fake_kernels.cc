@@ -11,6 +11,7 @@
 #include <ATen/core/stack.h>
 #include <ATen/ops/_has_compatible_shallow_copy_type_ops.h>
 #include <ATen/ops/copy_ops.h>
+#include <ATen/ops/empty_strided.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/DefaultDtype.h>
 #include <c10/core/DeviceGuard.h>
