@@ -64,10 +64,11 @@ Runner setup_run(CLI::App& sub, Streams& io) {
   sub.add_flag("--no-provenance", args->no_provenance,
                "Do not remember where tensors were made (cheaper)");
   // A flag with an optional "=N": the word after it is always the program's.
-  sub.add_flag("--fake-cuda{2}", args->fake_cuda,
-               "--fake-cuda[=N]: give the program N fake CUDA devices (default 2): cuda:N tensors "
-               "in host memory that fail as on a GPU (also DEVCHECK_FAKE_CUDA=N)")
-      ->check(CLI::Range(1, 8));
+  // (checked in the runner: CLI11 2.x would check the variable's default too)
+  CLI::Option* fake_cuda = sub.add_flag(
+      "--fake-cuda{2}", args->fake_cuda,
+      "--fake-cuda[=N]: give the program N fake CUDA devices (default 2): cuda:N tensors in "
+      "host memory that fail as on a GPU (also DEVCHECK_FAKE_CUDA=N)");
   sub.add_flag("--fake-cuda-force", args->fake_cuda_force,
                "Use fake CUDA even where a real GPU is visible (it hides the GPU)");
   auto command = std::make_shared<std::vector<std::string>>();
@@ -78,9 +79,14 @@ Runner setup_run(CLI::App& sub, Streams& io) {
   sub.footer(
       "Examples: devcheck run --mode fail -- python3 train.py --epochs 1\n"
       "          devcheck run --fake-cuda --mode fail -- python3 train.py   (no GPU needed)");
-  return [args, command, &io]() {
+  return [args, command, &io, fake_cuda_flag = fake_cuda]() {
     SanitizedRunOptions options;
     int fake_cuda = args->fake_cuda;
+    if (fake_cuda_flag->count() != 0 && (fake_cuda < 1 || fake_cuda > 8)) {
+      throw InvalidArgumentError(fmt::format(
+          "[devcheck] run: --fake-cuda={}: expected a number of fake CUDA devices from 1 to 8",
+          fake_cuda));
+    }
     if (fake_cuda == 0) fake_cuda = fake_cuda_count_from_environment();
     const char* force_env = std::getenv("DEVCHECK_FAKE_CUDA_FORCE");
     const bool force = args->fake_cuda_force || (force_env != nullptr && *force_env != '\0' &&
