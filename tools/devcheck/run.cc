@@ -39,7 +39,7 @@ struct RunArgs {
   std::string json;
   std::string trace;
   bool no_provenance = false;
-  int fake_cuda = 0;  // 0: --fake-cuda not given (DEVCHECK_FAKE_CUDA decides)
+  std::string fake_cuda;  // --fake-cuda's N; empty: not given (DEVCHECK_FAKE_CUDA decides)
   bool fake_cuda_force = false;
 };
 
@@ -65,7 +65,7 @@ Runner setup_run(CLI::App& sub, Streams& io) {
                "Do not remember where tensors were made (cheaper)");
   // A flag with an optional "=N": the word after it is always the program's.
   // (checked in the runner: CLI11 2.x would check the variable's default too)
-  CLI::Option* fake_cuda = sub.add_flag(
+  sub.add_flag(
       "--fake-cuda{2}", args->fake_cuda,
       "--fake-cuda[=N]: give the program N fake CUDA devices (default 2): cuda:N tensors in "
       "host memory that fail as on a GPU (also DEVCHECK_FAKE_CUDA=N)");
@@ -79,15 +79,20 @@ Runner setup_run(CLI::App& sub, Streams& io) {
   sub.footer(
       "Examples: devcheck run --mode fail -- python3 train.py --epochs 1\n"
       "          devcheck run --fake-cuda --mode fail -- python3 train.py   (no GPU needed)");
-  return [args, command, &io, fake_cuda_flag = fake_cuda]() {
+  return [args, command, &io]() {
     SanitizedRunOptions options;
-    int fake_cuda = args->fake_cuda;
-    if (fake_cuda_flag->count() != 0 && (fake_cuda < 1 || fake_cuda > 8)) {
-      throw InvalidArgumentError(fmt::format(
-          "[devcheck] run: --fake-cuda={}: expected a number of fake CUDA devices from 1 to 8",
-          fake_cuda));
+    int fake_cuda = 0;
+    if (!args->fake_cuda.empty()) {
+      const std::string& n = args->fake_cuda;
+      if (n.size() != 1 || n[0] < '1' || n[0] > '8') {
+        throw InvalidArgumentError(fmt::format(
+            "[devcheck] run: --fake-cuda={}: expected a number of fake CUDA devices from 1 to 8",
+            n));
+      }
+      fake_cuda = n[0] - '0';
+    } else {
+      fake_cuda = fake_cuda_count_from_environment();
     }
-    if (fake_cuda == 0) fake_cuda = fake_cuda_count_from_environment();
     const char* force_env = std::getenv("DEVCHECK_FAKE_CUDA_FORCE");
     const bool force = args->fake_cuda_force || (force_env != nullptr && *force_env != '\0' &&
                                                  std::string(force_env) != "0");
