@@ -101,13 +101,13 @@ def _stream_data(data):
     return (data[0], data[1], data[2])
 
 
-class _CudaStreamBase:
+class _CudaStreamBase(torch._C.Stream):
     """torch.cuda.Stream's base: a stream of a fake device (every op has
-    finished when it returns, so a stream is always idle)."""
+    finished when it returns, so a stream is always idle). A torch._C.Stream,
+    as a CUDA build's is, so that C++ takes it (tensor.record_stream)."""
 
     def __new__(cls, priority=0, stream_id=None, device_index=None, device_type=None,
                 stream_ptr=0, _cdata=None, **kwargs):
-        self = object.__new__(cls)
         if _cdata is not None:
             stream_id, device_index = _unpack(_cdata)
         elif stream_id is None or device_index is None:
@@ -115,15 +115,31 @@ class _CudaStreamBase:
                 raise RuntimeError("devcheck fake CUDA: an external stream (cudaStream_t) has no "
                                    "fake CUDA device behind it")
             stream_id, device_index, _ = _ops().fake_cuda_stream(-1, 2)
-        self.stream_id = int(stream_id)
-        self.device_index = int(device_index)
-        self.device_type = _CUDA_DEVICE_TYPE
+        if _PACKED_STREAMS:
+            self = torch._C.Stream.__new__(cls, _cdata=_pack(int(stream_id), int(device_index)))
+        else:
+            self = torch._C.Stream.__new__(cls, stream_id=int(stream_id), device_index=int(device_index),
+                                           device_type=_CUDA_DEVICE_TYPE)
         self.priority = priority
         return self
 
-    @property
-    def _cdata(self):
-        return _pack(self.stream_id, self.device_index)
+    if _PACKED_STREAMS:
+        # torch 1.13's torch._C.Stream holds the packed stream only.
+        @property
+        def stream_id(self):
+            return _unpack(self._cdata)[0]
+
+        @property
+        def device_index(self):
+            return _unpack(self._cdata)[1]
+
+        @property
+        def device_type(self):
+            return _CUDA_DEVICE_TYPE
+    else:
+        @property
+        def _cdata(self):
+            return _pack(self.stream_id, self.device_index)
 
     @property
     def device(self):

@@ -149,7 +149,7 @@ void special_check(Special special, const torch::jit::Stack& stack, size_t first
     case Special::kIndex: {
       const c10::Device self = tensor_at(stack, first, 0).device();
       for (const c10::IValue& index : stack[first + 1].toListRef()) {
-        if (!index.isTensor()) continue;
+        if (!index.isTensor() || !index.toTensor().defined()) continue;  // a slice
         const c10::Device d = index.toTensor().device();
         TORCH_CHECK(d.is_cpu() || d == self, "indices should be either on ", c10::kCPU,
                     " or on the same device as the indexed tensor (", self, ")");

@@ -32,6 +32,7 @@
 #include "detail/fake_hooks.h"
 #include "devcheck/error.h"
 #include "testing/fake_backend.h"
+#include "testing/fake_checks.h"
 
 namespace devcheck {
 namespace detail {
@@ -127,17 +128,15 @@ std::string full_name(const c10::OperatorName& name) {
 }
 
 // Whether fake CUDA registers its kernel for `op` on the CUDA key: every op
-// with a CUDA kernel (a CUDA build's own, or one a library registered later:
-// they would call the driver), and every op with a CPU kernel that is not
-// composite (it then runs its CPU kernel at once, as the op a program called,
-// instead of a composite of it: one device check, one output, and the name
-// CUDA's own check gives it). Composite ops keep their composite kernels, as
-// on a GPU: registering a backend kernel for one would take it out of
-// autograd.
-bool fake_cuda_takes(const c10::OperatorHandle& op) {
-  if (op.hasKernelForDispatchKey(c10::DispatchKey::CUDA)) return true;
-  return op.hasKernelForDispatchKey(c10::DispatchKey::CPU) &&
-         !op.hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd);
+// with a CUDA kernel here (a CUDA build's own, or one a library registered,
+// later too: they would call the driver), and every op a CUDA build of this
+// LibTorch version has a CUDA kernel for (fake_cuda_checks_*.inc: a CPU build
+// has none). Any other op fails on a cuda tensor as on a GPU, with the
+// dispatcher's "Could not run '...' with arguments from the 'CUDA' backend";
+// composite ops run their composite kernels, as on a GPU.
+bool fake_cuda_takes(const c10::OperatorHandle& op, const std::string& full_name) {
+  return op.hasKernelForDispatchKey(c10::DispatchKey::CUDA) ||
+         cuda_check_rule(full_name) != nullptr;
 }
 
 // The ops fake_cuda_takes() that are not fake CUDA's yet. `take` registers
@@ -150,7 +149,7 @@ int claim_cuda_kernels(bool take) {
     std::string full = full_name(name);
     if (overridden().count(full) != 0) continue;
     const c10::optional<c10::OperatorHandle> op = c10::Dispatcher::singleton().findOp(name);
-    if (!op || !fake_cuda_takes(*op)) continue;
+    if (!op || !fake_cuda_takes(*op, full)) continue;
     if (take) {
       const size_t colons = full.find("::");
       const std::string ns = full.substr(0, colons);
@@ -176,6 +175,49 @@ struct OpsAdded final : c10::OpRegistrationListener {
   void onOperatorDeregistered(const c10::OperatorHandle& /*op*/) override {}
 };
 
+// CUDA tensors of other layouts (sparse, quantized, nested) have dispatch keys
+// of their own; fake CUDA holds dense tensors only, and says so.
+constexpr c10::DispatchKey kOtherCudaKeys[] = {
+    c10::DispatchKey::SparseCUDA, c10::DispatchKey::SparseCsrCUDA, c10::DispatchKey::QuantizedCUDA,
+    c10::DispatchKey::NestedTensorCUDA};
+
+void not_emulated(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
+                  torch::jit::Stack* /*stack*/) {
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "devcheck fake CUDA: ", op.schema().operator_name(),
+                              " was called for ", keys.highestPriorityTypeId(),
+                              ", which fake CUDA does not emulate: it holds dense (strided) CUDA "
+                              "tensors only");
+}
+
+// Takes over the other layouts' CUDA kernels (a CUDA build's call the
+// driver) and gives every op there fake CUDA's "not emulated" message.
+void refuse_other_cuda_layouts() {
+  for (const c10::DispatchKey key : kOtherCudaKeys) {
+    try {
+      (new torch::Library(torch::Library::IMPL, "_", key, __FILE__,
+                          static_cast<std::uint32_t>(__LINE__)))
+          ->fallback(torch::CppFunction::makeFromBoxedFunction<&not_emulated>());
+    } catch (const c10::Error&) {
+      // LibTorch has a fallback there already; the kernels below still go.
+    }
+    std::map<std::string, torch::Library*> libraries;
+    for (const c10::OperatorName& name : c10::Dispatcher::singleton().getAllOpNames()) {
+      const c10::optional<c10::OperatorHandle> op = c10::Dispatcher::singleton().findOp(name);
+      if (!op || !op->hasKernelForDispatchKey(key)) continue;
+      const std::string full = full_name(name);
+      const size_t colons = full.find("::");
+      const std::string ns = full.substr(0, colons);
+      torch::Library*& library = libraries[ns];
+      if (library == nullptr) {
+        library = new torch::Library(torch::Library::IMPL, ns, key, __FILE__,
+                                     static_cast<std::uint32_t>(__LINE__));
+      }
+      library->impl(full.substr(colons + 2).c_str(),
+                    torch::CppFunction::makeFromBoxedFunction<&not_emulated>());
+    }
+  }
+}
+
 std::mutex setup_mutex;
 std::atomic<int> active_count{0};
 
@@ -191,6 +233,7 @@ void turn_on(int count) {
     register_fake_kernels(kCuda);
     register_fake_cuda_kernels();
     claim_cuda_kernels(/*take=*/false);  // the kernels just registered are fake CUDA's
+    refuse_other_cuda_layouts();
   }
   static const c10::RegistrationHandleRAII listening =
       c10::Dispatcher::singleton().addRegistrationListener(std::make_unique<OpsAdded>());

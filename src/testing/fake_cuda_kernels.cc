@@ -205,6 +205,10 @@ at::Tensor pin_memory(const at::Tensor& self, c10::optional<c10::Device> device)
   return pinned;
 }
 
+// tensor.record_stream(s): a GPU keeps the memory from reuse until the work
+// queued on `s` is done; fake CUDA's work is done when an op returns.
+void record_stream(at::Tensor& /*self*/, c10::Stream /*stream*/) {}
+
 }  // namespace
 
 void register_fake_cuda_kernels() {
@@ -218,6 +222,7 @@ void register_fake_cuda_kernels() {
   m->impl("_amp_update_scale_", TORCH_FN(amp_update_scale));
   m->impl("is_pinned", TORCH_FN(is_pinned));
   m->impl("_pin_memory", TORCH_FN(pin_memory));
+  m->impl("record_stream", TORCH_FN(record_stream));
 }
 
 }  // namespace devcheck::detail

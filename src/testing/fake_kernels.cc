@@ -15,6 +15,7 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/DefaultDtype.h>
 #include <c10/core/DeviceGuard.h>
+#include <c10/core/InferenceMode.h>
 #include <c10/core/StorageImpl.h>
 #include <c10/core/TensorImpl.h>
 #include <c10/util/SmallVector.h>
@@ -36,8 +37,12 @@ bool is_fake(const at::Tensor& t) {
 }
 
 // A tensor of backend `key` over `storage` with `like`'s dtype, geometry and
-// conjugate/negative bits.
+// conjugate/negative bits, and its inference-ness: inside
+// torch.inference_mode() a view of a normal tensor stays a normal tensor
+// (autograd then gives it its base's version counter), as the CPU's views do.
 at::Tensor tensor_over(c10::Storage storage, c10::DispatchKey key, const at::Tensor& like) {
+  c10::optional<c10::InferenceMode> normal;
+  if (!like.is_inference() && c10::InferenceMode::is_enabled()) normal.emplace(false);
   auto impl = c10::make_intrusive<c10::TensorImpl>(std::move(storage), c10::DispatchKeySet(key),
                                                    like.dtype());
   impl->set_sizes_and_strides(like.sizes(), like.strides());
@@ -533,8 +538,13 @@ template <FakeKind K>
 void register_kernels_of() {
   constexpr c10::DispatchKey kKey = dispatch_key_of(K);
   c10::SetAllocator(device_type_of(K), fake_allocator(K), kFakeAllocatorPriority);
-  new_library(torch::Library::IMPL, "_", kKey, __LINE__)
-      .fallback(torch::CppFunction::makeFromBoxedFunction<&fake_fallback<K>>());
+  // The fake accelerator runs every op on the CPU; fake CUDA runs the ops a
+  // CUDA build has CUDA kernels for (fake_cuda.cc) and lets the others fail
+  // as on a GPU.
+  if constexpr (K == FakeKind::kAccelerator) {
+    new_library(torch::Library::IMPL, "_", kKey, __LINE__)
+        .fallback(torch::CppFunction::makeFromBoxedFunction<&fake_fallback<K>>());
+  }
   torch::Library& m = new_library(torch::Library::IMPL, "aten", kKey, __LINE__);
   m.impl("empty.memory_format", TORCH_FN(fake_empty<K>));
   m.impl("empty_strided", TORCH_FN(fake_empty_strided<K>));

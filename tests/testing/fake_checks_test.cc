@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/library.h>
 #include <torch/nn/functional/loss.h>
 
 #include <functional>
@@ -50,9 +51,33 @@ TEST(FakeChecks, TheTableHasTheCudaBuildsWrappersAndTheirArguments) {
   const CudaCheckRule* select = cuda_check_rule("aten::index_select");
   ASSERT_NE(select, nullptr);
   EXPECT_EQ(std::string(select->method), wrapper("_index_select"));
-  // TensorIterator ops check in TensorIterator, not in their wrapper
-  EXPECT_EQ(cuda_check_rule("aten::add.Tensor"), nullptr);
+  // TensorIterator ops have a CUDA kernel and check in TensorIterator, not in their wrapper
+  const CudaCheckRule* add = cuda_check_rule("aten::add.Tensor");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->method, nullptr);
+  // ops without a CUDA kernel (composite ones, others' ops) are not in it
+  EXPECT_EQ(cuda_check_rule("aten::linear"), nullptr);
   EXPECT_EQ(cuda_check_rule("devcheck::no_such_op"), nullptr);
+}
+
+TEST(FakeChecks, AnOpACudaBuildHasNoCudaKernelForFailsAsOnAGpu) {
+  fake_cuda(2);
+  // a CPU-only op: the dispatcher's own words, as a GPU build gives them
+  static auto* library = new torch::Library(torch::Library::DEF, "devcheck_cpu_only_test",
+                                            c10::nullopt, __FILE__, __LINE__);
+  library->def("twice(Tensor x) -> Tensor");
+  static auto* cpu = new torch::Library(torch::Library::IMPL, "devcheck_cpu_only_test",
+                                        c10::DispatchKey::CPU, __FILE__, __LINE__);
+  cpu->impl("twice", [](const at::Tensor& x) { return x * 2; });
+  const auto op = c10::Dispatcher::singleton()
+                      .findSchemaOrThrow("devcheck_cpu_only_test::twice", "")
+                      .typed<at::Tensor(const at::Tensor&)>();
+  EXPECT_THAT(error_of([&] { (void)op.call(at::ones({2}, kCuda0)); }),
+              HasSubstr("Could not run 'devcheck_cpu_only_test::twice' with arguments from the 'CUDA' "
+                        "backend"));
+  // a sparse CUDA tensor is not emulated, and says so
+  EXPECT_THAT(error_of([] { (void)at::ones({2}).to_sparse().to(kCuda0); }),
+              HasSubstr("fake CUDA does not emulate: it holds dense (strided) CUDA tensors only"));
 }
 
 TEST(FakeChecks, AListArgumentAndAnOptionalOneAreNamedAsTheWrapperNamesThem) {
