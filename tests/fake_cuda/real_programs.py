@@ -332,6 +332,24 @@ def fake_cmd(o, argv, json_path):
     return [o.python, LAUNCH, "--lib", o.lib, "--devices", "2"] + argv[1:]
 
 
+# Findings in a program that are true: the code does on a GPU what the
+# finding says, judged by reading it. Each: program -> (what the finding
+# says, the lines of the program's own source it may name, why it is true).
+TRUE_FINDINGS = {
+    "vision-similarity": (
+        "many small copies", ("references/similarity/train.py:43", "references/similarity/train.py:44"),
+        "find_best_threshold copies a 0-dim threshold and the whole targets tensor to the device in "
+        "each of its 151 iterations (thresh.to(device), targets.to(device)) and syncs with .item() "
+        "in each: on a GPU, 302 host-to-device copies and 151 syncs per evaluation"),
+}
+
+
+def true_finding(name, finding):
+    known = TRUE_FINDINGS.get(name)
+    message = finding.get("message", "")
+    return known is not None and known[0] in message and any(line in message for line in known[1])
+
+
 def check_python(o, name):
     row = dict(program=name, notes=[])
     with tempfile.TemporaryDirectory(prefix="fake-cuda-real-") as cwd:
@@ -346,8 +364,12 @@ def check_python(o, name):
         if o.devcheck:
             found = report_findings(json_path)
             row["findings"] = None if found is None else len(found[0])
-            if found and found[0]:
-                row["notes"].append("false finding: " + found[0][0].get("message", "").splitlines()[0])
+            for finding in (found[0] if found else []):
+                first = finding.get("message", "").splitlines()[0]
+                if true_finding(name, finding):
+                    row["notes"].append("true finding (%s): %s" % (TRUE_FINDINGS[name][2], first))
+                else:
+                    row["notes"].append("false finding: " + first)
         if name in FAKE_ONLY:
             row["cpu_equal"] = None
             if row["fake_ok"]:
@@ -474,6 +496,10 @@ def main():
         o.devcheck = os.path.abspath(o.devcheck)
 
     names = o.names or list(DRIVERS) + ["torch-collect-env"]
+    if not os.path.isdir(o.vision):
+        # scripts/fetch-lint-corpus.sh fetches it; without it only torch's own programs run
+        print("real_programs: no torchvision tree at %s: its programs are skipped" % o.vision)
+        names = [n for n in names if not n.startswith("vision-")]
     rows = []
     for name in names:
         rows.append(check_collect_env(o) if name == "torch-collect-env" else check_python(o, name))
@@ -498,7 +524,8 @@ def main():
     if o.json:
         with open(o.json, "w", encoding="utf-8") as f:
             json.dump(dict(programs=rows, cxx_suite=suite), f, indent=2)
-    bad = any(not r["fake_ok"] or r.get("cpu_equal") is False or r.get("findings") for r in rows)
+    bad = any(not r["fake_ok"] or r.get("cpu_equal") is False or
+              any(n.startswith("false finding") for n in r["notes"]) for r in rows)
     bad = bad or any(not s["same"] for s in suite)
     return 1 if bad else 0
 
