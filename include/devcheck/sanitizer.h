@@ -167,6 +167,11 @@ struct DEVCHECK_API SanitizerArgument {
   bool stray = false;     ///< Not on the device the op ran on.
   std::string origin_op;  ///< The op that made it ("aten::ones"); "" when unknown.
   std::string origin;     ///< Where it was made ("train.cc:41"); "" when unknown.
+  /// When it was derived (triu, division, cumsum) from a tensor of known
+  /// origin: the factory or transfer that chain started at, and where;
+  /// "" otherwise.
+  std::string derived_from_op;
+  std::string derived_from;
 };
 
 /// What a finding is about.

@@ -10,7 +10,9 @@ class Report:
 
     findings: each with kind ("device_mismatch", "small_copies"), op, site
     (the user's "file.py:LINE" that ran the op), arguments (name, device,
-    dtype, shape, stray, origin_op, origin: where the tensor was made),
+    dtype, shape, stray, origin_op, origin: where the tensor was made,
+    derived_from_op, derived_from: for a tensor computed from one of known
+    origin, the factory or transfer that computation started at),
     message and fix. transfers and syncs: the ledger of host<->device copies
     and of ops that made the host wait, by site."""
 

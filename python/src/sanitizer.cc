@@ -54,7 +54,9 @@ void bind_sanitizer(py::module_& m) {
       .def_readonly("shape", &SanitizerArgument::shape)
       .def_readonly("stray", &SanitizerArgument::stray)
       .def_readonly("origin_op", &SanitizerArgument::origin_op)
-      .def_readonly("origin", &SanitizerArgument::origin);
+      .def_readonly("origin", &SanitizerArgument::origin)
+      .def_readonly("derived_from_op", &SanitizerArgument::derived_from_op)
+      .def_readonly("derived_from", &SanitizerArgument::derived_from);
   py::class_<SanitizerFinding>(m, "SanitizerFinding")
       .def_property_readonly("kind",
                              [](const SanitizerFinding& f) {

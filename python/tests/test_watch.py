@@ -17,6 +17,22 @@ def line_of(marker):
     raise AssertionError(marker)
 
 
+def test_a_stray_computed_from_a_factorys_result_names_both_lines(fake_device):
+    with devcheck.watch(mode="report") as w:
+        steps = torch.arange(4)  # chain-starts
+        scale = 2.0 ** (steps / 4)  # derived-here
+        try:
+            scale * torch.ones(4, device=fake_device)  # chain-op
+        except RuntimeError:
+            pass
+    (f,) = w.report().mismatches
+    assert f.site.startswith(f"{__file__}:{line_of('# chain-op')}")
+    (stray,) = [a for a in f.arguments if a.stray]
+    assert stray.origin.startswith(f"{__file__}:{line_of('# derived-here')}")
+    assert stray.derived_from_op == "aten::arange"
+    assert stray.derived_from.startswith(f"{__file__}:{line_of('# chain-starts')}")
+
+
 def test_a_planted_mismatch_is_reported_with_the_users_lines(fake_device):
     with devcheck.watch(mode="report") as w:
         a = torch.ones(4)  # made-here

@@ -399,6 +399,56 @@ at::Scalar observe_sync(c10::DispatchKeySet keys, const at::Tensor& self) {
   return result;
 }
 
+// The one tensor an op takes (wrapped scalars aside), or null: a derivation
+// of one tensor (triu, repeat, neg, cumsum) has no device of its own.
+const at::Tensor* sole_tensor(c10::ArrayRef<const c10::IValue> inputs) {
+  const at::Tensor* found = nullptr;
+  for (const c10::IValue& v : inputs) {
+    if (v.isList()) return nullptr;
+    if (!v.isTensor()) continue;
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined()) continue;
+    const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
+    if (detail::wrapped_scalar(impl->device(), static_cast<std::size_t>(impl->dim()))) continue;
+    if (found != nullptr) return nullptr;
+    found = &t;
+  }
+  return (found != nullptr && found->has_storage()) ? found : nullptr;
+}
+
+// Runs an op that derives a new tensor from one input. When the input's
+// origin is known (a factory's or a transfer's result, or a derivation of
+// one), the result, on the input's device, is made here, from the factory
+// or transfer its chain started at: the stray `self.mask =
+// torch.triu(torch.ones(n, n))` of an __init__ is named at that line, not
+// where `.bool()` converts it in forward(); `j = torch.arange(m)` then
+// `c = sigma ** (j / m)` names both lines. Ops on tensors of unknown origin
+// pay nothing more.
+void run_derivation(const c10::OperatorHandle& op, c10::DispatchKeySet below,
+                    torch::jit::Stack* stack, ThreadState& t, const at::Tensor& input, Engine& e) {
+  // Compared only: the map's weak reference keeps a recorded StorageImpl's
+  // address from being reused, and find() skips one that has died.
+  const c10::StorageImpl* input_storage = input.storage().unsafeGetStorageImpl();
+  const c10::Device input_device = input.device();
+  run_op(op, below, stack, t, OpKind::kPlain);
+  const std::size_t returns = op.schema().returns().size();
+  if (returns == 0 || stack->size() < returns) return;
+  const c10::IValue& result = (*stack)[stack->size() - returns];
+  if (!result.isTensor()) return;
+  const at::Tensor& out = result.toTensor();
+  if (!out.defined() || !out.has_storage() || out.device() != input_device) return;
+  if (out.storage().unsafeGetStorageImpl() == input_storage) return;  // in place or a view
+  const std::optional<Origin> input_origin = e.provenance.find(input_storage);
+  if (!input_origin) return;
+  Origin made{interned(op.schema().name().c_str()), capture_site(), input_origin->from_op,
+              input_origin->from_site};
+  if (made.from_op == nullptr) {  // the input is the chain's start
+    made.from_op = input_origin->op;
+    made.from_site = input_origin->site;
+  }
+  e.provenance.record(out.storage(), made);
+}
+
 }  // namespace
 
 void flush_op_count() {
@@ -443,6 +493,12 @@ void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::ji
       }
     }
     if (C10_UNLIKELY(scan.mismatch)) record_mismatch(schema, inputs, info, e, t);
+  }
+  if (info.kind == OpKind::kPlain && e.settings().provenance()) {
+    if (const at::Tensor* only = sole_tensor(inputs)) {
+      run_derivation(op, below, stack, t, *only, e);
+      return;
+    }
   }
   if (info.kind == OpKind::kPlain || info.kind == OpKind::kCrossDevice ||
       info.kind == OpKind::kHostArguments) {

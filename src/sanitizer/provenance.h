@@ -25,6 +25,10 @@ namespace devcheck::sanitizer {
 struct Origin {
   const char* op = nullptr;  // static storage ("aten::ones")
   SiteId site = kNoSite;
+  // For a tensor derived from one of known origin (triu of a ones): the
+  // factory or transfer that chain started from; null/kNoSite otherwise.
+  const char* from_op = nullptr;
+  SiteId from_site = kNoSite;
 };
 
 // Thread-safe.

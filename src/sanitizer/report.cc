@@ -58,13 +58,24 @@ SanitizerFinding mismatch_finding(const MismatchRecord& r, SiteNames& names) {
     if (a.origin_known) {
       arg.origin_op = a.origin.op != nullptr ? a.origin.op : "";
       arg.origin = a.origin.site == kNoSite ? "" : names.location(a.origin.site);
+      arg.derived_from_op = a.origin.from_op != nullptr ? a.origin.from_op : "";
+      arg.derived_from = a.origin.from_site == kNoSite ? "" : names.location(a.origin.from_site);
     }
     if (!detail::wrapped_scalar(a.device, a.shape.size())) counts.add(a.device);
     std::string origin = "origin unknown (not made by a factory or transfer while watched)";
     if (!arg.origin_op.empty()) {
       origin = "made by " + arg.origin_op + (arg.origin.empty() ? "" : " at " + arg.origin);
+      if (!arg.derived_from_op.empty()) {
+        origin += " from " + arg.derived_from_op +
+                  (arg.derived_from.empty() ? "" : " at " + arg.derived_from);
+      }
     }
-    if (a.stray && stray_origin.empty() && !arg.origin.empty()) stray_origin = arg.origin;
+    if (a.stray && stray_origin.empty() && !arg.origin.empty()) {
+      stray_origin = arg.origin;
+      if (!arg.derived_from.empty() && arg.derived_from != arg.origin) {
+        stray_origin += ", from " + arg.derived_from;
+      }
+    }
     rows.push_back(detail::MismatchRow{a.name, true, a.device, a.dtype, a.shape, origin});
     f.arguments.push_back(std::move(arg));
   }

@@ -108,7 +108,9 @@ std::string SanitizerReport::to_json() const {
                                    {"shape", a.shape},
                                    {"stray", a.stray},
                                    {"origin_op", a.origin_op},
-                                   {"origin", a.origin}});
+                                   {"origin", a.origin},
+                                   {"derived_from_op", a.derived_from_op},
+                                   {"derived_from", a.derived_from}});
       }
     } else {
       jf["direction"] = f.direction;

@@ -200,6 +200,48 @@ TEST_F(Callback, AConversionOnTheSameDeviceKeepsTheOriginOfItsInput) {
   EXPECT_STREQ(origin->op, "aten::ones");
 }
 
+TEST_F(Callback, ADerivationOfATensorOfKnownOriginIsMadeWhereItRuns) {
+  const at::Tensor mask = at::triu(at::ones({4, 4}), 1);
+  const at::Tensor scaled = mask * 2;  // a wrapped scalar is not a second input
+  const auto mask_origin = Engine::get().provenance.find(mask.storage().unsafeGetStorageImpl());
+  const auto scaled_origin = Engine::get().provenance.find(scaled.storage().unsafeGetStorageImpl());
+  ASSERT_TRUE(mask_origin.has_value());
+  ASSERT_TRUE(scaled_origin.has_value());
+  EXPECT_STREQ(mask_origin->op, "aten::triu");
+  EXPECT_STREQ(mask_origin->from_op, "aten::ones");
+  EXPECT_NE(mask_origin->site, kNoSite);
+  EXPECT_NE(mask_origin->from_site, kNoSite);
+  EXPECT_STREQ(scaled_origin->op, "aten::mul");
+  EXPECT_STREQ(scaled_origin->from_op, "aten::ones");  // where the chain started
+  EXPECT_EQ(scaled_origin->from_site, mask_origin->from_site);
+  // Two tensors decide a result's device together: it has no single origin.
+  const at::Tensor sum = at::add(mask, at::zeros({4, 4}));
+  EXPECT_FALSE(Engine::get().provenance.find(sum.storage().unsafeGetStorageImpl()).has_value());
+  // Nor does a derivation of a tensor not seen being made.
+  const at::Tensor unknown =
+      at::from_blob(scaled.data_ptr<float>(), {16}, at::TensorOptions().dtype(at::kFloat));
+  const at::Tensor negated = at::neg(unknown);
+  EXPECT_FALSE(Engine::get().provenance.find(negated.storage().unsafeGetStorageImpl()).has_value());
+}
+
+TEST_F(Callback, AStrayDerivedFromAFactorysResultIsReportedWhereItWasDerived) {
+  const at::Tensor weights = at::ones({4}, on_fake());
+  const at::Tensor stray = at::cumsum(at::ones({4}), 0).to(at::kBool);
+  EXPECT_THROW((void)at::masked_fill(weights, stray, 0.0), c10::Error);
+  const auto records = Engine::get().mismatches();
+  ASSERT_EQ(records.size(), 1U);
+  bool named = false;
+  for (const auto& arg : records[0].args) {
+    if (arg.device == kCpu) {
+      ASSERT_TRUE(arg.origin_known);
+      EXPECT_STREQ(arg.origin.op, "aten::cumsum");  // .to(kBool) keeps it
+      EXPECT_STREQ(arg.origin.from_op, "aten::ones");
+      named = true;
+    }
+  }
+  EXPECT_TRUE(named);
+}
+
 TEST_F(Callback, IndicesMayBeOnTheHostButTheIndexedTensorMayNot) {
   const at::Tensor on_device = at::arange(5.0, on_fake());
   (void)on_device.index({at::tensor({1, 3}, at::kLong)});

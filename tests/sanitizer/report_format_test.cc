@@ -19,8 +19,15 @@ SanitizerReport sample() {
   mismatch.site = "train.cc:41";
   mismatch.count = 1;
   mismatch.expected = c10::Device("meta");
-  mismatch.arguments.push_back(
-      {"other", c10::Device("cpu"), "float32", {3}, true, "aten::ones", "train.cc:40"});
+  mismatch.arguments.push_back({"other",
+                                c10::Device("cpu"),
+                                "float32",
+                                {3},
+                                true,
+                                "aten::triu",
+                                "train.cc:40",
+                                "aten::ones",
+                                "train.cc:39"});
   mismatch.message = "[devcheck] device mismatch in aten::add at train.cc:41";
   mismatch.stack = {"main at train.cc:41", "run at train.cc:90"};
   r.findings.push_back(mismatch);
@@ -60,6 +67,9 @@ TEST(SanitizerReport, JsonCarriesEveryField) {
   EXPECT_EQ(j["summary"]["syncs"], 300);
   EXPECT_EQ(j["findings"][0]["arguments"][0]["origin"], "train.cc:40");
   EXPECT_EQ(j["findings"][0]["arguments"][0]["stray"], true);
+  EXPECT_EQ(j["findings"][0]["arguments"][0]["origin_op"], "aten::triu");
+  EXPECT_EQ(j["findings"][0]["arguments"][0]["derived_from_op"], "aten::ones");
+  EXPECT_EQ(j["findings"][0]["arguments"][0]["derived_from"], "train.cc:39");
   EXPECT_EQ(j["findings"][1]["kind"], "small_copies");
   EXPECT_EQ(j["findings"][1]["direction"], "cpu -> cuda:0");
   EXPECT_EQ(j["transfers"][0]["count"], 12000);

@@ -49,6 +49,31 @@ TEST(Report, MismatchFindingNamesEveryArgumentAndMarksTheStray) {
   EXPECT_EQ(f.arguments[1].origin_op, "aten::ones");
 }
 
+TEST(Report, AStrayComputedFromAFactorysResultNamesBothOps) {
+  MismatchRecord r;
+  r.op = "aten::masked_fill_";
+  r.count = 1;
+  r.expected = fake_device();
+  ArgRecord self;
+  self.name = "self";
+  self.device = fake_device();
+  self.dtype = c10::ScalarType::Float;
+  self.shape = {4, 4};
+  ArgRecord mask = self;
+  mask.name = "mask";
+  mask.device = c10::Device("cpu");
+  mask.dtype = c10::ScalarType::Bool;
+  mask.stray = true;
+  mask.origin_known = true;
+  mask.origin = Origin{"aten::triu", kNoSite, "aten::ones", kNoSite};
+  r.args = {self, mask};
+  const SanitizerFinding f = make_mismatch_finding(r);
+  EXPECT_THAT(f.message, HasSubstr("made by aten::triu from aten::ones"));
+  EXPECT_EQ(f.arguments[1].origin_op, "aten::triu");
+  EXPECT_EQ(f.arguments[1].derived_from_op, "aten::ones");
+  EXPECT_EQ(f.arguments[0].derived_from_op, "");
+}
+
 TEST(Report, BuildsFromTheEngineWithLedgerRowsMergedBySite) {
   Engine& e = Engine::get();
   e.start(SanitizerOptions());
