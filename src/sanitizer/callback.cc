@@ -404,7 +404,12 @@ at::Scalar observe_sync(c10::DispatchKeySet keys, const at::Tensor& self) {
 const at::Tensor* sole_tensor(c10::ArrayRef<const c10::IValue> inputs) {
   const at::Tensor* found = nullptr;
   for (const c10::IValue& v : inputs) {
-    if (v.isList()) return nullptr;
+    if (v.isList()) {  // a list of tensors (cat) is several; of sizes (repeat's SymInt[]) none
+      for (const c10::IValue& element : v.toListRef()) {
+        if (element.isTensor()) return nullptr;
+      }
+      continue;
+    }
     if (!v.isTensor()) continue;
     const at::Tensor& t = v.toTensor();
     if (!t.defined()) continue;

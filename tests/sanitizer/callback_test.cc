@@ -202,7 +202,8 @@ TEST_F(Callback, AConversionOnTheSameDeviceKeepsTheOriginOfItsInput) {
 
 TEST_F(Callback, ADerivationOfATensorOfKnownOriginIsMadeWhereItRuns) {
   const at::Tensor mask = at::triu(at::ones({4, 4}), 1);
-  const at::Tensor scaled = mask * 2;  // a wrapped scalar is not a second input
+  const at::Tensor scaled = mask * 2;            // a wrapped scalar is not a second input
+  const at::Tensor tiled = mask.repeat({2, 1});  // a list of sizes is not a tensor
   const auto mask_origin = Engine::get().provenance.find(mask.storage().unsafeGetStorageImpl());
   const auto scaled_origin = Engine::get().provenance.find(scaled.storage().unsafeGetStorageImpl());
   ASSERT_TRUE(mask_origin.has_value());
@@ -214,6 +215,12 @@ TEST_F(Callback, ADerivationOfATensorOfKnownOriginIsMadeWhereItRuns) {
   EXPECT_STREQ(scaled_origin->op, "aten::mul");
   EXPECT_STREQ(scaled_origin->from_op, "aten::ones");  // where the chain started
   EXPECT_EQ(scaled_origin->from_site, mask_origin->from_site);
+  const auto tiled_origin = Engine::get().provenance.find(tiled.storage().unsafeGetStorageImpl());
+  ASSERT_TRUE(tiled_origin.has_value());
+  EXPECT_STREQ(tiled_origin->op, "aten::repeat");
+  // Nor is a list of tensors one tensor.
+  const at::Tensor joined = at::cat({mask});
+  EXPECT_FALSE(Engine::get().provenance.find(joined.storage().unsafeGetStorageImpl()).has_value());
   // Two tensors decide a result's device together: it has no single origin.
   const at::Tensor sum = at::add(mask, at::zeros({4, 4}));
   EXPECT_FALSE(Engine::get().provenance.find(sum.storage().unsafeGetStorageImpl()).has_value());
