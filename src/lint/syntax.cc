@@ -309,8 +309,10 @@ void Source::add_call(TSNode node, int scope) {
   }
   for (auto it = context_.rbegin(); it != context_.rend() && it->first != 'F'; ++it) {
     if (it->first == 'C' && call.loop == Call::kNoLoop) call.conditional = true;
-    if (it->first == 'L') {
-      if (call.loop == Call::kNoLoop) call.loop = it->second;
+    if (it->first == 'L' && call.loop == Call::kNoLoop) {
+      call.loop = it->second;
+      // The loop whose own step calls backward() (not an epoch loop around
+      // it: what runs there once per epoch is not "every step").
       if (call.method == "backward") training_loops_.insert(it->second);
     }
   }

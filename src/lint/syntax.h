@@ -123,7 +123,8 @@ class Source {
   const std::vector<TSNode>& call_statements() const { return call_statements_; }
   // Comment nodes, in order.
   const std::vector<TSNode>& comments() const { return comments_; }
-  // Whether the loop starting at `start_byte` calls backward() (a training loop).
+  // Whether the loop starting at `start_byte` calls backward() in its own body
+  // (a training loop's step; not a loop around that one).
   bool is_training_loop(uint32_t start_byte) const {
     return training_loops_.count(start_byte) != 0;
   }
