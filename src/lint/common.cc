@@ -76,10 +76,12 @@ TSNode value_of_object(const Source& source, TSNode object, int scope) {
 }
 
 bool names_any(std::string_view text, std::initializer_list<std::string_view> words) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return std::any_of(words.begin(), words.end(),
-                     [&](std::string_view word) { return lower.find(word) != std::string::npos; });
+  const auto same = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == static_cast<unsigned char>(b);
+  };
+  return std::any_of(words.begin(), words.end(), [&](std::string_view word) {
+    return std::search(text.begin(), text.end(), word.begin(), word.end(), same) != text.end();
+  });
 }
 
 bool is_device_name(std::string_view name) {

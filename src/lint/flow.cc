@@ -6,10 +6,13 @@
 // code, with its parameters unknown (a forward's inputs on the module's
 // device); a class's __init__ runs before its other methods, forward last.
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "common.h"
 #include "flow_run.h"
+
+extern "C" const TSLanguage* tree_sitter_python();
 
 namespace devcheck::lint::detail {
 namespace {
@@ -28,7 +31,6 @@ enum class Statement : uint8_t {
 };
 
 Statement statement_kind(TSNode node) {
-  const char* type = ts_node_type(node);
   static constexpr std::pair<const char*, Statement> kTypes[] = {
       {"expression_statement", Statement::kExpression},
       {"return_statement", Statement::kReturn},
@@ -47,10 +49,21 @@ Statement statement_kind(TSNode node) {
       {"finally_clause", Statement::kBlock},
       {"else_clause", Statement::kBlock},
   };
-  for (const auto& [name, kind] : kTypes) {
-    if (std::strcmp(type, name) == 0) return kind;
-  }
-  return Statement::kOther;
+  // By symbol id: a table lookup per statement.
+  static const std::vector<Statement> table = [] {
+    const TSLanguage* language = tree_sitter_python();
+    std::vector<Statement> out(ts_language_symbol_count(language), Statement::kOther);
+    for (uint32_t symbol = 0; symbol < out.size(); ++symbol) {
+      const auto id = static_cast<TSSymbol>(symbol);
+      if (ts_language_symbol_type(language, id) != TSSymbolTypeRegular) continue;
+      for (const auto& [name, kind] : kTypes) {
+        if (std::strcmp(ts_language_symbol_name(language, id), name) == 0) out[symbol] = kind;
+      }
+    }
+    return out;
+  }();
+  const TSSymbol symbol = ts_node_symbol(node);
+  return symbol < table.size() ? table[symbol] : Statement::kOther;
 }
 
 // Calls `visit` on each named child, in order (a cursor: a child by index
@@ -70,7 +83,9 @@ void for_each_named_child(TSNode node, Visit visit) {
 
 bool same(const Value& a, const Value& b) {
   return a.kind == b.kind && a.place == b.place && a.origin == b.origin &&
-         ts_node_eq(a.made, b.made);
+         ts_node_eq(a.made, b.made) && a.element == b.element &&
+         a.element_place == b.element_place && a.element_origin == b.element_origin &&
+         a.element_cls == b.element_cls && a.cls == b.cls;
 }
 
 }  // namespace
@@ -86,7 +101,9 @@ Value join(const Value& a, const Value& b) {
   Value out = a;
   if (a.kind != b.kind) out.kind = Kind::kUnknown;
   if (a.place != b.place) out.place = Place::kUnknown;
-  if (a.origin != b.origin || !ts_node_eq(a.made, b.made)) {
+  // Two host tensors of one origin (two factories): that origin, made where
+  // the first was.
+  if (a.origin != b.origin || out.place != Place::kHost) {
     out.origin = Origin::kNone;
     out.made = TSNode{};
   }
@@ -99,9 +116,47 @@ Value join(const Value& a, const Value& b) {
     out.held_place = Place::kUnknown;
     out.held_origin = Origin::kNone;
   }
-  if (a.element != b.element) out.element = Kind::kUnknown;
-  if (a.element_place != b.element_place) out.element_place = Place::kUnknown;
+  // An empty list (`[]`, element kNone) takes what the other way put in it.
+  if (a.element == Kind::kNone || b.element == Kind::kNone) {
+    const Value& filled = a.element == Kind::kNone ? b : a;
+    out.element = filled.element;
+    out.element_place = filled.element_place;
+    out.element_origin = filled.element_origin;
+    out.element_made = filled.element_made;
+    out.element_cls = filled.element_cls;
+  } else {
+    const Value element = join(element_value(a), element_value(b));
+    out.element = element.kind;
+    out.element_place = element.place;
+    out.element_origin = element.origin;
+    out.element_made = element.made;
+    out.element_cls = element.cls;
+  }
   return out;
+}
+
+Value element_value(const Value& list) {
+  Value e;
+  e.kind = list.element;
+  e.place = list.element_place;
+  e.origin = list.element_origin;
+  e.made = list.element_made;
+  e.cls = list.element_cls;
+  return e;
+}
+
+Value list_of(const Value& element) {
+  // A list of lists (of states per layer) is, for what meets what, a list of
+  // what the inner lists hold.
+  if (element.kind == Kind::kList) return element;
+  Value list;
+  list.kind = Kind::kList;
+  list.element = element.kind;
+  list.element_place = element.place;
+  list.element_origin = element.origin;
+  list.element_made = element.made;
+  list.element_cls = element.cls;
+  return list;
 }
 
 void Env::merge(const Env& other) {
@@ -138,30 +193,33 @@ void FlowRun::prepass() {
   // Modules moved in place somewhere: `model.to(device)` as a statement, or
   // `model = model.cuda()` of a name that is called (a module, not a
   // tensor). Their outputs are on the device wherever they are called.
-  std::vector<std::string_view> called;
+  std::vector<std::string_view> called;  // made when first needed, sorted
   for (const Call& call : source_.calls()) {
-    const TSNode function = field(call.node, "function");
-    if (is(function, "identifier") || is(function, "attribute"))
-      called.push_back(source_.text(function));
-  }
-  for (const Call& call : source_.calls()) {
-    if (call.qualified == "torch.set_default_device" ||
-        call.qualified == "torch.set_default_tensor_type") {
-      default_device_set_ = true;
+    if (call.method == "set_default_device" || call.method == "set_default_tensor_type") {
+      default_device_set_ = default_device_set_ || call.qualified.rfind("torch.", 0) == 0;
     }
     if ((call.method != "to" && call.method != "cuda") || !call.qualified.empty()) continue;
     const TSNode object = call.object;
     if (!is(object, "identifier") &&
-        !(is(object, "attribute") && source_.text(field(object, "object")) == "self")) {
+        !(is(object, "attribute") && source_.text(field(object, fields().object)) == "self")) {
       continue;
     }
     const TSNode parent = ts_node_parent(call.node);
     const bool statement = is(parent, "expression_statement");
     const bool rebound = is(parent, "assignment") &&
-                         source_.text(field(parent, "left")) == source_.text(object) &&
-                         ts_node_eq(field(parent, "right"), call.node);
+                         source_.text(field(parent, fields().left)) == source_.text(object) &&
+                         ts_node_eq(field(parent, fields().right), call.node);
     if (!statement && !rebound) continue;
-    if (rebound && std::find(called.begin(), called.end(), source_.text(object)) == called.end()) {
+    if (rebound && called.empty()) {
+      for (const Call& c : source_.calls()) {
+        const TSNode function = field(c.node, fields().function);
+        if (is(function, "identifier") || is(function, "attribute")) {
+          called.push_back(source_.text(function));
+        }
+      }
+      std::sort(called.begin(), called.end());
+    }
+    if (rebound && !std::binary_search(called.begin(), called.end(), source_.text(object))) {
       continue;
     }
     if (call.method == "to") {
@@ -176,8 +234,119 @@ void FlowRun::prepass() {
   mentions_pin_memory_ = source_.mentions("pin_memory");
 }
 
+int FlowRun::method_of(int class_scope, std::string_view name) const {
+  const auto it =
+      std::lower_bound(methods_.begin(), methods_.end(), std::make_tuple(class_scope, name, -1));
+  return it != methods_.end() && std::get<0>(*it) == class_scope && std::get<1>(*it) == name
+             ? std::get<2>(*it)
+             : -1;
+}
+
+void FlowRun::find_relevant() {
+  const auto& scopes = source_.scopes();
+  relevant_.assign(scopes.size(), false);
+  class_done_.assign(scopes.size(), false);
+  for (int s = 1; s < static_cast<int>(scopes.size()); ++s) {
+    if (scopes[s].owner_class >= 0) methods_.emplace_back(scopes[s].owner_class, scopes[s].name, s);
+  }
+  std::sort(methods_.begin(), methods_.end());
+  const bool tokenizers = source_.mentions("return_tensors");
+  for (const Call& call : source_.calls()) {
+    const std::string& q = call.qualified;
+    bool r = call.method == "to" || call.method == "cuda" || call.method == "cpu" ||
+             call.method == "numpy" || call.method == "pin_memory" ||
+             (tokenizers && !ts_node_is_null(source_.keyword(call.node, "return_tensors")));
+    if (!r && !q.empty()) {
+      r = is_factory(q) || q == "torch.from_numpy" || q == "torch.as_tensor" ||
+          q == "torch.asarray" || q.rfind("numpy.", 0) == 0 || legacy_type_on_cuda(q) ||
+          q.rfind("torchvision.datasets.", 0) == 0 || q.find("DataLoader") != std::string::npos ||
+          q.find("TensorDataset") != std::string::npos ||
+          q.find("Parameter") != std::string::npos || is_module_class(q) || is_wrapper(q);
+    }
+    if (!r && q.empty()) {
+      const TSNode function = field(call.node, fields().function);
+      if (is(function, "identifier")) {
+        const std::string_view name = source_.text(function);
+        r = functions_.count(name) != 0 || source_.classes().count(std::string(name)) != 0 ||
+            out_.moved_anywhere(name);
+      } else if (is(call.object, "identifier") && source_.text(call.object) == "self") {
+        // A method of the class (self.init_hidden()), which may return host tensors.
+        const int owner = scopes[call.scope].owner_class;
+        r = owner >= 0 && method_of(owner, call.method) >= 0;
+      }
+    }
+    if (r) {
+      relevant_[call.scope] = true;
+      relevant_calls_.push_back(ts_node_start_byte(call.node));
+    }
+  }
+}
+
+namespace {
+
+// Whether the flow knows something of a value a rule could use (a list of
+// who knows what is not that).
+bool known(const Value& v) {
+  if (v.place != Place::kUnknown || v.origin != Origin::kNone) return true;
+  if (v.kind == Kind::kList) {
+    return (v.element != Kind::kUnknown && v.element != Kind::kNone) ||
+           v.element_place != Place::kUnknown || v.element_origin != Origin::kNone;
+  }
+  return v.kind != Kind::kUnknown && v.kind != Kind::kNone;
+}
+
+// Whether `name` occurs in `text` as a whole name (not inside another).
+bool names_in(std::string_view text, std::string_view name) {
+  for (auto at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    const auto part = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+    };
+    if ((at == 0 || (!part(text[at - 1]) && text[at - 1] != '.')) &&
+        (end == text.size() || !part(text[end]))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool FlowRun::says_nothing(TSNode statement, const Frame& frame) const {
+  // `outs = []` (then `outs.append(model(x))`): an empty list to fill.
+  if (!is(statement, "expression_statement")) return inert(statement, frame);
+  if (ts_node_named_child_count(statement) == 1) {
+    const TSNode assignment = ts_node_named_child(statement, 0);
+    const TSNode right = field(assignment, fields().right);
+    if (is(assignment, "assignment") && (is(right, "list") || is(right, "dictionary")) &&
+        ts_node_named_child_count(right) == 0) {
+      return false;
+    }
+  }
+  return inert(statement, frame);
+}
+
+bool FlowRun::inert(TSNode node, const Frame& frame) const {
+  const uint32_t start = ts_node_start_byte(node);
+  const uint32_t end = ts_node_end_byte(node);
+  const auto call = std::lower_bound(relevant_calls_.begin(), relevant_calls_.end(), start);
+  if (call != relevant_calls_.end() && *call < end) return false;
+  const std::string_view text = source_.text(node);
+  for (const auto& [name, value] : frame.env.bindings()) {
+    if (known(value) && names_in(text, name)) return false;
+  }
+  if (frame.scope != 0) {
+    const Env& globals = module_env_ != nullptr ? *module_env_ : globals_;
+    for (const auto& [name, value] : globals.bindings()) {
+      if (known(value) && names_in(text, name)) return false;
+    }
+  }
+  return true;
+}
+
 void FlowRun::run() {
   prepass();
+  find_relevant();
   Frame module;
   module.scope = 0;
   module_env_ = &module.env;
@@ -191,17 +360,23 @@ void FlowRun::run() {
     if (scopes[s].kind == ScopeKind::kClass) analyze_class(s);
   }
   for (int s = 1; s < static_cast<int>(scopes.size()); ++s) {
-    if (scopes[s].kind == ScopeKind::kFunction) analyze(s);
+    if (scopes[s].kind == ScopeKind::kFunction && relevant_[s]) analyze(s);
   }
 }
 
 void FlowRun::analyze_class(int class_scope) {
+  if (class_done_[class_scope]) return;
+  class_done_[class_scope] = true;
   // __init__ first (it sets the attributes the others read), forward last
   // (helpers such as init_hidden set state it reads).
   const auto& scopes = source_.scopes();
+  // __init__ runs (it sets the attributes), the other methods when they can
+  // tell the flow something (or when called).
   std::vector<int> methods;
   for (int s = class_scope + 1; s < static_cast<int>(scopes.size()); ++s) {
-    if (scopes[s].owner_class == class_scope) methods.push_back(s);
+    if (scopes[s].owner_class == class_scope && (relevant_[s] || scopes[s].name == "__init__")) {
+      methods.push_back(s);
+    }
   }
   std::stable_sort(methods.begin(), methods.end(), [&](int a, int b) {
     auto rank = [&](int s) {
@@ -230,7 +405,7 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
   }
   bind_parameters(s.node, frame);
   const std::size_t first_attribute = out_.attributes_.size();
-  exec_block(field(s.node, "body"), frame);
+  exec_block(field(s.node, fields().body), frame);
   Value value;
   value.kind = Kind::kNone;
   for (const Value& v : frame.returns) value = join(value, v);
@@ -273,16 +448,16 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
 }
 
 void FlowRun::bind_parameters(TSNode function, Frame& frame) {
-  const TSNode parameters = field(function, "parameters");
+  const TSNode parameters = field(function, fields().parameters);
   bool first = true;
   for_each_named_child(parameters, [&](TSNode p) {
     TSNode name = p;
     TSNode type{};
     TSNode fallback{};
     if (!is(p, "identifier")) {
-      type = field(p, "type");
-      fallback = field(p, "value");
-      const TSNode named = field(p, "name");
+      type = field(p, fields().type);
+      fallback = field(p, fields().value);
+      const TSNode named = field(p, fields().name);
       name = ts_node_is_null(named) ? ts_node_named_child(p, 0) : named;
     }
     const bool method_self = first && frame.owner_class >= 0;
@@ -315,7 +490,12 @@ void FlowRun::exec_block(TSNode block, Frame& frame) {
 }
 
 void FlowRun::exec(TSNode statement, Frame& frame) {
-  switch (statement_kind(statement)) {
+  const Statement kind = statement_kind(statement);
+  if (kind == Statement::kDefinition || kind == Statement::kOther) return;
+  if (kind != Statement::kBlock && kind != Statement::kReturn && says_nothing(statement, frame)) {
+    return;
+  }
+  switch (kind) {
     case Statement::kExpression:
       for_each_named_child(statement, [&](TSNode expression) {
         if (is(expression, "assignment") || is(expression, "augmented_assignment")) {
@@ -333,10 +513,13 @@ void FlowRun::exec(TSNode statement, Frame& frame) {
       }
       if (is(value, "expression_list") || is(value, "tuple")) {
         std::vector<Value> parts;
-        for_each_named_child(value, [&](TSNode part) { parts.push_back(eval(part, frame)); });
-        Value whole;
-        whole.kind = Kind::kList;
-        frame.returns.push_back(whole);
+        Value element;
+        element.kind = Kind::kNone;
+        for_each_named_child(value, [&](TSNode part) {
+          parts.push_back(eval(part, frame));
+          element = join(element, parts.back());
+        });
+        frame.returns.push_back(list_of(element));
         frame.tuple_returns.push_back(std::move(parts));
       } else {
         frame.returns.push_back(eval(value, frame));
@@ -350,9 +533,9 @@ void FlowRun::exec(TSNode statement, Frame& frame) {
       exec_for(statement, frame);
       break;
     case Statement::kWhile: {
-      eval(field(statement, "condition"), frame);
+      eval(field(statement, fields().condition), frame);
       const Env before = frame.env;
-      exec_block(field(statement, "body"), frame);
+      exec_block(field(statement, fields().body), frame);
       frame.env.merge(before);
       break;
     }
@@ -362,10 +545,10 @@ void FlowRun::exec(TSNode statement, Frame& frame) {
         if (!is(clause, "with_clause")) return;
         device = device || source_.text(clause).find("device(") != std::string_view::npos;
         for_each_named_child(clause, [&](TSNode item) {
-          const TSNode value = field(item, "value");
+          const TSNode value = field(item, fields().value);
           if (is(value, "as_pattern")) {
             const Value v = eval(ts_node_named_child(value, 0), frame);
-            const TSNode alias = field(value, "alias");
+            const TSNode alias = field(value, fields().alias);
             if (!ts_node_is_null(alias)) bind(ts_node_named_child(alias, 0), v, frame, value);
           } else if (!ts_node_is_null(value)) {
             eval(value, frame);
@@ -373,7 +556,7 @@ void FlowRun::exec(TSNode statement, Frame& frame) {
         });
       });
       if (device) ++frame.default_device;
-      exec_block(field(statement, "body"), frame);
+      exec_block(field(statement, fields().body), frame);
       if (device) --frame.default_device;
       break;
     }
@@ -399,35 +582,31 @@ void FlowRun::exec(TSNode statement, Frame& frame) {
 
 void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
   if (is(expression, "call")) {
-    const TSNode function = field(expression, "function");
+    const TSNode function = field(expression, fields().function);
     if (is(function, "attribute")) {
-      const TSNode object = field(function, "object");
-      const std::string_view method = source_.text(field(function, "attribute"));
+      const TSNode object = field(function, fields().object);
+      const std::string_view method = source_.text(field(function, fields().attribute));
       if (method == "to" || method == "cuda" || method == "cpu") {
         eval_move(expression, object, method, frame, /*statement=*/true);
         return;
       }
       const bool named =
           is(object, "identifier") ||
-          (is(object, "attribute") && source_.text(field(object, "object")) == "self");
+          (is(object, "attribute") && source_.text(field(object, fields().object)) == "self");
       if ((method == "append" || method == "extend" || method == "insert") && named) {
         const std::vector<TSNode> args = source_.positional(expression);
         if (args.empty()) return;
         Value item = eval(args.back(), frame);
-        if (method == "extend" && item.kind == Kind::kList) {
-          item.kind = item.element;
-          item.place = item.element_place;
-        }
+        if (method == "extend" && item.kind == Kind::kList) item = element_value(item);
         const Value* list = frame.env.find(source_.text(object));
         if (list != nullptr && list->kind == Kind::kList) {
+          Value updated = join(*list, list_of(item));
+          frame.env.set(source_.text(object), updated);
+        } else if (list != nullptr && list->kind == Kind::kModule && item.kind == Kind::kModule) {
+          // nn.ModuleList().append(Net()): its modules' class.
           Value updated = *list;
-          Value element;
-          element.kind = updated.element;
-          element.place = updated.element_place;
-          if (updated.element == Kind::kNone) element.kind = Kind::kNone;
-          const Value joined = join(element, item);
-          updated.element = joined.kind;
-          updated.element_place = joined.place;
+          updated.element = Kind::kModule;
+          updated.element_cls = item.cls;
           frame.env.set(source_.text(object), updated);
         }
         return;
@@ -455,8 +634,8 @@ void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
 }
 
 void FlowRun::exec_assignment(TSNode node, Frame& frame) {
-  TSNode right = field(node, "right");
-  const TSNode left = field(node, "left");
+  TSNode right = field(node, fields().right);
+  const TSNode left = field(node, fields().left);
   if (is(node, "augmented_assignment")) {
     const Value target = eval(left, frame);
     const Value value = eval(right, frame);
@@ -467,8 +646,8 @@ void FlowRun::exec_assignment(TSNode node, Frame& frame) {
   // `a = b = value`: every target takes the innermost value.
   std::vector<TSNode> targets{left};
   while (is(right, "assignment")) {
-    targets.push_back(field(right, "left"));
-    right = field(right, "right");
+    targets.push_back(field(right, fields().left));
+    right = field(right, fields().right);
   }
   for (TSNode target : targets) {
     if (is(target, "pattern_list") || is(target, "tuple_pattern") || is(target, "list_pattern")) {
@@ -482,6 +661,13 @@ void FlowRun::exec_assignment(TSNode node, Frame& frame) {
       continue;
     }
     const Value v = eval(right, frame);
+    // A device tensor written into a NumPy array (`losses[i] = loss.data`)
+    // is converted as .numpy() would be.
+    if (is(target, "subscript") && v.place == Place::kDevice &&
+        (v.kind == Kind::kTensor || v.kind == Kind::kUnknown) &&
+        eval(field(target, fields().value), frame).kind == Kind::kArray) {
+      out_.numpy_reads_.push_back({node, v});
+    }
     bind(target, v, frame, right);
   }
 }
@@ -491,7 +677,7 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
     frame.env.set(source_.text(target), value);
     return;
   }
-  if (is(target, "attribute") && source_.text(field(target, "object")) == "self") {
+  if (is(target, "attribute") && source_.text(field(target, fields().object)) == "self") {
     Value v = value;
     if (frame.module_method &&
         (v.kind == Kind::kModule || (v.kind == Kind::kTensor && v.registered))) {
@@ -522,10 +708,7 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
       part.kind = Kind::kTensor;
       std::fill(parts.begin(), parts.end(), part);
     } else if (value.kind == Kind::kList) {
-      Value part;
-      part.kind = value.element;
-      part.place = value.element_place;
-      std::fill(parts.begin(), parts.end(), part);
+      std::fill(parts.begin(), parts.end(), element_value(value));
     }
     std::size_t i = 0;
     for_each_named_child(target, [&](TSNode part) {
@@ -536,21 +719,21 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
 }
 
 void FlowRun::exec_if(TSNode node, Frame& frame) {
-  eval(field(node, "condition"), frame);
+  eval(field(node, fields().condition), frame);
   const Env before = frame.env;
-  exec_block(field(node, "consequence"), frame);
+  exec_block(field(node, fields().consequence), frame);
   Env after = frame.env;
   bool has_else = false;
   for_each_named_child(node, [&](TSNode part) {
     if (is(part, "elif_clause")) {
       frame.env = before;
-      eval(field(part, "condition"), frame);
-      exec_block(field(part, "consequence"), frame);
+      eval(field(part, fields().condition), frame);
+      exec_block(field(part, fields().consequence), frame);
       after.merge(frame.env);
     } else if (is(part, "else_clause")) {
       has_else = true;
       frame.env = before;
-      exec_block(field(part, "body"), frame);
+      exec_block(field(part, fields().body), frame);
       after.merge(frame.env);
     }
   });
@@ -559,13 +742,13 @@ void FlowRun::exec_if(TSNode node, Frame& frame) {
 }
 
 void FlowRun::exec_for(TSNode node, Frame& frame) {
-  const TSNode left = field(node, "left");
-  const TSNode right = field(node, "right");
+  const TSNode left = field(node, fields().left);
+  const TSNode right = field(node, fields().right);
   const Env before = frame.env;
   const bool pattern =
       is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern");
   // enumerate(x) and zip(a, b) give tuples of what they iterate.
-  const std::string q = is(right, "call") ? source_.dotted(field(right, "function")) : "";
+  const std::string q = is(right, "call") ? source_.dotted(field(right, fields().function)) : "";
   if (pattern && (q == "enumerate" || q == "zip")) {
     const std::vector<TSNode> args = source_.positional(right);
     std::vector<Value> parts;
@@ -583,9 +766,9 @@ void FlowRun::exec_for(TSNode node, Frame& frame) {
     bind(left, element, frame, node);
     frame.loops.emplace_back(left, element);
   }
-  exec_block(field(node, "body"), frame);
+  exec_block(field(node, fields().body), frame);
   frame.loops.pop_back();
-  exec_block(field(node, "alternative"), frame);
+  exec_block(field(node, fields().alternative), frame);
   frame.env.merge(before);
 }
 

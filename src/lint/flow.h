@@ -81,10 +81,20 @@ struct Value {
   bool scatters = false;
   // A module made from a class of this file: that class's scope.
   int cls = -1;
-  // For lists: what their elements are (all alike, else unknown).
+  // For lists (and module containers): what their elements are (all alike,
+  // else unknown), how a host element got there and where it was made, and
+  // the class of this file its modules are.
   Kind element = Kind::kUnknown;
   Place element_place = Place::kUnknown;
+  Origin element_origin = Origin::kNone;
+  TSNode element_made{};
+  int element_cls = -1;
 };
+
+// The value of one element of a list (or module container) value.
+Value element_value(const Value& list);
+// A list whose elements are `element`.
+Value list_of(const Value& element);
 
 // Whether a value is a tensor known to be on the host (not a 0-dim one).
 inline bool host_tensor(const Value& v) {
@@ -137,6 +147,12 @@ struct AttributeSet {
   int method_scope = -1;
 };
 
+// `DataLoader(dataset, ...)`: the dataset's value.
+struct LoaderMade {
+  TSNode call;
+  Value dataset;
+};
+
 // `DistributedDataParallel(model, ...)`.
 struct Wrap {
   TSNode call;
@@ -154,6 +170,7 @@ class Flow {
   const std::vector<Move>& moves() const { return moves_; }
   const std::vector<AttributeSet>& attributes() const { return attributes_; }
   const std::vector<Wrap>& wraps() const { return wraps_; }
+  const std::vector<LoaderMade>& loaders() const { return loaders_; }
   // Whether `name` is passed to a module (`model(x)`) in `scope`.
   bool module_input(int scope, std::string_view name) const;
   // Whether a name (`model`, `self.encoder`) is moved to a device in place
@@ -167,6 +184,7 @@ class Flow {
   std::vector<Move> moves_;
   std::vector<AttributeSet> attributes_;
   std::vector<Wrap> wraps_;
+  std::vector<LoaderMade> loaders_;
   // Moves in place: the scope and the name moved.
   std::vector<std::pair<int, std::string_view>> moved_;
   std::vector<std::pair<int, std::string_view>> module_inputs_;

@@ -35,16 +35,15 @@ Value effective(const Value& v) {
     return tensors;
   }
   if (v.kind != Kind::kList) return v;
-  Value element;
-  element.kind = v.element;
-  element.place = v.element_place;
-  return element;
+  return element_value(v);
 }
 
 bool is_literal_number(TSNode node) {
-  if (is(node, "unary_operator")) node = field(node, "argument");
+  if (is(node, "unary_operator")) node = field(node, fields().argument);
   return is(node, "integer") || is(node, "float") || is(node, "true") || is(node, "false");
 }
+
+}  // namespace
 
 bool is_module_class(std::string_view q) {
   if (q.rfind("torch.nn.", 0) != 0 || q.find(".functional") != std::string_view::npos ||
@@ -62,17 +61,19 @@ bool is_wrapper(std::string_view q) {
          q == "torch.nn.parallel.distributed.DistributedDataParallel";
 }
 
-}  // namespace
-
 Value FlowRun::eval_call(TSNode call, Frame& frame) {
-  const TSNode function = field(call, "function");
+  const TSNode function = field(call, fields().function);
   const bool attribute = is(function, "attribute");
-  const TSNode object = attribute ? field(function, "object") : TSNode{};
-  const std::string_view method = attribute ? source_.text(field(function, "attribute")) : "";
+  const TSNode object = attribute ? field(function, fields().object) : TSNode{};
+  const std::string_view method =
+      attribute ? source_.text(field(function, fields().attribute)) : "";
   if (method == "to" || method == "cuda" || method == "cpu") {
     return eval_move(call, object, method, frame, /*statement=*/false);
   }
-  const std::string q = source_.qualify(function);
+  const Call* recorded = source_.call_at(call);
+  std::string qualified;
+  const std::string& q =
+      recorded != nullptr ? recorded->qualified : (qualified = source_.qualify(function));
   if (!q.empty() && is_factory(q)) return eval_factory(call, q, frame);
   // A method of a value: the object first (once), then the arguments.
   Value receiver;
@@ -80,7 +81,23 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   if (attribute && q.empty() && !self_call) receiver = eval(object, frame);
   const std::vector<Arg> args = eval_args(call, frame);
   Value v;
+  // In a module's method, `self(...)` runs its forward.
+  if (is(function, "identifier") && source_.text(function) == "self" && frame.module_method) {
+    Value self;
+    self.kind = Kind::kModule;
+    self.place = Place::kModuleDevice;
+    return eval_module_call(call, function, self, args, frame);
+  }
+  // tuple(...) and list(...) keep what they are given.
+  if (is(function, "identifier") &&
+      (source_.text(function) == "tuple" || source_.text(function) == "list") && args.size() == 1 &&
+      args[0].value.kind == Kind::kList) {
+    return args[0].value;
+  }
   if (!q.empty()) {
+    if (q == "torch.autograd.Variable" || q == "torch.autograd.variable.Variable") {
+      return args.empty() ? Value{} : args[0].value;
+    }
     if (q == "torch.from_numpy") {
       v.kind = Kind::kTensor;
       v.place = Place::kHost;
@@ -121,7 +138,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     if (q.rfind("numpy.", 0) == 0) {
       for (const Arg& a : args) {
         const Value e = effective(a.value);
-        if (e.kind == Kind::kTensor && e.place == Place::kDevice) {
+        if (device_value(e) && e.place == Place::kDevice) {
           out_.numpy_reads_.push_back({call, e});
           break;
         }
@@ -145,6 +162,11 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
         v.pin_unknown = text != "True" && text != "False";
       }
       v.pin_unknown = v.pin_unknown || has_splat(args);
+      if (!args.empty() && args[0].keyword.empty()) {
+        out_.loaders_.push_back({call, args[0].value});
+      } else if (const Arg* dataset = keyword_arg(args, "dataset")) {
+        out_.loaders_.push_back({call, dataset->value});
+      }
       return v;
     }
     if (is_wrapper(q)) {
@@ -174,6 +196,13 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
         given_host = given_host && e.kind == Kind::kModule && e.place == Place::kHost;
       }
       if (container && !args.empty() && !given_host) v.place = Place::kUnknown;
+      if (container && !args.empty()) {
+        const Value e = effective(args[0].value);
+        if (e.kind == Kind::kModule) {
+          v.element = Kind::kModule;
+          v.element_cls = e.cls;
+        }
+      }
       if (layer_has_parameters(layer) && v.place == Place::kHost) v.origin = Origin::kUnmovedModule;
       v.made = call;
       // A loss given a class weight keeps it as a buffer: on the host until
@@ -189,9 +218,15 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       }
       return v;
     }
-    if (q.rfind("torchvision.datasets.", 0) == 0 || q == "torch.utils.data.TensorDataset") {
+    if (q.rfind("torchvision.datasets.", 0) == 0 || q == "torch.utils.data.TensorDataset" ||
+        q == "torch.utils.data.dataset.TensorDataset") {
       v.kind = Kind::kDataset;
       v.place = Place::kHost;
+      // A TensorDataset holds the tensors it is given, where they are.
+      for (const Arg& a : args) {
+        if (effective(a.value).place == Place::kDevice) v.place = Place::kDevice;
+      }
+      v.made = call;
       return v;
     }
     if (computes_on_arguments(q)) return eval_torch_function(call, q, args, frame);
@@ -258,11 +293,35 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     }
   }
   if (attribute && !self_call) return eval_method(call, object, method, receiver, args, frame);
+  Value callee;
   if (!attribute) {
-    const Value callee = eval(function, frame);
+    callee = eval(function, frame);
     if (callee.kind == Kind::kModule ||
         (callee.kind == Kind::kUnknown && callee.place == Place::kDevice)) {
       return eval_module_call(call, function, callee, args, frame);
+    }
+  }
+  return computed_from(function, callee, args);
+}
+
+// What a call nothing is known of gives: computation follows its inputs, so
+// one given a tensor on the device (a model passed in, a helper of another
+// file) gives something on the device. Not the builtins that give numbers,
+// strings or nothing.
+Value FlowRun::computed_from(TSNode function, const Value& callee,
+                             const std::vector<Arg>& args) const {
+  static constexpr std::array<std::string_view, 22> kBuiltins = {
+      "len",     "print",   "int",     "float",    "str",       "bool", "isinstance", "type",
+      "id",      "repr",    "hash",    "range",    "enumerate", "zip",  "open",       "format",
+      "getattr", "setattr", "hasattr", "callable", "iter",      "round"};
+  if (callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) return Value{};
+  if (is(function, "identifier") && among(source_.text(function), kBuiltins)) return Value{};
+  for (const Arg& a : args) {
+    const Value e = effective(a.value);
+    if (device_value(e) && e.place == Place::kDevice) {
+      Value out;
+      out.place = Place::kDevice;
+      return out;
     }
   }
   return Value{};
@@ -324,7 +383,7 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
         v.scalar = among(method, kReductions) && args.empty();
         return v;
       }
-      return Value{};
+      return receiver.place == Place::kUnknown ? computed_from(object, receiver, args) : Value{};
     default:
       return Value{};
   }
@@ -334,8 +393,9 @@ Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Fr
                          bool statement) {
   // The object as the flow has it here: `x.to(device)` elsewhere in the file
   // says nothing of what x is.
-  const bool named = is(object, "identifier") ||
-                     (is(object, "attribute") && source_.text(field(object, "object")) == "self");
+  const bool named =
+      is(object, "identifier") ||
+      (is(object, "attribute") && source_.text(field(object, fields().object)) == "self");
   const Value v =
       named ? lookup(source_.text(object), frame, /*moved=*/false) : eval(object, frame);
   const std::vector<Arg> args = eval_args(call, frame);
@@ -374,12 +434,12 @@ Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Fr
                        element.sample && element.origin == Origin::kBatch);
   }
   if (is(object, "subscript")) {
-    const Value batch = eval(field(object, "value"), frame);
+    const Value batch = eval(field(object, fields().value), frame);
     const bool indexed_by_loop =
         std::any_of(frame.loops.begin(), frame.loops.end(), [&](const auto& loop) {
           const std::string_view variable = source_.text(loop.first);
           return is(loop.first, "identifier") &&
-                 source_.text(field(object, "subscript")) == variable;
+                 source_.text(field(object, fields().subscript)) == variable;
         });
     move.per_sample =
         move.per_sample || (indexed_by_loop && batch.kind == Kind::kTensor &&
@@ -399,8 +459,7 @@ Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Fr
     result.held_place = Place::kUnknown;
   }
   if (statement && v.kind != Kind::kTensor &&
-      (is(object, "identifier") ||
-       (is(object, "attribute") && source_.text(field(object, "object")) == "self"))) {
+      (is(object, "identifier") || !source_.dotted(object).empty())) {
     // Modules (and what is not known to be a tensor) move in place; what is
     // moved so is a module (a tensor's move would be dropped: DC102).
     if (result.kind == Kind::kUnknown) result.kind = Kind::kModule;

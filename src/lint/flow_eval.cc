@@ -8,8 +8,14 @@
 #include "common.h"
 #include "flow_run.h"
 
+extern "C" const TSLanguage* tree_sitter_python();
+
 namespace devcheck::lint::detail {
 namespace {
+
+// Expressions longer than this (in bytes) are first asked whether they hold
+// anything the flow follows; smaller ones cost less to evaluate than to ask.
+constexpr uint32_t kLargeNode = 400;
 
 template <std::size_t N>
 bool among(std::string_view word, const std::array<std::string_view, N>& words) {
@@ -24,7 +30,7 @@ bool is_dtype(const Source& source, TSNode node) {
       "int8",    "int16",     "int32",      "int64",   "long",     "short", "uint8",  "bool",
       "complex", "complex64", "complex128", "cfloat",  "cdouble",  "bits8"};
   if (!is(node, "attribute")) return false;
-  const std::string_view last = source.text(field(node, "attribute"));
+  const std::string_view last = source.text(field(node, fields().attribute));
   if (last == "dtype") return true;
   return source.qualify(node).rfind("torch.", 0) == 0 && among(last, kTypes);
 }
@@ -52,6 +58,53 @@ std::optional<bool> legacy_type_on_cuda(std::string_view q) {
   if (q.rfind("torch.cuda.", 0) == 0 && among(q.substr(11), kTypes)) return true;
   if (q.rfind("torch.", 0) == 0 && among(q.substr(6), kTypes)) return false;
   return std::nullopt;
+}
+
+Sym sym(TSNode node) {
+  static const std::vector<Sym> table = [] {
+    static constexpr std::pair<const char*, Sym> kNames[] = {
+        {"identifier", Sym::kIdentifier},
+        {"call", Sym::kCall},
+        {"attribute", Sym::kAttribute},
+        {"subscript", Sym::kSubscript},
+        {"binary_operator", Sym::kBinaryOperator},
+        {"comparison_operator", Sym::kComparisonOperator},
+        {"parenthesized_expression", Sym::kParenthesizedExpression},
+        {"unary_operator", Sym::kUnaryOperator},
+        {"await", Sym::kAwait},
+        {"conditional_expression", Sym::kConditionalExpression},
+        {"none", Sym::kNone},
+        {"list", Sym::kList},
+        {"tuple", Sym::kTuple},
+        {"set", Sym::kSet},
+        {"dictionary", Sym::kDictionary},
+        {"expression_list", Sym::kExpressionList},
+        {"list_comprehension", Sym::kListComprehension},
+        {"generator_expression", Sym::kGeneratorExpression},
+        {"set_comprehension", Sym::kSetComprehension},
+        {"dictionary_comprehension", Sym::kDictionaryComprehension},
+        {"named_expression", Sym::kNamedExpression},
+        {"boolean_operator", Sym::kBooleanOperator},
+        {"lambda", Sym::kLambda},
+        {"string", Sym::kString},
+        {"integer", Sym::kInteger},
+        {"float", Sym::kFloat},
+        {"true", Sym::kTrue},
+        {"false", Sym::kFalse},
+    };
+    const TSLanguage* language = tree_sitter_python();
+    std::vector<Sym> out(ts_language_symbol_count(language), Sym::kOther);
+    for (uint32_t symbol = 0; symbol < out.size(); ++symbol) {
+      const auto id = static_cast<TSSymbol>(symbol);
+      if (ts_language_symbol_type(language, id) != TSSymbolTypeRegular) continue;
+      for (const auto& [name, value] : kNames) {
+        if (std::strcmp(ts_language_symbol_name(language, id), name) == 0) out[symbol] = value;
+      }
+    }
+    return out;
+  }();
+  const TSSymbol symbol = ts_node_symbol(node);
+  return symbol < table.size() ? table[symbol] : Sym::kOther;
 }
 
 bool tensor_method(std::string_view m) {
@@ -131,9 +184,9 @@ bool FlowRun::moved_elsewhere(std::string_view name, const Frame& frame, bool gl
     const std::string_view callee = scopes[frame.scope].name;
     for (const Call& call : source_.calls()) {
       if (call.scope != scope) continue;
-      const TSNode function = field(call.node, "function");
+      const TSNode function = field(call.node, fields().function);
       const std::string_view called = is(function, "attribute")
-                                          ? source_.text(field(function, "attribute"))
+                                          ? source_.text(field(function, fields().attribute))
                                           : source_.text(function);
       if (called == callee) return true;
     }
@@ -149,16 +202,20 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
     if (*s == "cpu") return Place::kHost;
     return *s == "meta" || s->empty() ? Place::kUnknown : Place::kDevice;
   }
-  if (is(target, "call") && source_.qualify(field(target, "function")) == "torch.device") {
+  if (is(target, "call") && source_.qualify(field(target, fields().function)) == "torch.device") {
     const std::vector<TSNode> args = source_.positional(target);
     if (!args.empty() && string_value(source_, args[0])) return device_of(args[0], frame);
     return Place::kDevice;
   }
   if (is(target, "attribute")) {
-    if (source_.text(field(target, "attribute")) == "device") {
-      const Value of = eval(field(target, "object"), frame);
-      if (of.place != Place::kUnknown) return of.place;
-      return source_.text(field(target, "object")) == "self" ? Place::kUnknown : Place::kUnknown;
+    if (source_.text(field(target, fields().attribute)) == "device") {
+      // A tensor's device (`x.device`) is where x is; a configuration's
+      // (`args.device`, `self.device`) is the device chosen.
+      const Value of = eval(field(target, fields().object), frame);
+      if (of.kind == Kind::kTensor || of.kind == Kind::kModule || of.place != Place::kUnknown) {
+        return of.place;
+      }
+      return Place::kDevice;
     }
     const std::string_view name = source_.text(target);
     return is_device_name(name) || names_any(name, {"gpu", "rank", "cuda"}) ? Place::kDevice
@@ -169,7 +226,7 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
     const TSNode value = source_.value_of(std::string(name), frame.scope);
     if (!ts_node_is_null(value) && !ts_node_eq(value, target)) {
       if (string_value(source_, value) || is(value, "none")) return device_of(value, frame);
-      if (is(value, "call") && source_.qualify(field(value, "function")) == "torch.device") {
+      if (is(value, "call") && source_.qualify(field(value, fields().function)) == "torch.device") {
         return device_of(value, frame);
       }
     }
@@ -183,7 +240,7 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
 
 std::vector<FlowRun::Arg> FlowRun::eval_args(TSNode call, Frame& frame) {
   std::vector<Arg> out;
-  const TSNode args = field(call, "arguments");
+  const TSNode args = field(call, fields().arguments);
   if (is(args, "generator_expression")) {
     out.push_back({args, {}, eval(args, frame), false});
     return out;
@@ -193,8 +250,8 @@ std::vector<FlowRun::Arg> FlowRun::eval_args(TSNode call, Frame& frame) {
   for (uint32_t i = 0; i < count; ++i) {
     const TSNode arg = ts_node_named_child(args, i);
     if (is(arg, "keyword_argument")) {
-      const TSNode value = field(arg, "value");
-      out.push_back({value, source_.text(field(arg, "name")), eval(value, frame), false});
+      const TSNode value = field(arg, fields().value);
+      out.push_back({value, source_.text(field(arg, fields().name)), eval(value, frame), false});
     } else if (is(arg, "list") || is(arg, "tuple")) {
       // torch.cat([a, b]), an RNN's (h, c): each element meets the others.
       const uint32_t n = ts_node_named_child_count(arg);
@@ -226,17 +283,24 @@ void FlowRun::meet(TSNode where, TSNode a_node, const Value& a, TSNode b_node, c
 
 Value FlowRun::eval(TSNode node, Frame& frame) {
   if (ts_node_is_null(node)) return Value{};
-  const char* type = ts_node_type(node);
-  if (std::strcmp(type, "identifier") == 0) return lookup(source_.text(node), frame);
-  if (std::strcmp(type, "call") == 0) return eval_call(node, frame);
-  if (std::strcmp(type, "attribute") == 0) {
-    const TSNode object = field(node, "object");
+  const Sym type = sym(node);
+  if (type == Sym::kIdentifier) return lookup(source_.text(node), frame);
+  if (type == Sym::kCall) {
+    if (ts_node_end_byte(node) - ts_node_start_byte(node) > kLargeNode && inert(node, frame)) {
+      return Value{};
+    }
+    return eval_call(node, frame);
+  }
+  if (type == Sym::kAttribute) {
+    const TSNode object = field(node, fields().object);
     if (source_.text(object) == "self") return lookup(source_.text(node), frame);
+    // A chain moved in place here (`model.net.to(device)`).
+    if (const Value* moved = frame.env.find(source_.text(node))) return *moved;
     const Value v = eval(object, frame);
-    const std::string_view attribute = source_.text(field(node, "attribute"));
-    if (v.kind == Kind::kTensor) {
-      static constexpr std::array<std::string_view, 7> kSame = {"data", "T",    "mT",  "H",
-                                                                "real", "imag", "grad"};
+    const std::string_view attribute = source_.text(field(node, fields().attribute));
+    static constexpr std::array<std::string_view, 7> kSame = {"data", "T",    "mT",  "H",
+                                                              "real", "imag", "grad"};
+    if (v.kind == Kind::kTensor || (v.kind == Kind::kUnknown && v.place == Place::kDevice)) {
       if (among(attribute, kSame)) return v;
       return Value{};
     }
@@ -260,9 +324,9 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     }
     return Value{};
   }
-  if (std::strcmp(type, "subscript") == 0) return eval_subscript(node, frame);
-  if (std::strcmp(type, "binary_operator") == 0) return eval_binary(node, frame);
-  if (std::strcmp(type, "comparison_operator") == 0) {
+  if (type == Sym::kSubscript) return eval_subscript(node, frame);
+  if (type == Sym::kBinaryOperator) return eval_binary(node, frame);
+  if (type == Sym::kComparisonOperator) {
     // Each pair of neighbours; a comparison's other side is most often a
     // number, so only tensors known as such count.
     std::vector<std::pair<TSNode, Value>> parts;
@@ -283,11 +347,10 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     }
     return out;
   }
-  if (std::strcmp(type, "parenthesized_expression") == 0 ||
-      std::strcmp(type, "unary_operator") == 0 || std::strcmp(type, "await") == 0) {
+  if (type == Sym::kParenthesizedExpression || type == Sym::kUnaryOperator || type == Sym::kAwait) {
     return eval(ts_node_named_child(node, 0), frame);
   }
-  if (std::strcmp(type, "conditional_expression") == 0) {
+  if (type == Sym::kConditionalExpression) {
     const Value a = eval(ts_node_named_child(node, 0), frame);
     eval(ts_node_named_child(node, 1), frame);
     const Value b = eval(ts_node_named_child(node, 2), frame);
@@ -299,64 +362,57 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     }
     return join(a, b);
   }
-  if (std::strcmp(type, "none") == 0) {
+  if (type == Sym::kNone) {
     Value none;
     none.kind = Kind::kNone;
     return none;
   }
-  if (std::strcmp(type, "list") == 0 || std::strcmp(type, "tuple") == 0 ||
-      std::strcmp(type, "set") == 0 || std::strcmp(type, "dictionary") == 0 ||
-      std::strcmp(type, "expression_list") == 0) {
-    Value out;
-    out.kind = Kind::kList;
+  if (type == Sym::kList || type == Sym::kTuple || type == Sym::kSet || type == Sym::kDictionary ||
+      type == Sym::kExpressionList) {
+    // A large table of plain data (an op database, a config dict): nothing
+    // to follow in it.
+    if (ts_node_end_byte(node) - ts_node_start_byte(node) > kLargeNode && inert(node, frame)) {
+      return Value{};
+    }
     Value element;
     element.kind = Kind::kNone;
     for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
       TSNode part = ts_node_named_child(node, i);
-      if (is(part, "pair")) part = field(part, "value");
+      if (is(part, "pair")) part = field(part, fields().value);
       if (is(part, "comment")) continue;
       element = join(element, eval(part, frame));
     }
-    out.element = element.kind;
-    out.element_place = element.place;
-    return out;
+    return list_of(element);
   }
-  if (std::strcmp(type, "list_comprehension") == 0 ||
-      std::strcmp(type, "generator_expression") == 0 ||
-      std::strcmp(type, "set_comprehension") == 0 ||
-      std::strcmp(type, "dictionary_comprehension") == 0) {
+  if (type == Sym::kListComprehension || type == Sym::kGeneratorExpression ||
+      type == Sym::kSetComprehension || type == Sym::kDictionaryComprehension) {
     // The loop variables are bound for the body, then forgotten.
     const Env before = frame.env;
     for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
       const TSNode clause = ts_node_named_child(node, i);
       if (!is(clause, "for_in_clause")) continue;
-      const TSNode right = field(clause, "right");
+      const TSNode right = field(clause, fields().right);
       const Value element = element_of(eval(right, frame), right, frame);
-      bind(field(clause, "left"), element, frame, clause);
+      bind(field(clause, fields().left), element, frame, clause);
     }
-    TSNode body = field(node, "body");
-    if (is(body, "pair")) body = field(body, "value");
+    TSNode body = field(node, fields().body);
+    if (is(body, "pair")) body = field(body, fields().value);
     const Value v = eval(body, frame);
     frame.env = before;
-    Value out;
-    out.kind = Kind::kList;
-    out.element = v.kind;
-    out.element_place = v.place;
-    return out;
+    return list_of(v);
   }
-  if (std::strcmp(type, "named_expression") == 0) {
-    const Value v = eval(field(node, "value"), frame);
-    bind(field(node, "name"), v, frame, node);
+  if (type == Sym::kNamedExpression) {
+    const Value v = eval(field(node, fields().value), frame);
+    bind(field(node, fields().name), v, frame, node);
     return v;
   }
-  if (std::strcmp(type, "boolean_operator") == 0) {
-    return join(eval(field(node, "left"), frame), eval(field(node, "right"), frame));
+  if (type == Sym::kBooleanOperator) {
+    return join(eval(field(node, fields().left), frame), eval(field(node, fields().right), frame));
   }
-  if (std::strcmp(type, "lambda") == 0 || std::strcmp(type, "string") == 0 ||
-      std::strcmp(type, "integer") == 0 || std::strcmp(type, "float") == 0 ||
-      std::strcmp(type, "true") == 0 || std::strcmp(type, "false") == 0) {
+  if (type == Sym::kLambda || type == Sym::kString || type == Sym::kInteger ||
+      type == Sym::kFloat || type == Sym::kTrue || type == Sym::kFalse) {
     // A string's interpolations hold code (f"{x.numpy()}").
-    if (std::strcmp(type, "string") == 0) {
+    if (type == Sym::kString) {
       for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
         const TSNode part = ts_node_named_child(node, i);
         if (is(part, "interpolation")) eval(ts_node_named_child(part, 0), frame);
@@ -372,10 +428,10 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
 }
 
 Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
-  const Value v = eval(field(node, "value"), frame);
+  const Value v = eval(field(node, fields().value), frame);
   for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
     const TSNode part = ts_node_named_child(node, i);
-    if (!ts_node_eq(part, field(node, "value"))) eval(part, frame);
+    if (!ts_node_eq(part, field(node, fields().value))) eval(part, frame);
   }
   Value out;
   switch (v.kind) {
@@ -393,10 +449,15 @@ Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
       out.made = node;
       return out;
     case Kind::kList:
-      out.kind = v.element;
-      out.place = v.element_place;
-      return out;
+      return element_value(v);
     case Kind::kModule:
+      // A container's module (self.layers[i]).
+      if (v.element == Kind::kModule) {
+        out = v;
+        out.cls = v.element_cls;
+        out.element = Kind::kUnknown;
+        return out;
+      }
       return v;
     default:
       break;
@@ -410,8 +471,8 @@ Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
 }
 
 Value FlowRun::eval_binary(TSNode node, Frame& frame) {
-  const TSNode left = field(node, "left");
-  const TSNode right = field(node, "right");
+  const TSNode left = field(node, fields().left);
+  const TSNode right = field(node, fields().right);
   const Value a = eval(left, frame);
   const Value b = eval(right, frame);
   meet(node, left, a, right, b, frame);
@@ -459,8 +520,14 @@ Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
       out.sample = true;
       return out;
     case Kind::kList:
-      out.kind = iterable.element;
-      out.place = iterable.element_place;
+      return element_value(iterable);
+    case Kind::kModule:
+      // The modules of a container (for layer in self.layers).
+      if (iterable.element == Kind::kModule) {
+        out = iterable;
+        out.cls = iterable.element_cls;
+        out.element = Kind::kUnknown;
+      }
       return out;
     default:
       break;
@@ -504,8 +571,7 @@ std::vector<Value> FlowRun::eval_elements(TSNode node, std::size_t count, Frame&
     part = v;
     part.kind = Kind::kTensor;
   } else if (v.kind == Kind::kList) {
-    part.kind = v.element;
-    part.place = v.element_place;
+    part = element_value(v);
   }
   out.assign(count, part);
   return out;
@@ -513,15 +579,8 @@ std::vector<Value> FlowRun::eval_elements(TSNode node, std::size_t count, Frame&
 
 bool FlowRun::member(const Value& instance, std::string_view name, Value& value, int& method) {
   analyze_class(instance.cls);
-  const auto& scopes = source_.scopes();
-  method = -1;
-  for (int s = instance.cls + 1; s < static_cast<int>(scopes.size()); ++s) {
-    if (scopes[s].owner_class == instance.cls && scopes[s].name == name) {
-      method = s;
-      value = analyze(s).value;
-      break;
-    }
-  }
+  method = method_of(instance.cls, name);
+  if (method >= 0) value = analyze(method).value;
   if (method < 0) {
     const auto attributes = class_attributes_.find(instance.cls);
     if (attributes == class_attributes_.end()) return false;
@@ -539,12 +598,8 @@ int FlowRun::file_function(TSNode function, const Frame& frame) const {
     return found == functions_.end() ? -1 : found->second;
   }
   if (is(function, "attribute") && frame.owner_class >= 0 &&
-      source_.text(field(function, "object")) == "self") {
-    const std::string_view method = source_.text(field(function, "attribute"));
-    const auto& scopes = source_.scopes();
-    for (int s = frame.owner_class + 1; s < static_cast<int>(scopes.size()); ++s) {
-      if (scopes[s].owner_class == frame.owner_class && scopes[s].name == method) return s;
-    }
+      source_.text(field(function, fields().object)) == "self") {
+    return method_of(frame.owner_class, source_.text(field(function, fields().attribute)));
   }
   return -1;
 }

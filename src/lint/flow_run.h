@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -83,6 +84,11 @@ class FlowRun {
 
   // flow.cc: scopes and statements.
   void prepass();
+  // Whether a function's body can tell the flow anything a rule reads: it
+  // makes, moves or reads a tensor's place, builds a module, a loader or a
+  // dataset, calls a module of the file, a function of the file or something
+  // moved. Others run only when called (for what they return).
+  void find_relevant();
   Summary& analyze(int scope);
   void analyze_class(int class_scope);
   void exec_block(TSNode block, Frame& frame);
@@ -107,6 +113,7 @@ class FlowRun {
                          const std::vector<Arg>& args, Frame& frame);
   Value eval_torch_function(TSNode call, std::string_view qualified, const std::vector<Arg>& args,
                             Frame& frame);
+  Value computed_from(TSNode function, const Value& callee, const std::vector<Arg>& args) const;
   Value eval_binary(TSNode node, Frame& frame);
   Value eval_subscript(TSNode node, Frame& frame);
   // `moved`: a module moved in place anywhere in the file is on the device
@@ -137,6 +144,19 @@ class FlowRun {
   std::unordered_map<std::string_view, int> functions_;  // top-level functions by name
   bool default_device_set_ = false;                      // torch.set_default_device(...) somewhere
   bool mentions_pin_memory_ = false;
+  std::vector<bool> relevant_;
+  // The start bytes of the calls that tell the flow something, in order.
+  std::vector<uint32_t> relevant_calls_;
+  // Whether a statement can tell the flow nothing: no such call in it and
+  // no name the flow knows a value of (data tables, logging, plain Python).
+  bool says_nothing(TSNode statement, const Frame& frame) const;
+  // The same of any node (a large literal table inside a statement).
+  bool inert(TSNode node, const Frame& frame) const;
+  std::vector<bool> class_done_;
+  // (class scope, method name, method scope), sorted: the methods of the
+  // file's classes.
+  std::vector<std::tuple<int, std::string_view, int>> methods_;
+  int method_of(int class_scope, std::string_view name) const;
   // Names made here (`self.<name>` of register_buffer("name", ...)), kept
   // where the views of them stay valid.
   std::deque<std::string> interned_;
@@ -144,6 +164,41 @@ class FlowRun {
   // returns tuples (for `a, b = helper(...)`).
   std::vector<Value> last_tuple_;
 };
+
+// The node types the flow's expressions tell apart, by symbol id (a table
+// lookup, where comparing type names costs a strcmp each).
+enum class Sym : uint8_t {
+  kOther,
+  kIdentifier,
+  kCall,
+  kAttribute,
+  kSubscript,
+  kBinaryOperator,
+  kComparisonOperator,
+  kParenthesizedExpression,
+  kUnaryOperator,
+  kAwait,
+  kConditionalExpression,
+  kNone,
+  kList,
+  kTuple,
+  kSet,
+  kDictionary,
+  kExpressionList,
+  kListComprehension,
+  kGeneratorExpression,
+  kSetComprehension,
+  kDictionaryComprehension,
+  kNamedExpression,
+  kBooleanOperator,
+  kLambda,
+  kString,
+  kInteger,
+  kFloat,
+  kTrue,
+  kFalse,
+};
+Sym sym(TSNode node);
 
 // Method names whose result is a tensor where they are methods of one.
 bool tensor_method(std::string_view method);
@@ -157,5 +212,9 @@ bool computes_on_arguments(std::string_view qualified);
 // Legacy constructors: torch.FloatTensor (false: the host), torch.cuda.*
 // (true); nullopt for anything else.
 std::optional<bool> legacy_type_on_cuda(std::string_view qualified);
+// torch.nn's module classes (nn.Linear, not nn.functional or nn.init).
+bool is_module_class(std::string_view qualified);
+// DataParallel and DistributedDataParallel.
+bool is_wrapper(std::string_view qualified);
 
 }  // namespace devcheck::lint::detail

@@ -120,6 +120,17 @@ TSFieldId field_id(std::string_view name) {
   return found == table.end() ? 0 : found->second;
 }
 
+const FieldIds& fields() {
+  static const FieldIds ids = {
+      field_id("alias"),      field_id("alternative"), field_id("argument"),
+      field_id("arguments"),  field_id("attribute"),   field_id("body"),
+      field_id("condition"),  field_id("consequence"), field_id("function"),
+      field_id("left"),       field_id("name"),        field_id("object"),
+      field_id("parameters"), field_id("right"),       field_id("subscript"),
+      field_id("type"),       field_id("value")};
+  return ids;
+}
+
 Parser::Parser() : parser_(ts_parser_new()) {
   if (!ts_parser_set_language(parser_.get(), tree_sitter_python())) {
     // The grammar's ABI is outside what the linked libtree-sitter reads.
@@ -211,6 +222,17 @@ bool Source::has_splat(TSNode call) const {
     if (is(arg, "list_splat") || is(arg, "dictionary_splat")) return true;
   }
   return false;
+}
+
+const Call* Source::call_at(TSNode node) const {
+  const uint32_t start = ts_node_start_byte(node);
+  auto it = std::lower_bound(calls_.begin(), calls_.end(), start, [](const Call& c, uint32_t s) {
+    return ts_node_start_byte(c.node) < s;
+  });
+  for (; it != calls_.end() && ts_node_start_byte(it->node) == start; ++it) {
+    if (ts_node_eq(it->node, node)) return &*it;
+  }
+  return nullptr;
 }
 
 int Source::scope_of(TSNode node) const {
@@ -515,8 +537,13 @@ void Source::classify_classes() {
     changed = false;
     for (auto& [name, info] : classes_) {
       for (const std::string& base : bases_[name]) {
-        const bool module =
-            base == "torch.nn.Module" || (classes_.count(base) != 0 && classes_.at(base).is_module);
+        // Lightning's LightningModule is an nn.Module too.
+        const bool module = base == "torch.nn.Module" || base == "torch.nn.modules.module.Module" ||
+                            base == "pytorch_lightning.LightningModule" ||
+                            base == "pytorch_lightning.core.LightningModule" ||
+                            base == "lightning.LightningModule" ||
+                            base == "lightning.pytorch.LightningModule" ||
+                            (classes_.count(base) != 0 && classes_.at(base).is_module);
         const bool dataset = base == "torch.utils.data.Dataset" ||
                              base == "torch.utils.data.dataset.Dataset" ||
                              (classes_.count(base) != 0 && classes_.at(base).is_dataset);

@@ -28,7 +28,7 @@ void look(const Source& source, TSNode node, std::string_view name, Evidence& e,
   if (is(node, "identifier")) {
     if (source.text(node) != name) return;
     const TSNode parent = ts_node_parent(node);
-    if (is(parent, "attribute") && ts_node_eq(field(parent, "object"), node)) {
+    if (is(parent, "attribute") && ts_node_eq(field(parent, fields().object), node)) {
       static constexpr std::array<std::string_view, 26> kTensor = {
           "shape",     "dtype",       "ndim",        "is_cuda",    "size",      "dim",
           "numel",     "item",        "numpy",       "view",       "unsqueeze", "squeeze",
@@ -39,17 +39,17 @@ void look(const Source& source, TSNode node, std::string_view name, Evidence& e,
           "parameters",      "named_parameters", "train",    "eval",         "state_dict",
           "load_state_dict", "modules",          "children", "zero_grad",    "apply",
           "register_buffer", "add_module",       "forward",  "named_modules"};
-      const std::string_view attribute = source.text(field(parent, "attribute"));
+      const std::string_view attribute = source.text(field(parent, fields().attribute));
       e.tensor = e.tensor || among(attribute, kTensor);
       e.module = e.module || among(attribute, kModule);
       return;
     }
-    if (is(parent, "subscript") && ts_node_eq(field(parent, "value"), node)) {
-      const TSNode index = field(parent, "subscript");
+    if (is(parent, "subscript") && ts_node_eq(field(parent, fields().value), node)) {
+      const TSNode index = field(parent, fields().subscript);
       e.tensor = e.tensor || !(is(index, "string") || is(index, "concatenated_string"));
       return;
     }
-    if (is(parent, "call") && ts_node_eq(field(parent, "function"), node)) {
+    if (is(parent, "call") && ts_node_eq(field(parent, fields().function), node)) {
       e.module = true;
       return;
     }
@@ -60,7 +60,7 @@ void look(const Source& source, TSNode node, std::string_view name, Evidence& e,
     const TSNode list = is(parent, "list") || is(parent, "tuple") ? ts_node_parent(parent) : parent;
     if (is(list, "argument_list")) {
       const TSNode call = ts_node_parent(list);
-      e.tensor = e.tensor || computes_on_arguments(source.qualify(field(call, "function")));
+      e.tensor = e.tensor || computes_on_arguments(source.qualify(field(call, fields().function)));
     }
     return;
   }

@@ -135,9 +135,26 @@ void check_device_attributes(const RuleContext& c) {
   }
 }
 
+// A DataLoader that forks workers over a dataset the flow knows holds tensors
+// on a device (a TensorDataset of CUDA tensors).
+void check_device_datasets(const RuleContext& c) {
+  for (const LoaderMade& loader : c.flow.loaders()) {
+    if (loader.dataset.kind != Kind::kDataset || loader.dataset.place != Place::kDevice ||
+        !forks_workers(c.source, loader.call)) {
+      continue;
+    }
+    c.sink.report(loader.call, "DC107",
+                  "this DataLoader forks workers over a dataset of tensors on a device (" +
+                      line_of(loader.dataset.made) +
+                      "): CUDA cannot be re-initialised in a forked subprocess; keep the "
+                      "dataset on the CPU and move batches in the training loop");
+  }
+}
+
 void check(const RuleContext& c) {
   check_workers(c.source, c.sink);
   check_device_attributes(c);
+  check_device_datasets(c);
 }
 
 }  // namespace

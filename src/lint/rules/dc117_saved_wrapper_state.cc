@@ -6,20 +6,24 @@
 namespace devcheck::lint::detail {
 namespace {
 
-bool is_wrapper_value(const Source& source, TSNode value) {
-  if (!is(value, "call")) return false;
-  const std::string q = source.qualify(field(value, "function"));
-  return q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
-         q == "torch.nn.parallel.DistributedDataParallel" ||
-         q == "torch.nn.parallel.distributed.DistributedDataParallel";
+// A DataParallel / DDP wrapper, also moved (`nn.DataParallel(net).cuda()`).
+bool is_wrapper_value(const Source& source, TSNode value, int depth = 0) {
+  if (!is(value, "call") || depth > 8) return false;
+  const TSNode function = field(value, "function");
+  const std::string q = source.qualify(function);
+  if (q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
+      q == "torch.nn.parallel.DistributedDataParallel" ||
+      q == "torch.nn.parallel.distributed.DistributedDataParallel") {
+    return true;
+  }
+  if (!is(function, "attribute")) return false;
+  const std::string_view method = source.text(field(function, "attribute"));
+  return (method == "cuda" || method == "to") &&
+         is_wrapper_value(source, field(function, "object"), depth + 1);
 }
 
-void check_saved_wrapper(const Source& source, const Call& call, Sink& sink) {
-  if (call.qualified != "torch.save") return;
-  const std::vector<TSNode> args = source.positional(call.node);
-  if (args.empty()) return;
-  const uint32_t start = ts_node_start_byte(args[0]);
-  const uint32_t end = ts_node_end_byte(args[0]);
+// The state_dict() calls of wrappers inside [start, end).
+void report_wrapper_states(const Source& source, uint32_t start, uint32_t end, Sink& sink) {
   for (const Call& inner : source.calls()) {
     if (inner.method != "state_dict" || ts_node_start_byte(inner.node) < start ||
         ts_node_end_byte(inner.node) > end) {
@@ -34,6 +38,20 @@ void check_saved_wrapper(const Source& source, const Call& call, Sink& sink) {
     message += name + ".module.state_dict()";
     sink.report(inner.node, "DC117", std::move(message));
   }
+}
+
+void check_saved_wrapper(const Source& source, const Call& call, Sink& sink) {
+  if (call.qualified != "torch.save") return;
+  const std::vector<TSNode> args = source.positional(call.node);
+  if (args.empty()) return;
+  // What is saved: the argument, or the dict a name holds (`state = {...}`,
+  // then `torch.save(state, path)`).
+  TSNode saved = args[0];
+  if (is(saved, "identifier")) {
+    const TSNode value = source.value_of(std::string(source.text(saved)), call.scope);
+    if (is(value, "dictionary") || is(value, "call")) saved = value;
+  }
+  report_wrapper_states(source, ts_node_start_byte(saved), ts_node_end_byte(saved), sink);
 }
 
 void check(const RuleContext& c) {

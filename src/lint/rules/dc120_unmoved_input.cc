@@ -14,19 +14,22 @@ void check(const RuleContext& c) {
   std::set<uint32_t> done;
   for (const Meeting& m : c.flow.meetings()) {
     const Origin o = m.host.origin;
+    // A model left on the CPU is found where it is made (there it is moved),
+    // a batch or an item where it meets the device.
+    const TSNode at = o == Origin::kUnmovedModule ? m.host.made : m.host_at;
     if ((o != Origin::kBatch && o != Origin::kDatasetItem && o != Origin::kHostCopy &&
          o != Origin::kUnmovedModule) ||
-        !done.insert(ts_node_start_byte(m.where)).second) {
+        ts_node_is_null(at) || !done.insert(ts_node_start_byte(at)).second) {
       continue;
     }
     const std::string name(c.source.text(m.host_at));
     const std::string made = ts_node_is_null(m.host.made) ? "" : " (" + line_of(m.host.made) + ")";
     std::string message;
     if (o == Origin::kUnmovedModule) {
-      message = name + " is made on the CPU" + made +
-                " and never moved to a device, and here it is given tensors on a device: a "
-                "device mismatch; move it first: " +
-                name + ".to(device)";
+      message = std::string(c.source.text(field(m.host.made, "function"))) +
+                "(...) makes a model on the CPU that is never moved to a device, and " +
+                line_of(m.where) + " gives " + name +
+                " tensors on a device: a device mismatch; move it where it is made: .to(device)";
     } else {
       message = name +
                 (o == Origin::kBatch         ? " is a batch of a DataLoader"
@@ -36,7 +39,7 @@ void check(const RuleContext& c) {
                 ", on the CPU, and meets tensors on a device here unmoved: a device "
                 "mismatch; move it to the device first (.to(device))";
     }
-    c.sink.report(m.host_at, "DC120", std::move(message));
+    c.sink.report(at, "DC120", std::move(message));
   }
 }
 
