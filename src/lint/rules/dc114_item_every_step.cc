@@ -1,6 +1,11 @@
 // DC114 item-every-step: `.item()` directly in the body of a training loop
-// (one that calls backward()) in a file that puts something on a device.
+// (one that calls backward()) in a file that puts something on a device,
+// unless the value read decides whether the loop stops (a convergence test
+// needs it on every step).
 #include <algorithm>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "../common.h"
 #include "../rule.h"
@@ -27,6 +32,79 @@ bool uses_a_device(const Source& source) {
          });
 }
 
+// The `for`/`while` statement around `node` that starts at byte `start`.
+TSNode loop_at(TSNode node, uint32_t start) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (ts_node_start_byte(n) == start && (is(n, "for_statement") || is(n, "while_statement"))) {
+      return n;
+    }
+  }
+  return TSNode{};
+}
+
+// Whether `node` is the read `call` or holds it, or names `name`.
+bool holds_value(const Source& source, TSNode node, TSNode call, std::string_view name) {
+  if (ts_node_eq(node, call)) return true;
+  if (is(node, "identifier")) return !name.empty() && source.text(node) == name;
+  const uint32_t n = ts_node_named_child_count(node);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (holds_value(source, ts_node_named_child(node, i), call, name)) return true;
+  }
+  return false;
+}
+
+// Whether `node` leaves the loop it is in: a `return`, or a `break` not
+// inside an inner loop (`in_inner` says whether `node` already is).
+bool leaves_loop(TSNode node, bool in_inner = false) {
+  if (is(node, "return_statement")) return true;
+  if (is(node, "break_statement")) return !in_inner;
+  if (is(node, "function_definition") || is(node, "class_definition") || is(node, "lambda")) {
+    return false;
+  }
+  in_inner = in_inner || is(node, "for_statement") || is(node, "while_statement");
+  const uint32_t n = ts_node_named_child_count(node);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (leaves_loop(ts_node_named_child(node, i), in_inner)) return true;
+  }
+  return false;
+}
+
+// Whether the value `call` reads (or the name it is assigned to) steers the
+// loop: an `if` in `loop` tests it and breaks or returns, or it is the
+// `while` condition.
+bool steers_loop(const Source& source, TSNode loop, TSNode call) {
+  if (ts_node_is_null(loop)) return false;
+  std::string_view name;
+  const TSNode parent = ts_node_parent(call);
+  if (is(parent, "assignment") && ts_node_eq(field(parent, "right"), call) &&
+      is(field(parent, "left"), "identifier")) {
+    name = source.text(field(parent, "left"));
+  }
+  if (is(loop, "while_statement") &&
+      holds_value(source, field(loop, "condition"), call, name)) {
+    return true;
+  }
+  // Each node with whether it lies in an inner loop (whose `break` ends that
+  // loop only).
+  std::vector<std::pair<TSNode, bool>> todo = {{field(loop, "body"), false}};
+  while (!todo.empty()) {
+    const auto [node, in_inner] = todo.back();
+    todo.pop_back();
+    if (ts_node_is_null(node) || is(node, "function_definition") ||
+        is(node, "class_definition")) {
+      continue;
+    }
+    if (is(node, "if_statement") && holds_value(source, field(node, "condition"), call, name) &&
+        leaves_loop(field(node, "consequence"), in_inner)) {
+      return true;
+    }
+    const bool inner = in_inner || is(node, "for_statement") || is(node, "while_statement");
+    const uint32_t n = ts_node_named_child_count(node);
+    for (uint32_t i = 0; i < n; ++i) todo.emplace_back(ts_node_named_child(node, i), inner);
+  }
+  return false;
+}
+
 void check(const RuleContext& c) {
   const Source& source = c.source;
   Sink& sink = c.sink;
@@ -38,6 +116,7 @@ void check(const RuleContext& c) {
         ts_node_named_child_count(field(call.node, "arguments")) != 0) {
       continue;
     }
+    if (steers_loop(source, loop_at(call.node, call.loop), call.node)) continue;
     sink.report(call.node, "DC114",
                 ".item() on every step of a training loop waits for the device each time; "
                 "accumulate on the device (total += loss.detach()) and read it once per "

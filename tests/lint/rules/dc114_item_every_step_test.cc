@@ -59,5 +59,38 @@ TEST(LintDC114, SaysNothingForItemOncePerEpoch) {
   EXPECT_EQ(found(source, "DC114"), (Lines{"12 DC114"}));
 }
 
+// torchaudio's InverseMelScale: the value read decides whether to stop, so
+// it is needed on every step; a read that only logs is still reported.
+TEST(LintDC114, SaysNothingWhenTheValueReadStopsTheLoop) {
+  const std::string source =
+      "def invert(mel, n, max_iter, tol):\n"
+      "    spec = torch.rand(n, device=mel.device)\n"
+      "    for _ in range(max_iter):\n"
+      "        loss = (mel - spec).pow(2).mean()\n"
+      "        loss.backward()\n"
+      "        new_loss = loss.item()\n"
+      "        if abs(old - new_loss) < tol:\n"
+      "            break\n"
+      "        old = new_loss\n"
+      "    while True:\n"
+      "        loss = step(spec)\n"
+      "        loss.backward()\n"
+      "        if loss.item() < tol:\n"
+      "            return spec\n"
+      "    while loss.item() > tol:\n"
+      "        loss = step(spec)\n"
+      "        loss.backward()\n"
+      "    for x in loader:\n"
+      "        loss = step(x)\n"
+      "        loss.backward()\n"
+      "        value = loss.item()\n"
+      "        for h in hooks:\n"
+      "            if h(value):\n"
+      "                break\n"
+      "        if value > 1e6:\n"
+      "            print(value)\n";
+  EXPECT_EQ(found(source, "DC114"), (Lines{"21 DC114"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
