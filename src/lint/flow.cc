@@ -118,19 +118,9 @@ Value join(const Value& a, const Value& b) {
   }
   // An empty list (`[]`, element kNone) takes what the other way put in it.
   if (a.element == Kind::kNone || b.element == Kind::kNone) {
-    const Value& filled = a.element == Kind::kNone ? b : a;
-    out.element = filled.element;
-    out.element_place = filled.element_place;
-    out.element_origin = filled.element_origin;
-    out.element_made = filled.element_made;
-    out.element_cls = filled.element_cls;
+    set_element(out, element_value(a.element == Kind::kNone ? b : a));
   } else {
-    const Value element = join(element_value(a), element_value(b));
-    out.element = element.kind;
-    out.element_place = element.place;
-    out.element_origin = element.origin;
-    out.element_made = element.made;
-    out.element_cls = element.cls;
+    set_element(out, join(element_value(a), element_value(b)));
   }
   return out;
 }
@@ -145,17 +135,21 @@ Value element_value(const Value& list) {
   return e;
 }
 
+void set_element(Value& list, const Value& element) {
+  list.element = element.kind;
+  list.element_place = element.place;
+  list.element_origin = element.origin;
+  list.element_made = element.made;
+  list.element_cls = element.cls;
+}
+
 Value list_of(const Value& element) {
   // A list of lists (of states per layer) is, for what meets what, a list of
   // what the inner lists hold.
   if (element.kind == Kind::kList) return element;
   Value list;
   list.kind = Kind::kList;
-  list.element = element.kind;
-  list.element_place = element.place;
-  list.element_origin = element.origin;
-  list.element_made = element.made;
-  list.element_cls = element.cls;
+  set_element(list, element);
   return list;
 }
 

@@ -93,6 +93,8 @@ struct Value {
 
 // The value of one element of a list (or module container) value.
 Value element_value(const Value& list);
+// Sets what a list's (or module container's) elements are to `element`.
+void set_element(Value& list, const Value& element);
 // A list whose elements are `element`.
 Value list_of(const Value& element);
 

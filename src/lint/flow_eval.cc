@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <optional>
 
 #include "common.h"
 #include "flow_run.h"
@@ -427,6 +428,34 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
   return Value{};
 }
 
+namespace {
+
+// One element of a dataset (an item, on the host, made at `node`), of a
+// list, or of a module container (`self.layers[i]`: a module of the class
+// its elements have); nothing for a module that holds no modules.
+std::optional<Value> container_element(const Value& v, TSNode node) {
+  Value out;
+  switch (v.kind) {
+    case Kind::kDataset:
+      out.place = Place::kHost;
+      out.origin = Origin::kDatasetItem;
+      out.made = node;
+      return out;
+    case Kind::kList:
+      return element_value(v);
+    case Kind::kModule:
+      if (v.element != Kind::kModule) return std::nullopt;
+      out = v;
+      out.cls = v.element_cls;
+      out.element = Kind::kUnknown;
+      return out;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
   const Value v = eval(field(node, fields().value), frame);
   for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
@@ -444,21 +473,11 @@ Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
       out.kind = Kind::kTensor;
       return out;
     case Kind::kDataset:
-      out.place = Place::kHost;
-      out.origin = Origin::kDatasetItem;
-      out.made = node;
-      return out;
     case Kind::kList:
-      return element_value(v);
+      return *container_element(v, node);
     case Kind::kModule:
       // A container's module (self.layers[i]).
-      if (v.element == Kind::kModule) {
-        out = v;
-        out.cls = v.element_cls;
-        out.element = Kind::kUnknown;
-        return out;
-      }
-      return v;
+      return container_element(v, node).value_or(v);
     default:
       break;
   }
@@ -510,25 +529,15 @@ Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
       out.pin_unknown = iterable.pin_unknown;
       out.made = node;
       return out;
-    case Kind::kDataset:
-      out.place = Place::kHost;
-      out.origin = Origin::kDatasetItem;
-      out.made = node;
-      return out;
     case Kind::kTensor:
       out = iterable;
       out.sample = true;
       return out;
+    case Kind::kDataset:
     case Kind::kList:
-      return element_value(iterable);
     case Kind::kModule:
       // The modules of a container (for layer in self.layers).
-      if (iterable.element == Kind::kModule) {
-        out = iterable;
-        out.cls = iterable.element_cls;
-        out.element = Kind::kUnknown;
-      }
-      return out;
+      return container_element(iterable, node).value_or(out);
     default:
       break;
   }
