@@ -1,7 +1,8 @@
 // DC111 plain-tensor-on-module: `self.x = <a tensor>` in the __init__ of an
 // nn.Module subclass, where the device flow knows the value is a plain tensor
 // (not an nn.Parameter, not registered), or a plain list or dict of modules
-// or tensors: model.to(device) moves neither.
+// or tensors: model.to(device) moves neither. Not a 0-dim tensor, which mixes
+// with tensors on any device.
 #include "../common.h"
 #include "../flow.h"
 #include "../rule.h"
@@ -18,7 +19,8 @@ void check(const RuleContext& c) {
     }
     const std::string attribute(set.name.substr(5));
     std::string message(set.name);
-    if (set.v.kind == Kind::kTensor && !set.v.registered) {
+    // A 0-dim tensor (`torch.tensor(1)`) mixes with tensors on any device.
+    if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
       message += " holds a plain tensor, which model.to(device) does not move; use ";
       message += "self.register_buffer(\"" + attribute + "\", ...) or nn.Parameter(...)";
       if (is(set.value, "call") &&

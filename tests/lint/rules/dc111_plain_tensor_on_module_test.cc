@@ -84,5 +84,20 @@ TEST(LintDC111, FindsPlainListsOfModules) {
             std::string::npos);
 }
 
+// torch.ao's _InputEqualizationObserver: a 0-dim placeholder mixes with
+// tensors on any device; a 1-dim one is still found.
+TEST(LintDC111, SaysNothingForAZeroDimTensor) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Observer(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.scale = torch.tensor(1)\n"
+      "        self.zero_point = torch.tensor(0.0)\n"
+      "        self.scales = torch.tensor([1.0, 2.0])\n";
+  EXPECT_EQ(found(source, "DC111"), (Lines{"8 DC111"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
