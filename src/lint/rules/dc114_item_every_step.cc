@@ -1,7 +1,7 @@
 // DC114 item-every-step: `.item()` directly in the body of a training loop
 // (one that calls backward()) in a file that puts something on a device,
-// unless the value read decides whether the loop stops (a convergence test
-// needs it on every step).
+// unless the value read decides whether the loop stops (a convergence test,
+// a stop on a non-finite loss: they need it on every step).
 #include <algorithm>
 #include <string_view>
 #include <utility>
@@ -53,25 +53,32 @@ bool holds_value(const Source& source, TSNode node, TSNode call, std::string_vie
   return false;
 }
 
-// Whether `node` leaves the loop it is in: a `return`, or a `break` not
-// inside an inner loop (`in_inner` says whether `node` already is).
-bool leaves_loop(TSNode node, bool in_inner = false) {
-  if (is(node, "return_statement")) return true;
+// Whether `node` leaves the loop it is in: a `return`, a `raise`, an exit
+// (`sys.exit(1)`), or a `break` not inside an inner loop (`in_inner` says
+// whether `node` already is).
+bool leaves_loop(const Source& source, TSNode node, bool in_inner = false) {
+  if (is(node, "return_statement") || is(node, "raise_statement")) return true;
   if (is(node, "break_statement")) return !in_inner;
   if (is(node, "function_definition") || is(node, "class_definition") || is(node, "lambda")) {
     return false;
   }
+  if (is(node, "call")) {
+    const std::string_view callee = source.text(field(node, "function"));
+    if (callee == "sys.exit" || callee == "exit" || callee == "quit" || callee == "os._exit") {
+      return true;
+    }
+  }
   in_inner = in_inner || is(node, "for_statement") || is(node, "while_statement");
   const uint32_t n = ts_node_named_child_count(node);
   for (uint32_t i = 0; i < n; ++i) {
-    if (leaves_loop(ts_node_named_child(node, i), in_inner)) return true;
+    if (leaves_loop(source, ts_node_named_child(node, i), in_inner)) return true;
   }
   return false;
 }
 
 // Whether the value `call` reads (or the name it is assigned to) steers the
-// loop: an `if` in `loop` tests it and breaks or returns, or it is the
-// `while` condition.
+// loop: an `if` in `loop` tests it and leaves (breaks, returns, raises,
+// exits), or it is the `while` condition.
 bool steers_loop(const Source& source, TSNode loop, TSNode call) {
   if (ts_node_is_null(loop)) return false;
   std::string_view name;
@@ -95,7 +102,7 @@ bool steers_loop(const Source& source, TSNode loop, TSNode call) {
       continue;
     }
     if (is(node, "if_statement") && holds_value(source, field(node, "condition"), call, name) &&
-        leaves_loop(field(node, "consequence"), in_inner)) {
+        leaves_loop(source, field(node, "consequence"), in_inner)) {
       return true;
     }
     const bool inner = in_inner || is(node, "for_statement") || is(node, "while_statement");

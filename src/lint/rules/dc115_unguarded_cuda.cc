@@ -9,8 +9,10 @@ namespace {
 // Whether code is run only where CUDA is, by what is around it: a decorator
 // of an enclosing function or class that names CUDA or a GPU
 // (`@RunIf(min_cuda_gpus=1)`, `@unittest.skipIf(not TEST_CUDA, ...)`), or a
-// call around it whose `marks=` does (`pytest.param(..., marks=...)`). The
-// test that decides may live elsewhere (a conftest.py).
+// call around it whose `marks=` does (`pytest.param(..., marks=...)`), or an
+// `if` (`elif`) whose condition does and whose body holds it
+// (`if device.type == "cuda":`, `if TEST_CUDA:`). The test that decides may
+// live elsewhere (a conftest.py).
 bool gated_on_cuda(const Source& source, const Call& call) {
   for (int s = call.scope; s > 0; s = source.scopes()[s].parent) {
     const TSNode definition = ts_node_parent(source.scopes()[s].node);
@@ -21,7 +23,16 @@ bool gated_on_cuda(const Source& source, const Call& call) {
       if (is(decorator, "decorator") && names_cuda_or_gpu(source.text(decorator))) return true;
     }
   }
-  for (TSNode n = ts_node_parent(call.node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+  TSNode inner = call.node;
+  for (TSNode n = ts_node_parent(call.node); !ts_node_is_null(n);
+       inner = n, n = ts_node_parent(n)) {
+    if (is(n, "if_statement") || is(n, "elif_clause")) {
+      if (ts_node_eq(field(n, "consequence"), inner) &&
+          names_cuda_or_gpu(source.text(field(n, "condition")))) {
+        return true;
+      }
+      continue;
+    }
     if (!is(n, "call")) continue;
     const TSNode marks = source.keyword(n, "marks");
     if (!ts_node_is_null(marks) && names_cuda_or_gpu(source.text(marks))) return true;
@@ -36,9 +47,11 @@ void check(const RuleContext& c) {
     const std::vector<TSNode> args = c.source.positional(call.node);
     if (args.empty() || !is_cuda_string(string_value(c.source, args[0]))) continue;
     // A comparison (`t.device == torch.device("cuda", i)`) chooses nothing, and
-    // `torch.device("cuda", torch.cuda.current_device())` runs where CUDA is.
+    // `torch.device("cuda", torch.cuda.current_device())` (or `index=`) runs
+    // where CUDA is.
+    const TSNode index = args.size() > 1 ? args[1] : c.source.keyword(call.node, "index");
     if (is(ts_node_parent(call.node), "comparison_operator") ||
-        (args.size() > 1 && c.source.text(args[1]).find("cuda") != std::string_view::npos) ||
+        (!ts_node_is_null(index) && c.source.text(index).find("cuda") != std::string_view::npos) ||
         gated_on_cuda(c.source, call)) {
       continue;
     }

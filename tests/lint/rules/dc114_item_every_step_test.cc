@@ -60,7 +60,8 @@ TEST(LintDC114, SaysNothingForItemOncePerEpoch) {
 }
 
 // torchaudio's InverseMelScale: the value read decides whether to stop, so
-// it is needed on every step; a read that only logs is still reported.
+// it is needed on every step; so does torchvision's detection engine, which
+// exits on a non-finite loss. A read that only logs is still reported.
 TEST(LintDC114, SaysNothingWhenTheValueReadStopsTheLoop) {
   const std::string source =
       "def invert(mel, n, max_iter, tol):\n"
@@ -88,7 +89,15 @@ TEST(LintDC114, SaysNothingWhenTheValueReadStopsTheLoop) {
       "            if h(value):\n"
       "                break\n"
       "        if value > 1e6:\n"
-      "            print(value)\n";
+      "            print(value)\n"
+      "    for x in loader:\n"
+      "        loss = step(x)\n"
+      "        loss.backward()\n"
+      "        loss_value = loss.item()\n"
+      "        if not math.isfinite(loss_value):\n"
+      "            sys.exit(1)\n"
+      "        if torch.isnan(loss).item():\n"
+      "            raise RuntimeError('nan')\n";
   EXPECT_EQ(found(source, "DC114"), (Lines{"21 DC114"}));
 }
 

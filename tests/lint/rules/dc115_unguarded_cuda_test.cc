@@ -55,5 +55,23 @@ TEST(LintDC115, SaysNothingWhereADecoratorOrAMarkGatesOnCuda) {
   EXPECT_EQ(found(source, "DC115"), (Lines{"14 DC115", "20 DC115"}));
 }
 
+// torch's pipeline worker: a device already of type "cuda" gets its index;
+// code under an `if` that tests for CUDA runs only where it is.
+TEST(LintDC115, SaysNothingUnderAConditionOnCuda) {
+  const std::string source =
+      "import torch\n"
+      "def normalize(device):\n"
+      "    if device.type == 'cuda' and device.index is None:\n"
+      "        return torch.device('cuda', index=torch.cuda.current_device())\n"
+      "    elif args.use_gpu:\n"
+      "        return torch.device('cuda:0')\n"
+      "    else:\n"
+      "        return torch.device('cuda')\n"
+      "if device.type == 'cuda':\n"
+      "    pass\n"
+      "d = torch.device('cuda', index=0)\n";
+  EXPECT_EQ(found(source, "DC115"), (Lines{"8 DC115", "11 DC115"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
