@@ -529,6 +529,30 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
   if (moving) moving_.pop_back();
 }
 
+namespace {
+
+// Whether a class named by its qualified name is one of torch's modules: a
+// class of torch.nn or torch.ao.nn (its name capitalised, `_ConvNd` too)
+// other than those of nn.utils, nn.init, nn.functional and the parameter
+// classes (nn.Parameter, nn.UninitializedParameter, ...; nn.ParameterList is
+// a module).
+bool is_torch_module_class(std::string_view base) {
+  if (base.rfind("torch.nn.", 0) != 0 && base.rfind("torch.ao.nn.", 0) != 0) return false;
+  for (std::string_view part : {".utils.", ".init.", ".functional.", ".parameter."}) {
+    if (base.find(part) != std::string_view::npos) return false;
+  }
+  std::string_view last = base.substr(base.rfind('.') + 1);
+  if (last.find("Parameter") != std::string_view::npos && last != "ParameterList" &&
+      last != "ParameterDict") {
+    return false;
+  }
+  if (last == "UninitializedBuffer") return false;
+  while (!last.empty() && last.front() == '_') last.remove_prefix(1);
+  return !last.empty() && last.front() >= 'A' && last.front() <= 'Z';
+}
+
+}  // namespace
+
 void Source::classify_classes() {
   // A class is a module (dataset) when a base is torch's, or a class of this
   // file that is; bases from elsewhere cannot be told and count as neither.
@@ -537,8 +561,9 @@ void Source::classify_classes() {
     changed = false;
     for (auto& [name, info] : classes_) {
       for (const std::string& base : bases_[name]) {
-        // Lightning's LightningModule is an nn.Module too.
-        const bool module = base == "torch.nn.Module" || base == "torch.nn.modules.module.Module" ||
+        // torch's layers are nn.Modules (a subclass of nn.Linear or of
+        // nn.modules.conv._ConvNd), and so is Lightning's LightningModule.
+        const bool module = is_torch_module_class(base) ||
                             base == "pytorch_lightning.LightningModule" ||
                             base == "pytorch_lightning.core.LightningModule" ||
                             base == "lightning.LightningModule" ||
