@@ -13,7 +13,9 @@
 # run BENCH_REPEAT times back to back (default 10) and count as their mean:
 # flake8's 40 s average the VM's drift over 40 s, and a single 2 s run lands
 # wherever the drift is at that moment (runs of one round differed by 25%).
-# Output is discarded; page cache warm (one untimed pass first). flake8,
+# Output is discarded; page cache warm (one untimed pass first). Each row
+# also says how much CPU other processes took while it ran (from /proc/stat):
+# on a shared machine -j N's wall time is only the tool's when that is small. flake8,
 # pyflakes and ruff read the tree's .py files; devcheck reads its .pyi too.
 # The floor: tree-sitter alone parsing every file (a small C program linked
 # with the build's runtime and grammar objects and the allocator as the
@@ -60,17 +62,26 @@ echo "lint_compare: $tree: $files .py files, $((bytes / 1024)) KiB; $cores cores
 # measure NAME TIMES COMMAND...: TIMES runs back to back, timed together;
 # the wall and CPU (user + system) seconds of one run, their mean, appended
 # to NAME_wall and NAME_cpu; output discarded (exit 0/1 are results).
+# Also NAME_other: the CPU seconds other processes took meanwhile, per run
+# (the machine's busy time from /proc/stat less the tool's own): on a shared
+# machine, what the wall times of -j N competed with.
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+hz=$(getconf CLK_TCK)
 measure() {
-  local name=$1 times=$2 t
+  local name=$1 times=$2 t before after
   shift 2
   t=$(mktemp)
+  before=$(busy_ticks)
   /usr/bin/time -f '%e %U %S' -o "$t" bash -c \
     'for ((i = 0; i < $0; i++)); do "$@" >/dev/null 2>&1 || true; done' "$times" "$@" \
     >/dev/null 2>&1 || true
+  after=$(busy_ticks)
   read -r wall user sys < <(tail -n 1 "$t")
   rm -f "$t"
   eval "${name}_wall+=(\"$(awk "BEGIN { printf \"%.3f\", $wall / $times }")\")"
   eval "${name}_cpu+=(\"$(awk "BEGIN { printf \"%.3f\", ($user + $sys) / $times }")\")"
+  eval "${name}_other+=(\"$(awk "BEGIN { o = (($after - $before) / $hz - $user - $sys) / $times
+    printf \"%.3f\", o < 0 ? 0 : o }")\")"
 }
 median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -178,10 +189,12 @@ for ((r = 0; r < rounds; r++)); do
   [ -z "$ruff" ] || measure rf 1 sh -c "node \"$here/lint_ruff.js\" \"$ruff_dir\" <\"$work/py_files\""
 done
 report() {  # report NAME LABEL
-  local wall cpu
+  local wall cpu other
   eval "wall=\$(echo \"\${$1_wall[*]}\" | median); cpu=\$(echo \"\${$1_cpu[*]}\" | median)"
-  eval "$1_w=$wall; $1_c=$cpu"
-  printf 'lint_compare: %-24s wall %8s s  cpu %8s s\n' "$2" "$wall" "$cpu"
+  eval "other=\$(echo \"\${$1_other[*]}\" | median)"
+  eval "$1_w=$wall; $1_c=$cpu; $1_o=$other"
+  printf 'lint_compare: %-24s wall %8s s  cpu %8s s  other processes %7s s cpu\n' "$2" "$wall" \
+    "$cpu" "$other"
 }
 report d1 "devcheck lint -j 1"
 report dn "devcheck lint -j $cores"
@@ -196,6 +209,10 @@ awk -v d1="$d1_w" -v dn="$dn_w" -v f="$f1_w" -v p="$pf_w" -v d1c="$d1_c" -v fc="
   printf "lint_compare: flake8 / devcheck -j 1 = %.1fx wall, %.1fx cpu (target >= 20x);", f / d1, fc / d1c
   printf " pyflakes / devcheck -j 1 = %.1fx wall, %.1fx cpu\n", p / d1, pc / d1c
   printf "lint_compare: -j %d: %.2fx the speed of -j 1, whole tree in %.2f s (target <= 1 s with all cores)\n", c, d1 / dn, dn }'
+awk -v dn="$dn_w" -v o="$dn_o" -v c="$cores" 'BEGIN {
+  printf "lint_compare: while -j %d ran, other processes took %.2f s of cpu a run, %.0f%% of the %d cores", c, o, 100 * o / (dn * c), c
+  busy = o > 0.1 * dn * c
+  printf " (%s)\n", busy ? "the machine was not idle: the -j figures are not the tool'"'"'s alone" : "the machine was idle enough" }'
 if [ -n "$ruff" ]; then
   awk -v d1="$d1_w" -v r="$rf_w" -v d1c="$d1_c" -v rc="$rf_c" 'BEGIN {
     printf "lint_compare: ruff (wasm, E4/E7/E9/F) / devcheck -j 1 = %.1fx wall, %.1fx cpu\n", r / d1, rc / d1c }'

@@ -29,9 +29,9 @@ namespace {
 
 #ifndef DEVCHECK_LINT_PLAIN_MALLOC
 
-constexpr std::size_t kGrain = 16;          // block sizes are multiples of this, in bytes
-constexpr std::size_t kClasses = 64;        // pooled sizes: up to kClasses * kGrain bytes
-constexpr std::size_t kChunk = 256 * 1024;  // carved into blocks, in bytes
+constexpr std::size_t kGrain = 16;    // block sizes are multiples of this, in bytes
+constexpr std::size_t kClasses = 64;  // pooled sizes: up to kClasses * kGrain bytes
+constexpr std::size_t kChunk = std::size_t{256} * 1024;  // carved into blocks, in bytes
 
 // Before each block: its size class (0: a block of malloc's), and for those
 // its size in bytes. 16 bytes, so that blocks stay aligned as malloc's are.

@@ -26,12 +26,16 @@ void check(const RuleContext& c) {
     const std::string name(c.source.text(move.object));
     const TSNode statement = ts_node_parent(move.call);
     const std::string method(c.source.text(field(field(move.call, "function"), "attribute")));
+    std::string message = name;
+    message += ".";
+    message += method;
+    message +=
+        "(...) returns a moved copy and this discards it: tensors do not move in place; write ";
+    message += name;
+    message += " = ";
+    message += c.source.text(move.call);
     c.sink.report(
-        move.call, "DC102",
-        name + "." + method +
-            "(...) returns a moved copy and this discards it: tensors do not move in "
-            "place; write " +
-            name + " = " + std::string(c.source.text(move.call)),
+        move.call, "DC102", std::move(message),
         Fix{"assign the result to " + name,
             {{ts_node_start_byte(statement), ts_node_start_byte(statement), name + " = "}}});
   }

@@ -19,11 +19,15 @@ void check(const RuleContext& c) {
       continue;
     }
     const std::string function = c.source.dotted(field(m.host.made, "function"));
-    c.sink.report(m.host.made, "DC103",
-                  function + "(...) makes a tensor on the CPU, and " + line_of(m.where) +
-                      " uses it unmoved with tensors on a device: the op raises a device "
-                      "mismatch; move it where it is made: " +
-                      function + "(...).to(device)");
+    std::string message = function;
+    message += "(...) makes a tensor on the CPU, and ";
+    message += line_of(m.where);
+    message +=
+        " uses it unmoved with tensors on a device: the op raises a device mismatch; move it "
+        "where it is made: ";
+    message += function;
+    message += "(...).to(device)";
+    c.sink.report(m.host.made, "DC103", std::move(message));
   }
 }
 

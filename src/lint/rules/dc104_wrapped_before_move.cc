@@ -61,14 +61,13 @@ void check(const RuleContext& c) {
         continue;
       }
       const std::string model(c.source.text(wrap.model));
-      c.sink.report(call.node, "DC104",
-                    "DistributedDataParallel(" + model +
-                        ", device_ids=...) of a model made on the "
-                        "CPU (" +
-                        line_of(wrap.value.made) +
-                        ") and never moved to its GPU: DDP "
-                        "refuses it; move it first: " +
-                        model + ".to(device)");
+      std::string message = "DistributedDataParallel(" + model;
+      message += ", device_ids=...) of a model made on the CPU (";
+      message += line_of(wrap.value.made);
+      message += ") and never moved to its GPU: DDP refuses it; move it first: ";
+      message += model;
+      message += ".to(device)";
+      c.sink.report(call.node, "DC104", std::move(message));
     }
   }
 }

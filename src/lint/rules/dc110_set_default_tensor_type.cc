@@ -17,10 +17,10 @@ void check(const RuleContext& c) {
       std::string replacement;
       if (q == "torch.cuda.FloatTensor") {
         replacement = torch + ".set_default_device(\"cuda\")";
-      } else if (q == "torch.FloatTensor") {
-        replacement = torch + ".set_default_dtype(" + torch + ".float32)";
-      } else if (q == "torch.DoubleTensor") {
-        replacement = torch + ".set_default_dtype(" + torch + ".float64)";
+      } else if (q == "torch.FloatTensor" || q == "torch.DoubleTensor") {
+        replacement = torch + ".set_default_dtype(";
+        replacement += torch;
+        replacement += q == "torch.FloatTensor" ? ".float32)" : ".float64)";
       }
       if (!replacement.empty() && !torch.empty()) {
         fix = Fix{"use " + replacement,

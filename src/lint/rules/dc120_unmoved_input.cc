@@ -31,13 +31,14 @@ void check(const RuleContext& c) {
                 line_of(m.where) + " gives " + name +
                 " tensors on a device: a device mismatch; move it where it is made: .to(device)";
     } else {
-      message = name +
-                (o == Origin::kBatch         ? " is a batch of a DataLoader"
+      message = name;
+      message += o == Origin::kBatch         ? " is a batch of a DataLoader"
                  : o == Origin::kDatasetItem ? " is an item of a Dataset"
-                                             : " was copied to the host") +
-                made +
-                ", on the CPU, and meets tensors on a device here unmoved: a device "
-                "mismatch; move it to the device first (.to(device))";
+                                             : " was copied to the host";
+      message += made;
+      message +=
+          ", on the CPU, and meets tensors on a device here unmoved: a device mismatch; move "
+          "it to the device first (.to(device))";
     }
     c.sink.report(at, "DC120", std::move(message));
   }
