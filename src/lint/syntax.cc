@@ -563,12 +563,11 @@ void Source::classify_classes() {
       for (const std::string& base : bases_[name]) {
         // torch's layers are nn.Modules (a subclass of nn.Linear or of
         // nn.modules.conv._ConvNd), and so is Lightning's LightningModule.
-        const bool module = is_torch_module_class(base) ||
-                            base == "pytorch_lightning.LightningModule" ||
-                            base == "pytorch_lightning.core.LightningModule" ||
-                            base == "lightning.LightningModule" ||
-                            base == "lightning.pytorch.LightningModule" ||
-                            (classes_.count(base) != 0 && classes_.at(base).is_module);
+        const bool module =
+            is_torch_module_class(base) || base == "pytorch_lightning.LightningModule" ||
+            base == "pytorch_lightning.core.LightningModule" ||
+            base == "lightning.LightningModule" || base == "lightning.pytorch.LightningModule" ||
+            (classes_.count(base) != 0 && classes_.at(base).is_module);
         const bool dataset = base == "torch.utils.data.Dataset" ||
                              base == "torch.utils.data.dataset.Dataset" ||
                              (classes_.count(base) != 0 && classes_.at(base).is_dataset);

@@ -87,8 +87,7 @@ bool steers_loop(const Source& source, TSNode loop, TSNode call) {
       is(field(parent, "left"), "identifier")) {
     name = source.text(field(parent, "left"));
   }
-  if (is(loop, "while_statement") &&
-      holds_value(source, field(loop, "condition"), call, name)) {
+  if (is(loop, "while_statement") && holds_value(source, field(loop, "condition"), call, name)) {
     return true;
   }
   // Each node with whether it lies in an inner loop (whose `break` ends that
@@ -97,8 +96,7 @@ bool steers_loop(const Source& source, TSNode loop, TSNode call) {
   while (!todo.empty()) {
     const auto [node, in_inner] = todo.back();
     todo.pop_back();
-    if (ts_node_is_null(node) || is(node, "function_definition") ||
-        is(node, "class_definition")) {
+    if (ts_node_is_null(node) || is(node, "function_definition") || is(node, "class_definition")) {
       continue;
     }
     if (is(node, "if_statement") && holds_value(source, field(node, "condition"), call, name) &&
