@@ -101,13 +101,13 @@ def _stream_data(data):
     return (data[0], data[1], data[2])
 
 
-class _CudaStreamBase:
+class _CudaStreamBase(torch._C.Stream):
     """torch.cuda.Stream's base: a stream of a fake device (every op has
-    finished when it returns, so a stream is always idle)."""
+    finished when it returns, so a stream is always idle). A torch._C.Stream,
+    as a CUDA build's is, so that C++ takes it (tensor.record_stream)."""
 
     def __new__(cls, priority=0, stream_id=None, device_index=None, device_type=None,
                 stream_ptr=0, _cdata=None, **kwargs):
-        self = object.__new__(cls)
         if _cdata is not None:
             stream_id, device_index = _unpack(_cdata)
         elif stream_id is None or device_index is None:
@@ -115,15 +115,31 @@ class _CudaStreamBase:
                 raise RuntimeError("devcheck fake CUDA: an external stream (cudaStream_t) has no "
                                    "fake CUDA device behind it")
             stream_id, device_index, _ = _ops().fake_cuda_stream(-1, 2)
-        self.stream_id = int(stream_id)
-        self.device_index = int(device_index)
-        self.device_type = _CUDA_DEVICE_TYPE
+        if _PACKED_STREAMS:
+            self = torch._C.Stream.__new__(cls, _cdata=_pack(int(stream_id), int(device_index)))
+        else:
+            self = torch._C.Stream.__new__(cls, stream_id=int(stream_id), device_index=int(device_index),
+                                           device_type=_CUDA_DEVICE_TYPE)
         self.priority = priority
         return self
 
-    @property
-    def _cdata(self):
-        return _pack(self.stream_id, self.device_index)
+    if _PACKED_STREAMS:
+        # torch 1.13's torch._C.Stream holds the packed stream only.
+        @property
+        def stream_id(self):
+            return _unpack(self._cdata)[0]
+
+        @property
+        def device_index(self):
+            return _unpack(self._cdata)[1]
+
+        @property
+        def device_type(self):
+            return _CUDA_DEVICE_TYPE
+    else:
+        @property
+        def _cdata(self):
+            return _pack(self.stream_id, self.device_index)
 
     @property
     def device(self):
@@ -439,8 +455,8 @@ def _torch_c_functions():
 
 def _patch_storage():
     """torch.UntypedStorage(n, device="cuda") (torch.load, storage.cuda()):
-    a CPU build refuses CUDA there, so make it the storage of a byte tensor
-    on the device."""
+    a CPU build refuses CUDA there and a CUDA build asks the driver, so make
+    it the storage of a byte tensor on the fake device."""
     storage_type = torch.UntypedStorage
     original = storage_type.__new__
     if getattr(original, "_devcheck_fake_cuda", False):
@@ -460,7 +476,7 @@ def _patch_storage():
             t = torch.empty(args[0], dtype=torch.uint8, device=target)
         else:
             t = torch.tensor(list(args[0]), dtype=torch.uint8, device=target)
-        return t._typed_storage()._untyped_storage if hasattr(t, "_typed_storage") else t.storage()._untyped()
+        return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage().untyped()
 
     __new__._devcheck_fake_cuda = True
     storage_type.__new__ = __new__
@@ -476,6 +492,9 @@ def _rebind_torch_cuda():
     cuda._CudaDeviceProperties = _CudaDeviceProperties
     cuda._cudart = _cudart
     cuda._is_in_bad_fork = torch._C._cuda_isInBadFork
+    graphs = sys.modules.get("torch.cuda.graphs")
+    if graphs is not None and hasattr(graphs, "_cuda_isCurrentStreamCapturing"):
+        graphs._cuda_isCurrentStreamCapturing = torch._C._cuda_isCurrentStreamCapturing
     if hasattr(cuda, "_exchange_device"):
         cuda._exchange_device = _exchange_device
         cuda._maybe_exchange_device = _exchange_device
@@ -494,6 +513,59 @@ def _rebind_torch_cuda():
     # nn.DataParallel's backward asks NCCL to reduce; fake CUDA has no NCCL.
     import torch.cuda.nccl as nccl
     nccl.is_available = lambda tensors: False
+
+
+_DISTRIBUTED_NOTE = ("is not emulated: it hands CUDA tensors to the process group (NCCL, or Gloo's CUDA "
+                     "path), which needs a real GPU; run the distributed part on the CPU (gloo) or on "
+                     "devcheck's fake accelerator")
+
+
+def _refuse_distributed_cuda():
+    """DDP and collectives over cuda tensors: a clear error naming what is
+    not emulated, before the process group reaches the CUDA runtime."""
+    try:
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel
+    except ImportError:
+        return
+    if not dist.is_available() or getattr(DistributedDataParallel.__init__, "_devcheck_fake_cuda", False):
+        return
+    init = DistributedDataParallel.__init__
+
+    def ddp_init(self, module, *args, **kwargs):
+        if any(p.is_cuda for p in module.parameters()) or any(b.is_cuda for b in module.buffers()):
+            raise RuntimeError("devcheck fake CUDA: DistributedDataParallel over cuda tensors " + _DISTRIBUTED_NOTE)
+        init(self, module, *args, **kwargs)
+
+    ddp_init._devcheck_fake_cuda = True
+    DistributedDataParallel.__init__ = ddp_init
+
+    def tensors_in(value):
+        if isinstance(value, torch.Tensor):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                yield from tensors_in(v)
+
+    def guard(name):
+        collective = getattr(dist, name)
+
+        def guarded(*args, **kwargs):
+            for value in list(args) + list(kwargs.values()):
+                if any(t.is_cuda for t in tensors_in(value)):
+                    raise RuntimeError("devcheck fake CUDA: torch.distributed.%s of cuda tensors %s"
+                                       % (name, _DISTRIBUTED_NOTE))
+            return collective(*args, **kwargs)
+
+        guarded.__wrapped__ = collective
+        guarded.__name__ = name
+        return guarded
+
+    for name in ("all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
+                 "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "send", "recv",
+                 "isend", "irecv", "broadcast_object_list"):
+        if hasattr(dist, name):
+            setattr(dist, name, guard(name))
 
 
 def _refresh_after_extension_loads():
@@ -551,8 +623,8 @@ def install(library=None, count=2, force=False):
             _count = n
             _rebind_torch_cuda()
             _refresh_after_extension_loads()
-            if _CPU_BUILD:
-                _patch_storage()
+            _refuse_distributed_cuda()
+            _patch_storage()
         elif int(count) != _count:
             _ops().fake_cuda(int(count), bool(force))  # C++ says why not
     return [torch.device("cuda", i) for i in range(_count)]

@@ -16,6 +16,7 @@ struct DEVCHECK_API EnvironmentReport {
   bool cuda_built = false;          ///< LibTorch in this process has CUDA (libtorch_cuda loaded).
   std::string cuda_version;         ///< CUDA it was built with, "12.4"; empty without.
   std::string cuda_note;            ///< Why no CUDA device is usable, else empty.
+  int fake_cuda = 0;                ///< How many CUDA devices are devcheck's fake CUDA; 0: none.
   bool cudnn = false;               ///< cuDNN available.
   long cudnn_version = 0;           ///< NOLINT(google-runtime-int): LibTorch's type; 0 when absent.
   int threads = 0;                  ///< Intra-op threads (at::get_num_threads()).

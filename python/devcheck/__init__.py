@@ -37,12 +37,14 @@ from ._devcheck import (  # noqa: E402
     FormatError,
     InvalidArgumentError,
     UnsafeContentError,
+    real_cuda_devices,
 )
 from ._api import (  # noqa: E402
     audit,
     check,
     check_on,
     device_scope,
+    fake_cuda,
     fake_device,
     inspect,
     module_device,
@@ -60,7 +62,7 @@ CXX11_ABI = _build_info.CXX11_ABI
 __all__ = [
     "DevcheckError", "DevcheckIOError", "DeviceMismatchError", "DeviceUnavailableError",
     "FormatError", "InvalidArgumentError", "UnsafeContentError",
-    "audit", "check", "check_on", "device_scope", "fake_device", "inspect", "module_device",
+    "audit", "check", "check_on", "device_scope", "fake_cuda", "fake_device", "real_cuda_devices", "inspect", "module_device",
     "remap", "select_device", "to_device", "watch", "Report",
     "TORCH_VERSION", "CUDA_VERSION", "CXX11_ABI",
 ]

@@ -247,6 +247,38 @@ def fake_device(index=0):
     return torch.device(get_name() if get_name else "privateuseone", index)
 
 
+def fake_cuda(n=2, force=False):
+    """Turns fake CUDA on in this process and returns its devices,
+    [torch.device("cuda", 0), ...]: torch.cuda.is_available() is then True,
+    device_count() is n (1..8), and cuda:N tensors live in host memory,
+    compute with the CPU's kernels (bitwise equal results) and fail as on a
+    GPU ("Expected all tensors to be on the same device, ... cuda:0 and
+    cpu!"). Call it before the program's first CUDA call (before or after
+    `import torch`); again with the same n is a no-op. Raises
+    InvalidArgumentError for n outside 1..8 or unlike an earlier call's, and
+    DeviceUnavailableError where a real GPU is visible, which fake CUDA would
+    hide, unless force=True."""
+    import devcheck_fake_cuda
+
+    try:
+        return devcheck_fake_cuda.install(_fake_library(), int(n), bool(force))
+    except RuntimeError as e:
+        raise _as_devcheck_error(e) from None
+
+
+def _as_devcheck_error(error):
+    """A devcheck message that crossed torch.ops as a RuntimeError, as the
+    devcheck error of its kind."""
+    text = str(error).split("\nException raised from")[0]
+    if "real CUDA device" in text:
+        text = text.replace("(FakeCudaOptions::force replaces them anyway)",
+                            "(fake_cuda(force=True) replaces them anyway)")
+        return _C.DeviceUnavailableError(text)
+    if text.startswith("[devcheck]"):
+        return _C.InvalidArgumentError(text)
+    return error
+
+
 class CheckpointInfo:
     """What devcheck.inspect() read: the file's format, tensors, devices and
     findings, without tensor data (devcheck::format::Checkpoint)."""

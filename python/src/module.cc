@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "detail/cuda_probe.h"
 #include "devcheck/check.h"
 #include "devcheck/device.h"
 #include "devcheck/error.h"
@@ -129,6 +130,12 @@ void bind_core(py::module_& m) {
       },
       py::arg("tensor"), py::arg("device"), py::arg("non_blocking") = false);
   m.def("default_device", &default_device);
+  // What fake CUDA would hide: the driver's own devices (never LibTorch's view).
+  m.def("real_cuda_devices", [] {
+    std::vector<std::string> names;
+    for (const auto& d : detail::probe_cuda().devices) names.push_back(d.name);
+    return names;
+  });
   m.def("in_device_scope", &in_device_scope);
   py::class_<PyDeviceScope>(m, "DeviceScope")
       .def(py::init<c10::Device>())

@@ -65,9 +65,19 @@ std::string cpu_name() {
   return "cpu";
 }
 
+// How many of the CUDA devices are devcheck's fake CUDA (devcheck/fake_cuda.h); 0 for real ones.
+int fake_cuda_devices() {
+  const detail::FakeDeviceHooks hooks = detail::fake_device_hooks();
+  return hooks.cuda_count != nullptr ? hooks.cuda_count() : 0;
+}
+
 Selection pick_cuda_by_free_memory() {
   const int count = torch_cuda_count();
   if (count == 0) return {c10::Device(c10::kCPU), "cpu: no CUDA device (" + why_no_cuda() + ")"};
+  if (fake_cuda_devices() > 0) {
+    return {c10::Device(c10::kCUDA, 0),
+            fmt::format("cuda:0: first of {} fake CUDA devices (host memory, CPU kernels)", count)};
+  }
   if (count == 1) return {c10::Device(c10::kCUDA, 0), "cuda:0: the only visible CUDA device"};
   const detail::CudaProbe probe = detail::probe_cuda();
   int best = -1;
@@ -110,6 +120,15 @@ Selection select_fake(const DeviceSpec& spec) {
 void append_cuda_devices(std::vector<DeviceInfo>& out) {
   const int count = torch_cuda_count();
   if (count == 0) return;
+  if (fake_cuda_devices() > 0) {
+    for (int i = 0; i < count; ++i) {
+      DeviceInfo info;
+      info.device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i));
+      info.name = fmt::format("devcheck fake CUDA device {} (host memory, CPU kernels)", i);
+      out.push_back(std::move(info));
+    }
+    return;
+  }
   const detail::CudaProbe probe = detail::probe_cuda();
   for (int i = 0; i < count; ++i) {
     DeviceInfo info;
@@ -275,7 +294,8 @@ Selection select_device(const DeviceSpec& spec) {
             spec.str(), count, count == 1 ? "" : "s", count - 1));
       }
       return {c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index)),
-              fmt::format("cuda:{}: requested", index)};
+              fmt::format("cuda:{}: requested{}", index,
+                          fake_cuda_devices() > 0 ? " (fake CUDA: host memory, CPU kernels)" : "")};
     }
   }
   return {c10::Device(c10::kCPU), "cpu"};

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "detail/cuda_probe.h"
+#include "detail/fake_hooks.h"
 #include "devcheck/version.h"
 
 namespace devcheck {
@@ -20,13 +21,15 @@ EnvironmentReport environment_report() {
   // at::hasCUDA() also needs a device; a CUDA build without one is still a CUDA build.
   r.cuda_version = detail::torch_cuda_version();
   r.cuda_built = !r.cuda_version.empty();
-  if (r.cuda_built && cuda_device_count() == 0) {
+  const detail::FakeDeviceHooks fake = detail::fake_device_hooks();
+  r.fake_cuda = fake.cuda_count != nullptr ? fake.cuda_count() : 0;
+  if (r.cuda_built && r.fake_cuda == 0 && cuda_device_count() == 0) {
     const detail::CudaProbe probe = detail::probe_cuda();
     r.cuda_note =
         probe.driver_found ? "the CUDA driver reports no usable device" : probe.driver_note;
   }
   // cuDNN's version is asked of the library, which needs a device to be worth asking.
-  r.cudnn = r.cuda_built && at::Context::hasCuDNN();
+  r.cudnn = r.cuda_built && r.fake_cuda == 0 && at::Context::hasCuDNN();
   r.cudnn_version = r.cudnn && r.cuda_note.empty() ? at::Context::versionCuDNN() : 0;
   r.threads = at::get_num_threads();
   r.interop_threads = at::get_num_interop_threads();
@@ -39,7 +42,11 @@ EnvironmentReport environment_report() {
 std::string EnvironmentReport::to_text() const {
   std::string out;
   out += fmt::format("devcheck {} on LibTorch {}\n", devcheck_version, torch_version);
-  if (!cuda_built) {
+  if (fake_cuda > 0) {
+    out += fmt::format(
+        "CUDA:      fake: {} devcheck fake CUDA device{} (host memory, CPU kernels; no GPU)\n",
+        fake_cuda, fake_cuda == 1 ? "" : "s");
+  } else if (!cuda_built) {
     out += "CUDA:      no (this LibTorch was built without CUDA)\n";
   } else if (!cuda_note.empty()) {
     out += fmt::format("CUDA:      CUDA {} build, no device ({})\n", cuda_version, cuda_note);
@@ -73,6 +80,7 @@ std::string EnvironmentReport::to_json() const {
   j["cuda"] = cuda_built;
   j["cuda_version"] = cuda_version.empty() ? nlohmann::json(nullptr) : nlohmann::json(cuda_version);
   j["cuda_note"] = cuda_note.empty() ? nlohmann::json(nullptr) : nlohmann::json(cuda_note);
+  j["fake_cuda"] = fake_cuda;
   j["cudnn"] = cudnn;
   j["cudnn_version"] = cudnn_version;
   j["threads"] = threads;

@@ -133,12 +133,12 @@ typename StateMap::key_type optimizer_state_key(const void* tensor_impl) {
 // complete once recorded; elapsedTime (2.2+) is the time between two
 // records (the guard's static elapsed_ms).
 #if DEVCHECK_TORCH_AT_LEAST(2, 2)
-#define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES                                               \
-  void synchronizeEvent(void* /*event*/) const override {}                               \
-  void synchronizeDevice(const c10::DeviceIndex /*device_index*/) const override {}      \
-  double elapsedTime(void* start, void* end, const c10::DeviceIndex /*device_index*/)    \
-      const override {                                                                   \
-    return elapsed_ms(start, end);                                                       \
+#define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES                                           \
+  void synchronizeEvent(void* /*event*/) const override {}                            \
+  void synchronizeDevice(const c10::DeviceIndex /*device_index*/) const override {}   \
+  double elapsedTime(void* start, void* end, const c10::DeviceIndex /*device_index*/) \
+      const override {                                                                \
+    return elapsed_ms(start, end);                                                    \
   }
 #elif DEVCHECK_TORCH_AT_LEAST(2, 1)
 #define DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES                \
@@ -152,13 +152,13 @@ typename StateMap::key_type optimizer_state_key(const void* tensor_impl) {
 // ordinal" and the like): c10/cuda/CUDAException.h in 1.13,
 // c10_cuda_check_implementation in c10/cuda/CUDAException.cpp from 2.0 on.
 #if DEVCHECK_TORCH_AT_LEAST(2, 0)
-#define DEVCHECK_CUDA_CHECK_SUFFIX                                                          \
+#define DEVCHECK_CUDA_CHECK_SUFFIX                                                        \
   "\nCUDA kernel errors might be asynchronously reported at some other API call, so the " \
   "stacktrace below might be incorrect.\nFor debugging consider passing "                 \
-  "CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side "       \
+  "CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side "      \
   "assertions.\n"
 #else
-#define DEVCHECK_CUDA_CHECK_SUFFIX                                                         \
+#define DEVCHECK_CUDA_CHECK_SUFFIX                                                       \
   "\nCUDA kernel errors might be asynchronously reported at some other API call,so the " \
   "stacktrace below might be incorrect.\nFor debugging consider passing "                \
   "CUDA_LAUNCH_BLOCKING=1."
@@ -323,6 +323,21 @@ class QuietWarnings {
   c10::Warning::WarningHandlerGuard guard_{&drop_};
 #endif
 };
+
+// What torch's own fork handler calls in a child (libtorch_python's
+// torch::utils::set_requires_cuda_init(true) in 1.13,
+// set_requires_device_init(kCUDA, true) in 2.x): the next CUDA use from
+// Python goes through torch.cuda._lazy_init again. `fn` is the symbol's address.
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+inline constexpr char kPythonCudaInitSymbol[] =
+    "_ZN5torch5utils24set_requires_device_initEN3c1010DeviceTypeEb";
+inline void require_python_cuda_init(void* fn) {
+  reinterpret_cast<void (*)(c10::DeviceType, bool)>(fn)(c10::DeviceType::CUDA, true);
+}
+#else
+inline constexpr char kPythonCudaInitSymbol[] = "_ZN5torch5utils22set_requires_cuda_initEb";
+inline void require_python_cuda_init(void* fn) { reinterpret_cast<void (*)(bool)>(fn)(true); }
+#endif
 
 // CUDA-only fused kernels of scaled_dot_product_attention (2.0+) choose
 // themselves by asking the GPU's properties; fake CUDA turns them off, so

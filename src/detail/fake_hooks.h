@@ -13,7 +13,7 @@ struct FakeDeviceHooks {
   c10::Device (*device)(int index) = nullptr;  // fake_device()
   int (*count)() = nullptr;                    // fake_device_count()
   bool (*registered)() noexcept = nullptr;     // fake_device_registered()
-  int (*cuda_count)() noexcept = nullptr;       // fake_cuda_count(), once fake CUDA is on
+  int (*cuda_count)() noexcept = nullptr;      // fake_cuda_count(), once fake CUDA is on
 };
 
 // Sets the hooks (the fake device library does, once, when loaded).

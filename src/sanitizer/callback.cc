@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_set>
@@ -92,7 +93,7 @@ class Enclosing {
 bool hidden(const ThreadState& t) {
   return t.enclosing_op != nullptr &&
          (t.enclosing_kind == OpKind::kPlain || t.enclosing_kind == OpKind::kFactory ||
-          t.enclosing_kind == OpKind::kCrossDevice);
+          t.enclosing_kind == OpKind::kCrossDevice || t.enclosing_kind == OpKind::kHostArguments);
 }
 
 // Op names with static storage for the ledger's keys: a schema's string
@@ -132,10 +133,11 @@ struct DeviceScan {
   bool mismatch = false;
   c10::Device first = c10::Device(c10::kCPU);
 
-  void add(const at::Tensor& t) {
+  void add(const at::Tensor& t, bool host_allowed = false) {
     if (!t.defined()) return;
     const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
     const c10::Device d = impl->device();
+    if (host_allowed && d.is_cpu()) return;
     if (have && d == first) return;
     if (detail::wrapped_scalar(d, static_cast<std::size_t>(impl->dim()))) return;
     if (!have) {
@@ -145,12 +147,12 @@ struct DeviceScan {
     }
     mismatch = true;
   }
-  void add(const c10::IValue& v) {
+  void add(const c10::IValue& v, bool host_allowed = false) {
     if (v.isTensor()) {
-      add(v.toTensor());
+      add(v.toTensor(), host_allowed);
     } else if (v.isList()) {
       for (const c10::IValue& e : v.toListRef()) {
-        if (e.isTensor()) add(e.toTensor());
+        if (e.isTensor()) add(e.toTensor(), host_allowed);
       }
     }
   }
@@ -185,7 +187,7 @@ void note_arg(const at::Tensor& t, std::string name, std::vector<ArgRecord>& arg
 // The rare path: tensors on several devices. Records the finding with every
 // argument's name, device and origin, and where the op ran.
 void record_mismatch(const c10::FunctionSchema& schema, c10::ArrayRef<const c10::IValue> inputs,
-                     Engine& e, ThreadState& t) {
+                     const OpInfo& info, Engine& e, ThreadState& t) {
   MismatchRecord record;
   record.op = schema.name();
   const auto& params = schema.arguments();
@@ -204,13 +206,21 @@ void record_mismatch(const c10::FunctionSchema& schema, c10::ArrayRef<const c10:
     }
   }
   // The op's device and its strays: the rule check_same_device() uses.
+  // An argument the op takes on the host (index's indices) is never a stray there.
+  auto on_host_by_design = [&](const ArgRecord& a) {
+    if (!a.device.is_cpu()) return false;
+    const std::size_t bracket = a.name.find('[');
+    return host_argument(info, bracket == std::string::npos ? a.name : a.name.substr(0, bracket));
+  };
   detail::DeviceTally counts;
   for (const auto& a : record.args) {
-    if (!detail::wrapped_scalar(a.device, a.shape.size())) counts.add(a.device);
+    if (!detail::wrapped_scalar(a.device, a.shape.size()) && !on_host_by_design(a)) {
+      counts.add(a.device);
+    }
   }
   record.expected = counts.expected().value_or(record.expected);
   for (auto& a : record.args) {
-    a.stray = detail::is_stray(a.device, a.shape.size(), record.expected);
+    a.stray = !on_host_by_design(a) && detail::is_stray(a.device, a.shape.size(), record.expected);
   }
   record.site = capture_site();
   const auto [index, is_new] = e.add_mismatch(std::move(record));
@@ -425,10 +435,17 @@ void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::ji
 
   if (!crosses_devices(info.kind)) {
     DeviceScan scan;
-    for (const c10::IValue& v : inputs) scan.add(v);
-    if (C10_UNLIKELY(scan.mismatch)) record_mismatch(schema, inputs, e, t);
+    if (C10_LIKELY(info.kind != OpKind::kHostArguments)) {
+      for (const c10::IValue& v : inputs) scan.add(v);
+    } else {
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        scan.add(inputs[i], host_argument(info, schema.arguments()[i].name()));
+      }
+    }
+    if (C10_UNLIKELY(scan.mismatch)) record_mismatch(schema, inputs, info, e, t);
   }
-  if (info.kind == OpKind::kPlain || info.kind == OpKind::kCrossDevice) {
+  if (info.kind == OpKind::kPlain || info.kind == OpKind::kCrossDevice ||
+      info.kind == OpKind::kHostArguments) {
     run_op(op, below, stack, t, info.kind);
     return;
   }
@@ -437,6 +454,8 @@ void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::ji
   m.op = info.name;
   bool record_origin = false;
   const void* input_storage = nullptr;  // compared, never dereferenced
+  c10::optional<c10::Device> input_device;
+  std::optional<Origin> input_origin;
   switch (info.kind) {
     case OpKind::kCopy: {  // copy_(Tensor self, Tensor src, bool non_blocking)
       const at::Tensor* self = first_tensor(inputs, 0);
@@ -461,6 +480,10 @@ void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::ji
         const at::Tensor* self = first_tensor(inputs, 0);
         if (self != nullptr && self->has_storage()) {
           input_storage = self->storage().unsafeGetStorageImpl();
+          input_device = self->device();
+          if (info.kind == OpKind::kTransfer) {
+            input_origin = e.provenance.find(self->storage().unsafeGetStorageImpl());
+          }
         }
       }
       break;
@@ -479,6 +502,12 @@ void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::ji
   if (!out.defined() || !out.has_storage()) return;
   // to() on the right device returns its input: keep the input's origin.
   if (info.kind == OpKind::kTransfer && out.storage().unsafeGetStorageImpl() == input_storage) {
+    return;
+  }
+  // A conversion that stays on its device (.bool(), .float()) makes a tensor
+  // whose device was chosen where its input was made: that is its origin.
+  if (input_origin && input_device == out.device()) {
+    e.provenance.record(out.storage(), *input_origin);
     return;
   }
   e.provenance.record(out.storage(), Origin{m.op, m.site});

@@ -9,6 +9,7 @@ namespace {
 struct Named {
   const char* name;
   OpKind kind;
+  const char* host_arguments = nullptr;
 };
 
 // Names as the op schema gives them (no overload name).
@@ -64,10 +65,22 @@ constexpr Named kSpecialOps[] = {
     {"aten::is_nonzero", OpKind::kSync},
     {"aten::equal", OpKind::kSync},
     {"aten::allclose", OpKind::kSync},
+    // Take some arguments on the host by design: CPU indices on a CUDA
+    // tensor; a packed sequence's lengths and batch sizes, which PyTorch
+    // requires on the CPU. Every other argument is checked.
+    {"aten::index", OpKind::kHostArguments, "indices"},
+    {"aten::index_put_", OpKind::kHostArguments, "indices"},
+    {"aten::index_put", OpKind::kHostArguments, "indices"},
+    {"aten::_index_put_impl_", OpKind::kHostArguments, "indices"},
+    {"aten::_pack_padded_sequence", OpKind::kHostArguments, "lengths"},
+    {"aten::_pack_padded_sequence_backward", OpKind::kHostArguments, "batch_sizes"},
+    {"aten::_pad_packed_sequence", OpKind::kHostArguments, "batch_sizes"},
+    {"aten::lstm", OpKind::kHostArguments, "batch_sizes"},
+    {"aten::gru", OpKind::kHostArguments, "batch_sizes"},
+    {"aten::rnn_tanh", OpKind::kHostArguments, "batch_sizes"},
+    {"aten::rnn_relu", OpKind::kHostArguments, "batch_sizes"},
+    {"aten::ctc_loss", OpKind::kHostArguments, "input_lengths,target_lengths"},
     // Take tensors on several devices by design.
-    {"aten::index", OpKind::kCrossDevice},  // CPU indices on a CUDA tensor are allowed
-    {"aten::index_put_", OpKind::kCrossDevice},
-    {"aten::_index_put_impl_", OpKind::kCrossDevice},
     {"aten::set_data", OpKind::kCrossDevice},
     {"aten::_has_compatible_shallow_copy_type", OpKind::kCrossDevice},
     {"aten::_has_same_storage_numel", OpKind::kCrossDevice},
@@ -110,9 +123,23 @@ OpInfo classify_op(const char* name) {
   const Table& t = table();
   std::size_t i = hash_name(name) & (kSlots - 1);
   for (; t.slots[i] != nullptr; i = (i + 1) & (kSlots - 1)) {
-    if (std::strcmp(t.slots[i]->name, name) == 0) return {t.slots[i]->kind, t.slots[i]->name};
+    if (std::strcmp(t.slots[i]->name, name) == 0) {
+      return {t.slots[i]->kind, t.slots[i]->name, t.slots[i]->host_arguments};
+    }
   }
   return {};
+}
+
+bool host_argument(const OpInfo& info, std::string_view name) {
+  if (info.host_arguments == nullptr) return false;
+  std::string_view list(info.host_arguments);
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    if (list.substr(0, comma) == name) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
 }
 
 }  // namespace devcheck::sanitizer

@@ -15,13 +15,22 @@ enum class OpKind : std::uint8_t {
   kCopy,      // copy_: the ledger counts it when src and self differ in device
   kPin,       // pin_memory: a host -> pinned host copy, counted in the ledger
   kSync,      // item, _local_scalar_dense, is_nonzero, equal: the host waits for the device
-  kCrossDevice  // takes tensors on several devices by design (index with CPU indices, set_data)
+  kCrossDevice,   // takes tensors on several devices by design (set_data, is_pinned)
+  kHostArguments  // checked as kPlain, but the arguments in host_arguments may be CPU
+                  // tensors (index's indices, a packed sequence's lengths and batch sizes)
 };
 
 struct OpInfo {
   OpKind kind = OpKind::kPlain;
   const char* name = nullptr;  // static storage: "aten::ones"; null for kPlain
+  // kHostArguments: the arguments that may be on the CPU whatever the op's
+  // device, comma-separated ("indices"); null otherwise.
+  const char* host_arguments = nullptr;
 };
+
+// Whether argument `name` of an op of `info` may be a CPU tensor beside
+// tensors on another device.
+bool host_argument(const OpInfo& info, std::string_view name);
 
 // Classifies an op by its schema name ("aten::add"). Lock-free, no
 // allocation; a few nanoseconds (a hash of the name and one table probe).

@@ -126,9 +126,9 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
     env.push_back(kv);
   }
   if (options.fake_cuda < 0 || options.fake_cuda > 8) {
-    throw InvalidArgumentError(fmt::format(
-        "[devcheck] run: expected a number of fake CUDA devices from 1 to 8, got {}",
-        options.fake_cuda));
+    throw InvalidArgumentError(
+        fmt::format("[devcheck] run: expected a number of fake CUDA devices from 1 to 8, got {}",
+                    options.fake_cuda));
   }
   const char* user_preload = std::getenv("LD_PRELOAD");
   const bool has_user_preload = user_preload != nullptr && *user_preload != '\0';
@@ -138,9 +138,8 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
   std::vector<std::string> python_env = env;
   if (has_user_preload) python_env.push_back(std::string("LD_PRELOAD=") + user_preload);
   if (!user_pythonpath.empty()) python_env.push_back("PYTHONPATH=" + user_pythonpath);
-  sanitizer::PythonRunPlan plan =
-      sanitizer::plan_python_run(command, python_env, so, dir.path().string(), options.fake_cuda,
-                                 options.fake_cuda_force);
+  sanitizer::PythonRunPlan plan = sanitizer::plan_python_run(
+      command, python_env, so, dir.path().string(), options.fake_cuda, options.fake_cuda_force);
   if (plan.through_package) {
     argv_store = std::move(plan.argv);
     env = std::move(python_env);

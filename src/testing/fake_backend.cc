@@ -16,6 +16,7 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_set>
+#include <utility>
 
 #include "detail/compat.h"
 
@@ -215,10 +216,10 @@ struct FakeAllocator final : public c10::Allocator {
   }
 };
 
-// What fake_adopt() keeps: the owner of the bytes and what was counted.
+// What fake_adopt() keeps: the storage that owns the bytes, and what was
+// counted (one allocation for both).
 struct Adopted {
-  void* owner;
-  void (*release_owner)(void*);
+  c10::Storage owner;
   std::size_t nbytes;
   FakeKind kind;
   c10::DeviceIndex index;
@@ -227,7 +228,6 @@ struct Adopted {
 void release_adopted(void* ctx) {
   auto* a = static_cast<Adopted*>(ctx);
   count_free(a->kind, a->index, a->nbytes);
-  a->release_owner(a->owner);
   delete a;
 }
 
@@ -307,10 +307,11 @@ c10::Allocator* fake_allocator(FakeKind kind) {
   return &accelerator;
 }
 
-c10::DataPtr fake_adopt(FakeKind kind, c10::DeviceIndex index, void* data, void* owner,
-                        void (*release_owner)(void*), std::size_t nbytes) {
+c10::DataPtr fake_adopt(FakeKind kind, c10::DeviceIndex index, c10::Storage owner) {
+  const std::size_t nbytes = owner.nbytes();
+  void* data = DEVCHECK_STORAGE_MUTABLE_DATA(owner);
   count_allocation(kind, index, nbytes);
-  auto* ctx = new Adopted{owner, release_owner, nbytes, kind, index};
+  auto* ctx = new Adopted{std::move(owner), nbytes, kind, index};
   return {data, ctx, &release_adopted, c10::Device(device_type_of(kind), index)};
 }
 

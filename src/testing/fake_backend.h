@@ -61,16 +61,15 @@ void register_fake_guard(FakeKind kind);
 // that device's memory statistics.
 c10::Allocator* fake_allocator(FakeKind kind);
 
-// A DataPtr that keeps `owner` (any storage's bytes) alive and shows them on
-// device `index` of `kind`, counted as `nbytes` allocated there.
-c10::DataPtr fake_adopt(FakeKind kind, c10::DeviceIndex index, void* data, void* owner,
-                        void (*release_owner)(void*), std::size_t nbytes);
+// A DataPtr that keeps `owner` (a CPU storage a kernel made) alive and shows
+// its bytes on device `index` of `kind`, counted there as allocated.
+c10::DataPtr fake_adopt(FakeKind kind, c10::DeviceIndex index, c10::Storage owner);
 
 // Memory statistics of one device, as CUDA's caching allocator counts them
 // for a program (without a cache: reserved == allocated). Bytes.
 struct FakeMemoryStats {
-  std::int64_t allocated_bytes = 0;       // held now
-  std::int64_t peak_allocated_bytes = 0;  // most held at once since the last peak reset
+  std::int64_t allocated_bytes = 0;        // held now
+  std::int64_t peak_allocated_bytes = 0;   // most held at once since the last peak reset
   std::int64_t allocated_bytes_total = 0;  // handed out since the last accumulated reset
   std::int64_t freed_bytes_total = 0;      // given back since the last accumulated reset
   std::int64_t allocations = 0;            // blocks handed out since the last accumulated reset
@@ -123,9 +122,10 @@ void fake_cuda_mark_used() noexcept;
 // DataLoader worker started with fork): CUDA cannot be used there.
 bool fake_cuda_in_bad_fork() noexcept;
 
-// CUDA's message for a CUDA call in a forked child (`reinit`: one that
-// initialises CUDA, as a new tensor does; else one that uses an existing
-// tensor, which fails with the driver's "initialization error").
-std::string fake_cuda_bad_fork_message(bool reinit);
+// What a CUDA call in such a child fails with: the driver's "initialization
+// error" (a CUDA context does not survive fork). From Python, torch's next
+// CUDA initialisation raises "Cannot re-initialize CUDA in forked
+// subprocess" first, as on a GPU.
+std::string fake_cuda_bad_fork_message();
 
 }  // namespace devcheck::detail

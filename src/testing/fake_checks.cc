@@ -14,12 +14,19 @@
 
 #include <c10/util/SmallVector.h>
 
+#include "detail/compat.h"
+
+#include <cstdint>
 #include <mutex>
 #include <string_view>
 #include <unordered_map>
 
 namespace devcheck::detail {
 namespace {
+
+// where.self in 2.x moves 0-dim operands to the common device first
+// (TensorCompare.cpp); 1.13's TensorIterator for it allows no CPU scalar.
+constexpr bool kWhereMovesScalars = DEVCHECK_TORCH_AT_LEAST(2, 0);
 
 const char* const kSameDevice =
     "Expected all tensors to be on the same device, but found at least two devices, ";
@@ -30,12 +37,32 @@ bool takes_cpu_indices(std::string_view op) {
          op == "aten::_index_put_impl_";
 }
 
+// CUDA kernels that check devices in words of their own, before any
+// generated or TensorIterator check (aten/src/ATen/native/cuda/Indexing.cu,
+// TensorAdvancedIndexing.cpp, TensorCompare.cpp).
+enum class Special : std::uint8_t {
+  kNone,
+  kIndex,            // aten::index.Tensor: indices on the CPU or on self's device
+  kMaskedFill,       // masked_fill_.Scalar: self and mask on one device
+  kMaskedFillValue,  // masked_fill_.Tensor: a 0-dim value, self not on the CPU, then as above
+  kWhere,            // where.self: 1.13 takes no CPU scalar; 2.x moves 0-dim operands over
+};
+
 // How one op is checked; made once per op.
 struct Plan {
   const char* method = nullptr;           // a generated check's wrapper; nullptr: TensorIterator's
   c10::SmallVector<size_t, 6> arguments;  // a generated check's arguments, in order
   bool cpu_indices = false;
+  Special special = Special::kNone;
 };
+
+Special special_of(const std::string& op) {
+  if (op == "aten::index.Tensor") return Special::kIndex;
+  if (op == "aten::masked_fill_.Scalar") return Special::kMaskedFill;
+  if (op == "aten::masked_fill_.Tensor") return Special::kMaskedFillValue;
+  if (op == "aten::where.self") return Special::kWhere;
+  return Special::kNone;
+}
 
 Plan make_plan(FakeKind kind, const c10::OperatorHandle& op) {
   Plan plan;
@@ -44,6 +71,7 @@ Plan make_plan(FakeKind kind, const c10::OperatorHandle& op) {
   if (kind != FakeKind::kCuda) return plan;
   std::string full = schema.name();
   if (!schema.overload_name().empty()) full += "." + schema.overload_name();
+  plan.special = special_of(full);
   const CudaCheckRule* rule = cuda_check_rule(full);
   if (rule == nullptr || rule->method == nullptr) return plan;
   const auto& args = schema.arguments();
@@ -108,6 +136,46 @@ c10::optional<c10::Device> generated_check(const Plan& plan, const c10::Function
   return common;
 }
 
+const at::Tensor& tensor_at(const torch::jit::Stack& stack, size_t first, size_t i) {
+  return stack[first + i].toTensor();
+}
+
+// The checks a CUDA kernel makes in its own words.
+void special_check(Special special, const torch::jit::Stack& stack, size_t first) {
+  switch (special) {
+    case Special::kNone:
+    case Special::kWhere:
+      return;
+    case Special::kIndex: {
+      const c10::Device self = tensor_at(stack, first, 0).device();
+      for (const c10::IValue& index : stack[first + 1].toListRef()) {
+        if (!index.isTensor() || !index.toTensor().defined()) continue;  // a slice
+        const c10::Device d = index.toTensor().device();
+        TORCH_CHECK(d.is_cpu() || d == self, "indices should be either on ", c10::kCPU,
+                    " or on the same device as the indexed tensor (", self, ")");
+      }
+      return;
+    }
+    case Special::kMaskedFillValue: {
+      const at::Tensor& value = tensor_at(stack, first, 2);
+      TORCH_CHECK(value.dim() == 0,
+                  "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+                  value.dim(), " dimension(s).");
+      TORCH_CHECK(!tensor_at(stack, first, 0).device().is_cpu(),
+                  "masked_fill_: Expected inputs to be on same device");
+      [[fallthrough]];
+    }
+    case Special::kMaskedFill: {
+      const at::Tensor& self = tensor_at(stack, first, 0);
+      const at::Tensor& mask = tensor_at(stack, first, 1);
+      TORCH_CHECK(self.device() == mask.device(),
+                  "expected self and mask to be on the same device, but got mask on ",
+                  mask.device(), " and self on ", self.device());
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 c10::Device check_devices(FakeKind kind, const c10::OperatorHandle& op,
@@ -116,7 +184,16 @@ c10::Device check_devices(FakeKind kind, const c10::OperatorHandle& op,
   const c10::FunctionSchema& schema = op.schema();
   const size_t num_args = schema.arguments().size();
   const c10::DeviceType type = device_type_of(kind);
+  special_check(plan.special, stack, first);
   if (plan.method != nullptr) generated_check(plan, schema, stack, first);
+  // TensorIterator lets one 0-dim CPU input through to a kernel on another
+  // device; where.self takes none in 1.13 and moves every 0-dim operand
+  // over in 2.x.
+  const auto every = static_cast<int>(num_args);
+  const int cpu_scalars_allowed = plan.special == Special::kWhere
+                                      ? (kWhereMovesScalars ? every : 0)
+                                      : (kind == FakeKind::kCuda ? 1 : every);
+  int cpu_scalars = 0;
 
   // TensorIterator's way (and, after a generated check, where the op runs:
   // arguments the wrapper does not check may still be anywhere).
@@ -153,7 +230,12 @@ c10::Device check_devices(FakeKind kind, const c10::OperatorHandle& op,
         return;
       }
       if (plan.method == nullptr) {
-        if (d.is_cpu() && (t.dim() == 0 || (plan.cpu_indices && in_list))) return;
+        if (d.is_cpu() && plan.cpu_indices && in_list) return;
+        if (d.is_cpu() && t.dim() == 0 && cpu_scalars_allowed > 0) {
+          TORCH_CHECK(++cpu_scalars <= cpu_scalars_allowed,
+                      "Trying to pass too many CPU scalars to non-CPU kernel!");
+          return;
+        }
         if (!common) {
           if (!pending) {
             pending = d;

@@ -11,13 +11,15 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Type.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
+#include <link.h>
 #include <pthread.h>
 #include <torch/library.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -30,6 +32,7 @@
 #include "detail/fake_hooks.h"
 #include "devcheck/error.h"
 #include "testing/fake_backend.h"
+#include "testing/fake_checks.h"
 
 namespace devcheck {
 namespace detail {
@@ -42,8 +45,35 @@ constexpr FakeKind kCuda = FakeKind::kCuda;
 std::atomic<bool> cuda_used{false};
 std::atomic<bool> in_bad_fork{false};
 
+// torch's own reset for a forked child (libtorch_python; null in a program
+// without Python): the next CUDA use from Python goes through
+// torch.cuda._lazy_init again, which raises "Cannot re-initialize CUDA in
+// forked subprocess". Looked up in the parent: a child may not take the
+// dynamic linker's lock.
+void* python_cuda_init_reset = nullptr;
+
+// A symbol of libtorch_python, which Python loads without RTLD_GLOBAL: asked
+// of that library itself when it is in the process; null otherwise.
+int find_torch_python(struct dl_phdr_info* info, size_t /*size*/, void* found) {
+  if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "libtorch_python") != nullptr) {
+    *static_cast<std::string*>(found) = info->dlpi_name;
+    return 1;
+  }
+  return 0;
+}
+
+void* python_symbol(const char* name) {
+  std::string path;
+  dl_iterate_phdr(find_torch_python, &path);
+  if (path.empty()) return nullptr;
+  void* library = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  return library != nullptr ? dlsym(library, name) : nullptr;
+}
+
 void forked_child() {
-  if (cuda_used.load()) in_bad_fork.store(true);
+  if (!cuda_used.load()) return;
+  in_bad_fork.store(true);
+  if (python_cuda_init_reset != nullptr) require_python_cuda_init(python_cuda_init_reset);
 }
 
 // What FakeCudaHooks asks (detail/compat.h).
@@ -60,7 +90,7 @@ struct CudaState {
   static c10::Allocator* pinned_allocator() { return fake_pinned_allocator(); }
   static bool is_pinned(const void* data) { return fake_is_pinned(data); }
   static void init() {
-    TORCH_CHECK(!in_bad_fork.load(), fake_cuda_bad_fork_message(true));
+    TORCH_CHECK(!in_bad_fork.load(), fake_cuda_bad_fork_message());
     cuda_used.store(true);
   }
   static long cudart_version() { return kFakeCudartVersion; }  // NOLINT(google-runtime-int)
@@ -97,9 +127,21 @@ std::string full_name(const c10::OperatorName& name) {
   return name.overload_name.empty() ? name.name : name.name + "." + name.overload_name;
 }
 
-// Ops with a CUDA kernel that is not fake CUDA's: a CUDA build's own, or one
-// a library registered later (an extension's). `take` registers fake CUDA's
-// fallback over them; otherwise they are only recorded as fake CUDA's.
+// Whether fake CUDA registers its kernel for `op` on the CUDA key: every op
+// with a CUDA kernel here (a CUDA build's own, or one a library registered,
+// later too: they would call the driver), and every op a CUDA build of this
+// LibTorch version has a CUDA kernel for (fake_cuda_checks_*.inc: a CPU build
+// has none). Any other op fails on a cuda tensor as on a GPU, with the
+// dispatcher's "Could not run '...' with arguments from the 'CUDA' backend";
+// composite ops run their composite kernels, as on a GPU.
+bool fake_cuda_takes(const c10::OperatorHandle& op, const std::string& full_name) {
+  return op.hasKernelForDispatchKey(c10::DispatchKey::CUDA) ||
+         cuda_check_rule(full_name) != nullptr;
+}
+
+// The ops fake_cuda_takes() that are not fake CUDA's yet. `take` registers
+// fake CUDA's fallback over them; otherwise they are only recorded as fake
+// CUDA's.
 int claim_cuda_kernels(bool take) {
   int claimed = 0;
   std::map<std::string, torch::Library*> libraries;  // one registration block per namespace
@@ -107,7 +149,7 @@ int claim_cuda_kernels(bool take) {
     std::string full = full_name(name);
     if (overridden().count(full) != 0) continue;
     const c10::optional<c10::OperatorHandle> op = c10::Dispatcher::singleton().findOp(name);
-    if (!op || !op->hasKernelForDispatchKey(c10::DispatchKey::CUDA)) continue;
+    if (!op || !fake_cuda_takes(*op, full)) continue;
     if (take) {
       const size_t colons = full.find("::");
       const std::string ns = full.substr(0, colons);
@@ -133,6 +175,49 @@ struct OpsAdded final : c10::OpRegistrationListener {
   void onOperatorDeregistered(const c10::OperatorHandle& /*op*/) override {}
 };
 
+// CUDA tensors of other layouts (sparse, quantized, nested) have dispatch keys
+// of their own; fake CUDA holds dense tensors only, and says so.
+constexpr c10::DispatchKey kOtherCudaKeys[] = {
+    c10::DispatchKey::SparseCUDA, c10::DispatchKey::SparseCsrCUDA, c10::DispatchKey::QuantizedCUDA,
+    c10::DispatchKey::NestedTensorCUDA};
+
+void not_emulated(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
+                  torch::jit::Stack* /*stack*/) {
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "devcheck fake CUDA: ", op.schema().operator_name(),
+                              " was called for ", keys.highestPriorityTypeId(),
+                              ", which fake CUDA does not emulate: it holds dense (strided) CUDA "
+                              "tensors only");
+}
+
+// Takes over the other layouts' CUDA kernels (a CUDA build's call the
+// driver) and gives every op there fake CUDA's "not emulated" message.
+void refuse_other_cuda_layouts() {
+  for (const c10::DispatchKey key : kOtherCudaKeys) {
+    try {
+      (new torch::Library(torch::Library::IMPL, "_", key, __FILE__,
+                          static_cast<std::uint32_t>(__LINE__)))
+          ->fallback(torch::CppFunction::makeFromBoxedFunction<&not_emulated>());
+    } catch (const c10::Error&) {
+      // LibTorch has a fallback there already; the kernels below still go.
+    }
+    std::map<std::string, torch::Library*> libraries;
+    for (const c10::OperatorName& name : c10::Dispatcher::singleton().getAllOpNames()) {
+      const c10::optional<c10::OperatorHandle> op = c10::Dispatcher::singleton().findOp(name);
+      if (!op || !op->hasKernelForDispatchKey(key)) continue;
+      const std::string full = full_name(name);
+      const size_t colons = full.find("::");
+      const std::string ns = full.substr(0, colons);
+      torch::Library*& library = libraries[ns];
+      if (library == nullptr) {
+        library = new torch::Library(torch::Library::IMPL, ns, key, __FILE__,
+                                     static_cast<std::uint32_t>(__LINE__));
+      }
+      library->impl(full.substr(colons + 2).c_str(),
+                    torch::CppFunction::makeFromBoxedFunction<&not_emulated>());
+    }
+  }
+}
+
 std::mutex setup_mutex;
 std::atomic<int> active_count{0};
 
@@ -148,12 +233,14 @@ void turn_on(int count) {
     register_fake_kernels(kCuda);
     register_fake_cuda_kernels();
     claim_cuda_kernels(/*take=*/false);  // the kernels just registered are fake CUDA's
+    refuse_other_cuda_layouts();
   }
   static const c10::RegistrationHandleRAII listening =
       c10::Dispatcher::singleton().addRegistrationListener(std::make_unique<OpsAdded>());
   ops_added.store(false);
   take_over_cuda_hooks();
   disable_fused_attention();
+  python_cuda_init_reset = python_symbol(kPythonCudaInitSymbol);
   pthread_atfork(nullptr, nullptr, &forked_child);
   FakeDeviceHooks hooks = fake_device_hooks();
   hooks.cuda_count = []() noexcept { return devcheck::fake_cuda_count(); };
@@ -162,15 +249,14 @@ void turn_on(int count) {
 
 std::vector<c10::Device> devices(int count) {
   std::vector<c10::Device> out;
+  out.reserve(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) {
     out.emplace_back(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(i));
   }
   return out;
 }
 
-void check_device(int64_t index) {
-  fake_check_index(kCuda, static_cast<int>(index), "device");
-}
+void check_device(int64_t index) { fake_check_index(kCuda, static_cast<int>(index), "device"); }
 
 // ---- what Python's torch.cuda asks torch._C for -----------------------------
 
@@ -199,8 +285,8 @@ void py_set_device(int64_t index) {
 // 0), default (1) or a new pool stream (2); index -1: the current device.
 std::vector<int64_t> py_stream(int64_t index, int64_t which) {
   const c10::impl::VirtualGuardImpl guard(c10::DeviceType::CUDA);
-  const c10::DeviceIndex d = index < 0 ? fake_current_index(kCuda)
-                                       : static_cast<c10::DeviceIndex>(index);
+  const c10::DeviceIndex d =
+      index < 0 ? fake_current_index(kCuda) : static_cast<c10::DeviceIndex>(index);
   check_device(d);
   const c10::Device device(c10::DeviceType::CUDA, d);
   const c10::Stream s = which == 0   ? guard.getStream(device)
@@ -212,17 +298,23 @@ std::vector<int64_t> py_stream(int64_t index, int64_t which) {
 void py_set_stream(int64_t stream_id, int64_t index) {
   check_device(index);
   const c10::impl::VirtualGuardImpl guard(c10::DeviceType::CUDA);
-  guard.exchangeStream(c10::Stream(c10::Stream::UNSAFE,
-                                   c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)),
-                                   static_cast<c10::StreamId>(stream_id)));
+  guard.exchangeStream(c10::Stream(
+      c10::Stream::UNSAFE, c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)),
+      static_cast<c10::StreamId>(stream_id)));
 }
 
 // The counters of one device: allocated bytes now and at peak, bytes handed
 // out and given back, blocks handed out and given back, blocks now and at peak.
 std::vector<int64_t> py_memory_stats(int64_t index) {
   const FakeMemoryStats s = fake_memory_stats(kCuda, static_cast<int>(index));
-  return {s.allocated_bytes, s.peak_allocated_bytes, s.allocated_bytes_total, s.freed_bytes_total,
-          s.allocations,     s.frees,                s.blocks,                s.peak_blocks};
+  return {s.allocated_bytes,
+          s.peak_allocated_bytes,
+          s.allocated_bytes_total,
+          s.freed_bytes_total,
+          s.allocations,
+          s.frees,
+          s.blocks,
+          s.peak_blocks};
 }
 
 void py_reset_memory_stats(int64_t index, bool peak, bool accumulated) {
@@ -236,7 +328,8 @@ bool py_in_bad_fork() { return in_bad_fork.load(); }
 
 TORCH_LIBRARY_FRAGMENT(devcheck, m) {
   m.def("fake_cuda(int count, bool force) -> int", &py_fake_cuda);
-  m.def("fake_cuda_count() -> int", [] { return static_cast<int64_t>(devcheck::fake_cuda_count()); });
+  m.def("fake_cuda_count() -> int",
+        [] { return static_cast<int64_t>(devcheck::fake_cuda_count()); });
   m.def("fake_cuda_refresh() -> int", &py_refresh);
   m.def("fake_cuda_init() -> ()", &py_init);
   m.def("fake_cuda_get_device() -> int", &py_get_device);
@@ -256,13 +349,7 @@ bool fake_cuda_in_bad_fork() noexcept { return in_bad_fork.load(std::memory_orde
 
 void fake_cuda_mark_used() noexcept { cuda_used.store(true, std::memory_order_relaxed); }
 
-std::string fake_cuda_bad_fork_message(bool reinit) {
-  if (reinit) {
-    // torch/cuda/__init__.py's _lazy_init, which a new CUDA tensor reaches.
-    return "Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you "
-           "must use the 'spawn' start method";
-  }
-  // What the driver says of a context inherited through fork.
+std::string fake_cuda_bad_fork_message() {
   return std::string("CUDA error: initialization error") + DEVCHECK_CUDA_CHECK_SUFFIX;
 }
 
@@ -302,10 +389,11 @@ std::vector<c10::Device> fake_cuda(const FakeCudaOptions& options) {
   const int active = detail::active_count.load();
   if (active == count) return detail::devices(count);
   if (active != 0) {
-    throw InvalidArgumentError(fmt::format(
-        "[devcheck] fake_cuda({}): this process already has {} fake CUDA device{} (cuda:0..cuda:{}); "
-        "the count is set once per process",
-        count, active, active == 1 ? "" : "s", active - 1));
+    throw InvalidArgumentError(
+        fmt::format("[devcheck] fake_cuda({}): this process already has {} fake CUDA device{} "
+                    "(cuda:0..cuda:{}); "
+                    "the count is set once per process",
+                    count, active, active == 1 ? "" : "s", active - 1));
   }
   if (!options.force()) {
     const std::vector<std::string> real = real_cuda_devices();
@@ -343,8 +431,10 @@ extern "C" __attribute__((visibility("default"))) int devcheck_fake_cuda_autosta
   } catch (const devcheck::Error& e) {
     std::fprintf(stderr, "%s; stopping the program here (exit status 2)\n", e.message().c_str());
   } catch (const c10::Error& e) {
-    std::fprintf(stderr, "[devcheck] run: fake CUDA cannot start: %s; stopping the program here "
-                 "(exit status 2)\n", e.what_without_backtrace());
+    std::fprintf(stderr,
+                 "[devcheck] run: fake CUDA cannot start: %s; stopping the program here "
+                 "(exit status 2)\n",
+                 e.what_without_backtrace());
   }
   return 2;
 }

@@ -6,6 +6,7 @@
 // AmpKernels.cu); the RNN cells keep CUDA's workspace layouts.
 
 #include <ATen/EmptyTensor.h>
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/isfinite.h>
@@ -94,7 +95,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_cell_backward(
   const at::Tensor go = ghy * tanh_cy * o * (1 - o);
   const at::Tensor gi = gcx * g * i * (1 - i);
   const at::Tensor gg = gcx * i * (1 - g * g);
-  const at::Tensor gf = gcx * OnCpu::in(cx) * f * (1 - f);
+  const at::Tensor gf = gcx * OnCpu::in(cx)*f * (1 - f);
   const at::Tensor grad_gates = at::cat({gi, gf, gg, go}, 1);
   const at::Tensor grad_bias = has_bias ? grad_gates.sum(0) : at::Tensor();
   return {c.out(grad_gates), c.out(gcx * f), c.out(grad_bias)};
@@ -195,14 +196,18 @@ at::Tensor pin_memory(const at::Tensor& self, c10::optional<c10::Device> device)
   TORCH_CHECK(!device || device->is_cuda(), "pin_memory: expected a CUDA device, got ", *device);
   TORCH_CHECK(self.is_cpu() && self.layout() == c10::kStrided, "cannot pin '", self.toString(),
               "' only dense CPU tensors can be pinned");
-  const size_t nbytes =
-      at::detail::computeStorageNbytes(self.sizes(), self.strides(), self.dtype().itemsize());
+  const auto nbytes = static_cast<int64_t>(
+      at::detail::computeStorageNbytes(self.sizes(), self.strides(), self.dtype().itemsize()));
   c10::Storage storage(c10::Storage::use_byte_size_t(), nbytes, fake_pinned_allocator(),
                        /*resizable=*/false);
   at::Tensor pinned = at::empty({0}, self.options()).set_(storage, 0, self.sizes(), self.strides());
   pinned.copy_(self);
   return pinned;
 }
+
+// tensor.record_stream(s): a GPU keeps the memory from reuse until the work
+// queued on `s` is done; fake CUDA's work is done when an op returns.
+void record_stream(at::Tensor& /*self*/, c10::Stream /*stream*/) {}
 
 }  // namespace
 
@@ -217,6 +222,7 @@ void register_fake_cuda_kernels() {
   m->impl("_amp_update_scale_", TORCH_FN(amp_update_scale));
   m->impl("is_pinned", TORCH_FN(is_pinned));
   m->impl("_pin_memory", TORCH_FN(pin_memory));
+  m->impl("record_stream", TORCH_FN(record_stream));
 }
 
 }  // namespace devcheck::detail

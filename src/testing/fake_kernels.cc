@@ -11,9 +11,11 @@
 #include <ATen/core/stack.h>
 #include <ATen/ops/_has_compatible_shallow_copy_type_ops.h>
 #include <ATen/ops/copy_ops.h>
+#include <ATen/ops/empty_strided.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/DefaultDtype.h>
 #include <c10/core/DeviceGuard.h>
+#include <c10/core/InferenceMode.h>
 #include <c10/core/StorageImpl.h>
 #include <c10/core/TensorImpl.h>
 #include <c10/util/SmallVector.h>
@@ -34,11 +36,13 @@ bool is_fake(const at::Tensor& t) {
   return t.defined() && t.device().type() == device_type_of(K);
 }
 
-void delete_storage(void* storage) { delete static_cast<c10::Storage*>(storage); }
-
 // A tensor of backend `key` over `storage` with `like`'s dtype, geometry and
-// conjugate/negative bits.
+// conjugate/negative bits, and its inference-ness: inside
+// torch.inference_mode() a view of a normal tensor stays a normal tensor
+// (autograd then gives it its base's version counter), as the CPU's views do.
 at::Tensor tensor_over(c10::Storage storage, c10::DispatchKey key, const at::Tensor& like) {
+  c10::optional<c10::InferenceMode> normal;
+  if (!like.is_inference() && c10::InferenceMode::is_enabled()) normal.emplace(false);
   auto impl = c10::make_intrusive<c10::TensorImpl>(std::move(storage), c10::DispatchKeySet(key),
                                                    like.dtype());
   impl->set_sizes_and_strides(like.sizes(), like.strides());
@@ -52,8 +56,7 @@ at::Tensor tensor_over(c10::Storage storage, c10::DispatchKey key, const at::Ten
 // shows its bytes on device `index`.
 template <FakeKind K>
 c10::Storage fake_storage_owning(const c10::Storage& cpu, c10::DeviceIndex index) {
-  void* data = DEVCHECK_STORAGE_MUTABLE_DATA(cpu);
-  c10::DataPtr ptr = fake_adopt(K, index, data, new c10::Storage(cpu), &delete_storage, cpu.nbytes());
+  c10::DataPtr ptr = fake_adopt(K, index, cpu);
   return c10::Storage(c10::make_intrusive<c10::StorageImpl>(
       c10::StorageImpl::use_byte_size_t(), cpu.nbytes(), std::move(ptr), fake_allocator(K),
       /*resizable=*/true));
@@ -88,8 +91,8 @@ class Aliases {
     }
     // A non-fake argument handed back as it was (an out= tensor on the CPU).
     if (!cpu.is_cpu()) return cpu;
-    TORCH_CHECK(cpu.layout() == c10::kStrided && cpu.has_storage(), "fake ",
-                device_type_of(K), ": an op returned a ", cpu.layout(),
+    TORCH_CHECK(cpu.layout() == c10::kStrided && cpu.has_storage(), "fake ", device_type_of(K),
+                ": an op returned a ", cpu.layout(),
                 " tensor; a fake device holds strided tensors only");
     for (const StoragePair& s : storages_) {
       if (s.cpu.unsafeGetStorageImpl() == cpu.storage().unsafeGetStorageImpl()) {
@@ -105,10 +108,7 @@ class Aliases {
     for (const StoragePair& s : storages_) {
       if (s.cpu.data() == s.fake.data() && s.cpu.nbytes() == s.fake.nbytes()) continue;
       c10::StorageImpl* fake = s.fake.unsafeGetStorageImpl();
-      void* data = DEVCHECK_STORAGE_MUTABLE_DATA(s.cpu);
-      fake->set_data_ptr_noswap(fake_adopt(K, s.fake.device().index(), data,
-                                           new c10::Storage(s.cpu), &delete_storage,
-                                           s.cpu.nbytes()));
+      fake->set_data_ptr_noswap(fake_adopt(K, s.fake.device().index(), s.cpu));
       fake->set_nbytes(s.cpu.nbytes());
     }
     for (const Pair& p : tensors_) {
@@ -235,7 +235,7 @@ const c10::DispatchKeySet kCpuKeys(c10::DispatchKey::CPU);
 template <FakeKind K, typename RunCpu>
 void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, RunCpu&& run_cpu) {
   if constexpr (K == FakeKind::kCuda) {
-    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(false));
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message());
   }
   const c10::FunctionSchema& schema = op.schema();
   const size_t num_args = schema.arguments().size();
@@ -327,10 +327,11 @@ void fake_fallback(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
       // backend": this op has kernels for real devices only.
       const std::string& name = op.schema().name();
       if (e.msg().rfind("Could not run '" + name + "'", 0) != 0) throw;
-      TORCH_CHECK_NOT_IMPLEMENTED(false, "fake ", device_type_of(K), ": ", op.schema().operator_name(),
-                  " has no CPU kernel (it was registered for real devices only), and a fake ",
-                  device_type_of(K), " device runs CPU kernels; a program that calls it needs a ",
-                  "real device, or a CPU kernel for the op");
+      TORCH_CHECK_NOT_IMPLEMENTED(
+          false, "fake ", device_type_of(K), ": ", op.schema().operator_name(),
+          " has no CPU kernel (it was registered for real devices only), and a fake ",
+          device_type_of(K), " device runs CPU kernels; a program that calls it needs a ",
+          "real device, or a CPU kernel for the op");
     }
     return op.schema().returns().size();
   });
@@ -342,11 +343,35 @@ void fake_fallback(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
 // and cuDNN kernels) unless convolution itself has a CUDA kernel (fake CUDA).
 // aten::convolution on the CPU aliases picks the same algorithm as for CPU
 // tensors, so results are equal bit for bit.
+//
+// A GPU build's _convolution takes cuDNN for a CUDA input, which first checks
+// that weight and bias have the input's type (device and dtype), in its own
+// words ("Input type (CUDAFloatType) and weight type (CPUFloatType) should
+// be the same"; Python shows the types as torch.cuda.FloatTensor and
+// torch.FloatTensor); a CPU input with a CUDA weight takes MKLDNN's check.
+void check_convolution_types(const at::Tensor& input, const at::Tensor& weight,
+                             const c10::optional<at::Tensor>& bias) {
+  const bool mkldnn = input.is_cpu() && input.scalar_type() == at::kFloat;
+  const char* tail = mkldnn ? " should be the same or input should be a MKLDNN tensor and "
+                            : " should be the same";
+  TORCH_CHECK(input.options().type_equal(weight.options()), "Input type (", input.toString(),
+              ") and weight type (", weight.toString(), ")", tail,
+              mkldnn ? "weight is a dense tensor" : "");
+  TORCH_CHECK(!bias || !bias->defined() || input.options().type_equal(bias->options()),
+              "Input type (", input.toString(), ") and bias type (", bias->toString(), ")", tail,
+              mkldnn ? "bias is a dense tensor" : "");
+}
+
 template <FakeKind K>
 void fake_convolution(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
                       torch::jit::Stack* stack) {
   static const c10::OperatorHandle conv =
       c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
+  if constexpr (K == FakeKind::kCuda) {
+    const auto args = torch::jit::last(*stack, op.schema().arguments().size());
+    check_convolution_types(args[0].toTensor(), args[1].toTensor(),
+                            args[2].toOptional<at::Tensor>());
+  }
   run_on_cpu<K>(op, stack, [&](torch::jit::Stack* s) {
     conv.redispatchBoxed(kCpuKeys, s);
     return size_t{1};
@@ -387,7 +412,7 @@ at::Tensor fake_empty(c10::IntArrayRef size, c10::optional<c10::ScalarType> dtyp
                       c10::optional<bool> /*pin_memory*/,
                       c10::optional<c10::MemoryFormat> memory_format) {
   if constexpr (K == FakeKind::kCuda) {
-    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(true));
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message());
     fake_cuda_mark_used();
   }
   TORCH_CHECK(layout.value_or(c10::kStrided) == c10::kStrided, "fake ", device_type_of(K),
@@ -404,7 +429,7 @@ at::Tensor fake_empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
                               c10::optional<c10::Layout> layout, c10::optional<c10::Device> device,
                               c10::optional<bool> /*pin_memory*/) {
   if constexpr (K == FakeKind::kCuda) {
-    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(true));
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message());
     fake_cuda_mark_used();
   }
   TORCH_CHECK(layout.value_or(c10::kStrided) == c10::kStrided, "fake ", device_type_of(K),
@@ -417,12 +442,11 @@ at::Tensor fake_empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
 
 // Copies cross devices by design (cpu <-> fake, device 0 <-> device 1), so
 // they skip the device check; the CPU kernel does broadcasting and dtype
-// changes. A copy onto a fake device in a forked child initialises CUDA, as
-// tensor.cuda() does on a GPU.
+// changes.
 template <FakeKind K>
 at::Tensor& fake_copy_(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
   if constexpr (K == FakeKind::kCuda) {
-    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message(!is_fake<K>(src)));
+    TORCH_CHECK(!fake_cuda_in_bad_fork(), fake_cuda_bad_fork_message());
   }
   Aliases<K> aliases(is_fake<K>(self) ? self.device().index() : src.device().index());
   at::Tensor dst = aliases.to_cpu(self);
@@ -491,8 +515,7 @@ at::Tensor& fake_set_source_storage(at::Tensor& self, c10::Storage source) {
 
 at::Tensor& fake_set_source_tensor(at::Tensor& self, const at::Tensor& source) {
   if (self.unsafeGetTensorImpl() != source.unsafeGetTensorImpl()) {
-    set_geometry(self, source.storage(), source.storage_offset(), source.sizes(),
-                 source.strides());
+    set_geometry(self, source.storage(), source.storage_offset(), source.sizes(), source.strides());
   }
   return self;
 }
@@ -515,8 +538,13 @@ template <FakeKind K>
 void register_kernels_of() {
   constexpr c10::DispatchKey kKey = dispatch_key_of(K);
   c10::SetAllocator(device_type_of(K), fake_allocator(K), kFakeAllocatorPriority);
-  new_library(torch::Library::IMPL, "_", kKey, __LINE__)
-      .fallback(torch::CppFunction::makeFromBoxedFunction<&fake_fallback<K>>());
+  // The fake accelerator runs every op on the CPU; fake CUDA runs the ops a
+  // CUDA build has CUDA kernels for (fake_cuda.cc) and lets the others fail
+  // as on a GPU.
+  if constexpr (K == FakeKind::kAccelerator) {
+    new_library(torch::Library::IMPL, "_", kKey, __LINE__)
+        .fallback(torch::CppFunction::makeFromBoxedFunction<&fake_fallback<K>>());
+  }
   torch::Library& m = new_library(torch::Library::IMPL, "aten", kKey, __LINE__);
   m.impl("empty.memory_format", TORCH_FN(fake_empty<K>));
   m.impl("empty_strided", TORCH_FN(fake_empty_strided<K>));

@@ -29,6 +29,16 @@ TEST(DoctorCommand, JsonIsParseable) {
   EXPECT_EQ(j["devices"][0]["device"], "cpu");
 }
 
+TEST(DoctorCommand, SaysWhenTheCudaDevicesAreFake) {
+  const testing::ProcessResult r = testing::run_process(
+      {testing::binary_dir() + "/devcheck", "doctor"}, {"DEVCHECK_FAKE_CUDA=3"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("CUDA:      fake: 3 devcheck fake CUDA devices (host memory, CPU "
+                                  "kernels; no GPU)"));
+  EXPECT_THAT(r.output, HasSubstr("cuda:2   devcheck fake CUDA device 2"));
+  EXPECT_THAT(r.output, HasSubstr("auto:      cuda:0: first of 3 fake CUDA devices"));
+}
+
 TEST(DoctorCommand, UnknownFlagIsUsageErrorExit2) {
   const CliResult r = run_cli({"doctor", "--bogus"});
   EXPECT_EQ(r.exit_code, 2);

@@ -73,6 +73,43 @@ TEST(TrainCommand, FakeDeviceLossesEqualTheCpusBitwise) {
   EXPECT_THAT(fake.out + fake.err, HasSubstr("devcheck::DevicePrefetcher (batch staging)"));
 }
 
+// DEVCHECK_FAKE_CUDA: the classifier trains on fake CUDA's cuda:0 with the
+// CPU run's numbers, and the sanitizer watches it there. In a process of its
+// own: fake CUDA cannot be turned off.
+TEST(TrainCommand, FakeCudaFromTheEnvironmentTrainsWithTheCpusLossesBitwise) {
+  const std::vector<std::string> common = {testing::binary_dir() + "/devcheck",
+                                           "train",
+                                           "--max-steps",
+                                           "25",
+                                           "--test-samples",
+                                           "300",
+                                           "--threads",
+                                           "1",
+                                           "--json"};
+  std::vector<std::string> cpu_args = common;
+  cpu_args.insert(cpu_args.end(), {"--device", "cpu", "--no-sanitize"});
+  std::vector<std::string> cuda_args = common;
+  cuda_args.insert(cuda_args.end(), {"--device", "cuda"});
+  const testing::ProcessResult cpu = testing::run_process(cpu_args);
+  const testing::ProcessResult cuda = testing::run_process(cuda_args, {"DEVCHECK_FAKE_CUDA=2"});
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
+  ASSERT_EQ(cuda.exit_code, 0) << cuda.output;
+  const auto json_of = [](const std::string& output) {
+    return nlohmann::json::parse(output.substr(output.find('{')));
+  };
+  const auto c = json_of(cpu.output);
+  const auto g = json_of(cuda.output);
+  EXPECT_EQ(g["device"], "cuda:0");
+  EXPECT_EQ(c["loss_end"].get<double>(), g["loss_end"].get<double>());
+  EXPECT_EQ(c["test_accuracy"].get<double>(), g["test_accuracy"].get<double>());
+  EXPECT_THAT(cuda.output, HasSubstr("0 findings"));
+  const testing::ProcessResult bad =
+      testing::run_process({testing::binary_dir() + "/devcheck", "train", "--device", "cuda"},
+                           {"DEVCHECK_FAKE_CUDA=many"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.output, HasSubstr("invalid DEVCHECK_FAKE_CUDA='many'"));
+}
+
 TEST(TrainCommand, MissingDataIsExit2WithOneLine) {
   testing::TempDir dir;
   const CliResult r = run_cli({"train", "--data", dir.path().string(), "--no-sanitize"});

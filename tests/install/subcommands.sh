@@ -48,7 +48,9 @@ has() {
 }
 
 [ -n "$fake_library" ] || { echo "FAIL: no libdevcheck_fake_device.so under $prefix" >&2; exit 1; }
-[ -f "$fake_python/devcheck_fake.py" ] || { echo "FAIL: no $fake_python/devcheck_fake.py" >&2; exit 1; }
+for f in devcheck_fake.py devcheck_fake_cuda.py site/sitecustomize.py; do
+  [ -f "$fake_python/$f" ] || { echo "FAIL: no $fake_python/$f" >&2; exit 1; }
+done
 
 expect 0 "--version" "$devcheck" --version
 expect 0 "--help names the classifier" "$devcheck" --help
@@ -65,6 +67,11 @@ has "test accuracy" "train"
 [ -s "$work/classifier.pt" ] || fail "train wrote no checkpoint"
 expect 0 "train on the fake device" "$devcheck" train --device fake --max-steps 5 \
   --test-samples 100 --out "$work/fake.pt"
+expect 0 "doctor with DEVCHECK_FAKE_CUDA" env DEVCHECK_FAKE_CUDA=2 "$devcheck" doctor
+has "fake: 2 devcheck fake CUDA devices" "doctor (fake CUDA)"
+expect 0 "train on fake CUDA" env DEVCHECK_FAKE_CUDA=2 "$devcheck" train --device cuda \
+  --max-steps 5 --test-samples 100
+has "device: cuda:0" "train (fake CUDA)"
 expect 0 "train --nproc 2" "$devcheck" train --nproc 2 --max-steps 10 --test-samples 100 \
   --out "$work/ddp.pt"
 has "over 2 processes" "train --nproc 2"
@@ -125,5 +132,21 @@ PY
   expect 0 "the remapped checkpoint loads in torch" "$python" -c \
     "import torch; sd = torch.load('$work/remapped.pt'); print(sorted({str(v.device) for v in sd.values() if torch.is_tensor(v)}))"
   has "['cpu']" "torch.load of the remapped file"
+
+  # A Python program written for CUDA: its CUDA path on fake CUDA, its bug named.
+  cat >"$work/for_cuda.py" <<'PY'
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.ones(3, device=device)
+w = torch.ones(3)
+print("device", device, (x * w).sum().item())
+PY
+  expect 0 "run without --fake-cuda: the CUDA path did not run" "$devcheck" run -- "$python" "$work/for_cuda.py"
+  has "device cpu" "run (no fake CUDA)"
+  has "its CUDA paths did not run" "run (no fake CUDA)"
+  expect 1 "run --fake-cuda --mode fail: the bug fails as on a GPU" "$devcheck" run --fake-cuda \
+    --mode fail -- "$python" "$work/for_cuda.py"
+  has "found at least two devices, cuda:0 and cpu!" "run --fake-cuda"
+  has "device mismatch in aten::mul at $work/for_cuda.py:5" "run --fake-cuda"
 fi
 echo "subcommands: $passed checks passed"

@@ -192,6 +192,33 @@ TEST_F(Callback, SameDeviceToKeepsTheOriginalOrigin) {
   EXPECT_STREQ(origin->op, "aten::ones");
 }
 
+TEST_F(Callback, AConversionOnTheSameDeviceKeepsTheOriginOfItsInput) {
+  const at::Tensor mask = at::ones({4, 4});
+  const at::Tensor as_bool = mask.to(at::kBool);  // .bool(): a new tensor, chosen where mask was
+  const auto origin = Engine::get().provenance.find(as_bool.storage().unsafeGetStorageImpl());
+  ASSERT_TRUE(origin.has_value());
+  EXPECT_STREQ(origin->op, "aten::ones");
+}
+
+TEST_F(Callback, IndicesMayBeOnTheHostButTheIndexedTensorMayNot) {
+  const at::Tensor on_device = at::arange(5.0, on_fake());
+  (void)on_device.index({at::tensor({1, 3}, at::kLong)});
+  EXPECT_TRUE(Engine::get().mismatches().empty());
+  EXPECT_THROW((void)at::arange(5.0).index({at::tensor({1, 3}, at::kLong).to(fake())}), c10::Error);
+  const auto records = Engine::get().mismatches();
+  ASSERT_EQ(records.size(), 1U);
+  EXPECT_EQ(records[0].op, "aten::index");
+  EXPECT_EQ(records[0].expected, fake());
+}
+
+TEST_F(Callback, APackedSequencesLengthsOnTheHostAreNotAMismatch) {
+  const at::Tensor input = at::randn({5, 2, 3}, on_fake());
+  const auto packed =
+      at::_pack_padded_sequence(input, at::tensor({5, 3}, at::kLong), /*batch_first=*/false);
+  EXPECT_TRUE(Engine::get().mismatches().empty());
+  EXPECT_EQ(std::get<1>(packed).device(), kCpu);  // batch_sizes stay on the host, as PyTorch wants
+}
+
 TEST_F(Callback, TransfersGiveTheirResultAnOrigin) {
   const at::Tensor moved = at::ones({4}).to(fake());
   const auto origin = Engine::get().provenance.find(moved.storage().unsafeGetStorageImpl());

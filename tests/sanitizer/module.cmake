@@ -62,3 +62,10 @@ if(NOT DEVCHECK_SANITIZE)
     COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/preload_guard.sh $<TARGET_FILE:devcheck_preload>
             $<TARGET_FILE:devcheck_cli> ${DEVCHECK_PYTHON} ${CMAKE_CXX_COMPILER} ${Torch_VERSION})
 endif()
+
+# A LibTorch program written for CUDA (it picks its device with
+# torch::cuda::is_available()): run under `devcheck run --fake-cuda`.
+add_executable(devcheck_san_for_cuda ${CMAKE_CURRENT_LIST_DIR}/programs/for_cuda.cc)
+target_link_libraries(devcheck_san_for_cuda PRIVATE torch devcheck_warnings)
+devcheck_use_pch(devcheck_san_for_cuda)
+add_dependencies(devcheck_sanitizer_tests devcheck_san_for_cuda)

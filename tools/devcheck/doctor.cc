@@ -12,6 +12,7 @@ Runner setup_doctor(CLI::App& sub, Streams& io) {
   auto json = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "Print the report as JSON");
   return [json, &io]() {
+    start_fake_cuda_from_environment();
     const EnvironmentReport report = environment_report();
     io.out << (*json ? report.to_json() + "\n" : report.to_text());
     return kExitOk;

@@ -39,7 +39,7 @@ struct RunArgs {
   std::string json;
   std::string trace;
   bool no_provenance = false;
-  int fake_cuda = 0;  // 0: --fake-cuda not given (DEVCHECK_FAKE_CUDA decides)
+  std::string fake_cuda;  // --fake-cuda's N; empty: not given (DEVCHECK_FAKE_CUDA decides)
   bool fake_cuda_force = false;
 };
 
@@ -63,12 +63,12 @@ Runner setup_run(CLI::App& sub, Streams& io) {
       "Write a Chrome Trace Event file of copies and syncs (Perfetto, chrome://tracing)");
   sub.add_flag("--no-provenance", args->no_provenance,
                "Do not remember where tensors were made (cheaper)");
-  sub.add_option("--fake-cuda", args->fake_cuda,
-                 "Give the program N fake CUDA devices (default 2): cuda:N tensors in host "
-                 "memory that fail as on a GPU (also DEVCHECK_FAKE_CUDA=N)")
-      ->expected(0, 1)
-      ->default_str("2")
-      ->check(CLI::Range(1, 8));
+  // A flag with an optional "=N": the word after it is always the program's.
+  // (checked in the runner: CLI11 2.x would check the variable's default too)
+  sub.add_flag(
+      "--fake-cuda{2}", args->fake_cuda,
+      "--fake-cuda[=N]: give the program N fake CUDA devices (default 2): cuda:N tensors in "
+      "host memory that fail as on a GPU (also DEVCHECK_FAKE_CUDA=N)");
   sub.add_flag("--fake-cuda-force", args->fake_cuda_force,
                "Use fake CUDA even where a real GPU is visible (it hides the GPU)");
   auto command = std::make_shared<std::vector<std::string>>();
@@ -79,14 +79,23 @@ Runner setup_run(CLI::App& sub, Streams& io) {
   sub.footer(
       "Examples: devcheck run --mode fail -- python3 train.py --epochs 1\n"
       "          devcheck run --fake-cuda --mode fail -- python3 train.py   (no GPU needed)");
-  return [args, command, &io, &sub]() {
+  return [args, command, &io]() {
     SanitizedRunOptions options;
-    int fake_cuda = args->fake_cuda;
-    if (sub.count("--fake-cuda") != 0 && fake_cuda == 0) fake_cuda = 2;
-    if (fake_cuda == 0) fake_cuda = fake_cuda_count_from_environment();
+    int fake_cuda = 0;
+    if (!args->fake_cuda.empty()) {
+      const std::string& n = args->fake_cuda;
+      if (n.size() != 1 || n[0] < '1' || n[0] > '8') {
+        throw InvalidArgumentError(fmt::format(
+            "[devcheck] run: --fake-cuda={}: expected a number of fake CUDA devices from 1 to 8",
+            n));
+      }
+      fake_cuda = n[0] - '0';
+    } else {
+      fake_cuda = fake_cuda_count_from_environment();
+    }
     const char* force_env = std::getenv("DEVCHECK_FAKE_CUDA_FORCE");
-    const bool force = args->fake_cuda_force ||
-                       (force_env != nullptr && *force_env != '\0' && std::string(force_env) != "0");
+    const bool force = args->fake_cuda_force || (force_env != nullptr && *force_env != '\0' &&
+                                                 std::string(force_env) != "0");
     if (fake_cuda > 0 && !force) {
       const std::string gpus = real_gpus();
       if (!gpus.empty()) {

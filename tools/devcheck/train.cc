@@ -78,6 +78,7 @@ Runner setup_train(CLI::App& sub, Streams& io) {
   sub.add_flag("--no-sanitize", a->no_sanitize,
                "Do not run under devcheck's device sanitizer (it runs by default)");
   return [a, &io]() {
+    start_fake_cuda_from_environment();
     // `devcheck train --nproc N` starts N ranks of this command, each with
     // WORLD_SIZE=N; started by hand, this process is no rank.
     const char* world = std::getenv("WORLD_SIZE");

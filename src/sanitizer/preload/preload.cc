@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -348,7 +349,8 @@ Fn next_symbol(const char* name) {
 
 }  // namespace
 
-// torch::cuda::is_available()
+// torch::cuda::is_available(), by its mangled name.
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the symbol LibTorch exports
 extern "C" __attribute__((visibility("default"))) bool _ZN5torch4cuda12is_availableEv() {
   note_cuda_asked();
   static const auto real = next_symbol<bool (*)()>("_ZN5torch4cuda12is_availableEv");
@@ -357,9 +359,9 @@ extern "C" __attribute__((visibility("default"))) bool _ZN5torch4cuda12is_availa
 
 // torch::cuda::device_count(): size_t in 1.13, c10::DeviceIndex in 2.x; the
 // return register passes through unchanged, so either caller reads its own type.
-extern "C" __attribute__((visibility("default"))) unsigned long _ZN5torch4cuda12device_countEv() {  // NOLINT(google-runtime-int)
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the symbol LibTorch exports
+extern "C" __attribute__((visibility("default"))) std::size_t _ZN5torch4cuda12device_countEv() {
   note_cuda_asked();
-  static const auto real =
-      next_symbol<unsigned long (*)()>("_ZN5torch4cuda12device_countEv");  // NOLINT(google-runtime-int)
+  static const auto real = next_symbol<std::size_t (*)()>("_ZN5torch4cuda12device_countEv");
   return real != nullptr ? real() : 0;
 }

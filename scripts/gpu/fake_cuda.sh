@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Fake CUDA on a machine with a real GPU (run by scripts/gpu-check.sh):
+#   bash scripts/gpu/fake_cuda.sh BUILD_DIR OUT_DIR
+# 1. fake CUDA never hides a real GPU: `devcheck run --fake-cuda` refuses
+#    (exit status 2, one line naming the device and --fake-cuda-force), and
+#    devcheck.fake_cuda() raises; with --fake-cuda-force it runs.
+# 2. a checkpoint written by torch.save under fake CUDA loads on the real GPU
+#    with plain torch.load (it is tagged cuda:1 as a GPU's is), equal values;
+# 3. the mismatch messages fake CUDA gives equal the GPU's own, op by op
+#    (python/tests/fake_cuda_scenarios.py's messages, run on the real GPU).
+set -uo pipefail
+build=$(cd "${1:?usage: fake_cuda.sh BUILD_DIR OUT_DIR}" && pwd)
+out=${2:?usage: fake_cuda.sh BUILD_DIR OUT_DIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+python=${PYTHON:-python3}
+devcheck="$build/devcheck"
+status=0
+log="$out/fake_cuda.log"
+: >"$log"
+
+say() { echo "$@" | tee -a "$log"; }
+expect() {  # expect NAME FILE PATTERN
+  if grep -q -- "$3" "$2"; then say "PASS $1"; else say "FAIL $1 (no '$3' in $2)"; status=1; fi
+}
+
+say "== a real GPU is refused"
+"$devcheck" run --fake-cuda -- "$python" -c "print('ran')" >"$out/refused.txt" 2>&1
+echo "exit $?" >>"$out/refused.txt"
+expect "refused with exit 2" "$out/refused.txt" "^exit 2"
+expect "names the device" "$out/refused.txt" "real CUDA device"
+expect "names the way past" "$out/refused.txt" "--fake-cuda-force"
+if grep -q "^ran" "$out/refused.txt"; then say "FAIL the program ran"; status=1; fi
+
+say "== forced, the program runs on fake CUDA and writes a checkpoint on cuda:1"
+cat >"$out/save.py" <<'PY'
+import sys
+import torch
+assert "fake CUDA" in torch.cuda.get_device_name(0), torch.cuda.get_device_name(0)
+model = torch.nn.Linear(4, 3).to("cuda:1")
+torch.save({"state": model.state_dict(), "step": 7}, sys.argv[1])
+print("saved", {k: str(v.device) for k, v in model.state_dict().items()})
+PY
+"$devcheck" run --fake-cuda --fake-cuda-force -- "$python" "$out/save.py" "$out/fake.pt" >"$out/forced.txt" 2>&1
+expect "forced run saved" "$out/forced.txt" "saved {'weight': 'cuda:1'"
+
+say "== the real GPU loads it with plain torch.load"
+"$python" - "$out/fake.pt" >"$out/load.txt" 2>&1 <<'PY'
+import sys
+import torch
+c = torch.load(sys.argv[1])
+devices = {k: str(v.device) for k, v in c["state"].items()}
+print("loaded", devices, "step", c["step"])
+assert set(devices.values()) == {"cuda:1"} if torch.cuda.device_count() > 1 else True
+PY
+expect "loaded on the GPU" "$out/load.txt" "loaded {'weight': 'cuda:"
+
+say "== the GPU's own messages equal fake CUDA's (the scenario's expectations, on real CUDA)"
+"$python" "$src/python/tests/fake_cuda_scenarios.py" mismatch_messages --via real >"$out/messages.txt" 2>&1
+expect "messages equal" "$out/messages.txt" "messages ok"
+
+exit $status

@@ -1,0 +1,108 @@
+// Fake CUDA's kernels for CUDA-only ops: GradScaler's, pinning, the fused
+// RNN cells, with CUDA's semantics.
+
+#include <ATen/ATen.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "devcheck/fake_cuda.h"
+
+namespace devcheck {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const c10::Error& e) {
+    return e.what_without_backtrace();
+  }
+  return "(no error)";
+}
+
+const c10::Device kCuda0("cuda:0");
+
+TEST(FakeCudaKernels, UnscaleMultipliesEveryGradientAndFlagsANonFiniteOne) {
+  fake_cuda(2);
+  std::vector<at::Tensor> grads{at::full({3}, 4.0, kCuda0), at::full({2}, 8.0, kCuda0)};
+  at::Tensor found = at::zeros({1}, kCuda0);
+  const at::Tensor inv = at::full({1}, 0.25, kCuda0);
+  at::_amp_foreach_non_finite_check_and_unscale_(grads, found, inv);
+  EXPECT_EQ(found.item<float>(), 0.0F);
+  EXPECT_TRUE(at::equal(grads[0].cpu(), at::full({3}, 1.0)));
+  EXPECT_TRUE(at::equal(grads[1].cpu(), at::full({2}, 2.0)));
+  grads[1].fill_(std::numeric_limits<float>::infinity());
+  at::_amp_foreach_non_finite_check_and_unscale_(grads, found, inv);
+  EXPECT_EQ(found.item<float>(), 1.0F);
+}
+
+TEST(FakeCudaKernels, ScaleUpdateBacksOffOnInfAndGrowsAfterTheInterval) {
+  fake_cuda(2);
+  at::Tensor scale = at::full({1}, 1024.0, kCuda0);
+  at::Tensor tracker = at::zeros({1}, at::TensorOptions().device(kCuda0).dtype(at::kInt));
+  const at::Tensor inf = at::ones({1}, kCuda0);
+  const at::Tensor none = at::zeros({1}, kCuda0);
+  at::_amp_update_scale_(scale, tracker, inf, 2.0, 0.5, 2);
+  EXPECT_EQ(scale.item<float>(), 512.0F);
+  EXPECT_EQ(tracker.item<int>(), 0);
+  at::_amp_update_scale_(scale, tracker, none, 2.0, 0.5, 2);
+  EXPECT_EQ(scale.item<float>(), 512.0F);
+  EXPECT_EQ(tracker.item<int>(), 1);
+  at::_amp_update_scale_(scale, tracker, none, 2.0, 0.5, 2);
+  EXPECT_EQ(scale.item<float>(), 1024.0F);
+  EXPECT_EQ(tracker.item<int>(), 0);
+}
+
+TEST(FakeCudaKernels, PinningTakesDenseCpuTensorsAndKeepsTheirValues) {
+  fake_cuda(2);
+  const at::Tensor t = at::arange(6.0).reshape({2, 3}).t();
+  const at::Tensor p = t.pin_memory();
+  EXPECT_TRUE(p.is_pinned());
+  EXPECT_TRUE(at::equal(p, t));
+  EXPECT_EQ(p.strides(), t.strides());
+  EXPECT_THAT(error_of([] { (void)at::ones({2}, kCuda0).pin_memory(); }), HasSubstr("cannot pin"));
+}
+
+TEST(FakeCudaKernels, FusedLstmAndGruCellsComputeWhatTheCpuCellsDo) {
+  fake_cuda(2);
+  at::manual_seed(1);
+  const at::Tensor x = at::randn({4, 3});
+  const at::Tensor h = at::randn({4, 5});
+  const at::Tensor c = at::randn({4, 5});
+  const at::Tensor w_ih = at::randn({20, 3});
+  const at::Tensor w_hh = at::randn({20, 5});
+  const at::Tensor b_ih = at::randn({20});
+  const at::Tensor b_hh = at::randn({20});
+  const auto cpu = at::lstm_cell(x, {h, c}, w_ih, w_hh, b_ih, b_hh);
+  const auto gpu = at::lstm_cell(x.to(kCuda0), {h.to(kCuda0), c.to(kCuda0)}, w_ih.to(kCuda0),
+                                 w_hh.to(kCuda0), b_ih.to(kCuda0), b_hh.to(kCuda0));
+  EXPECT_EQ(std::get<0>(gpu).device(), kCuda0);
+  EXPECT_TRUE(at::allclose(std::get<0>(gpu).cpu(), std::get<0>(cpu), 1e-5, 1e-6));
+  EXPECT_TRUE(at::allclose(std::get<1>(gpu).cpu(), std::get<1>(cpu), 1e-5, 1e-6));
+  const at::Tensor gru_cpu = at::gru_cell(x, h, w_ih.narrow(0, 0, 15), w_hh.narrow(0, 0, 15),
+                                          b_ih.narrow(0, 0, 15), b_hh.narrow(0, 0, 15));
+  const at::Tensor gru_gpu =
+      at::gru_cell(x.to(kCuda0), h.to(kCuda0), w_ih.narrow(0, 0, 15).to(kCuda0),
+                   w_hh.narrow(0, 0, 15).to(kCuda0), b_ih.narrow(0, 0, 15).to(kCuda0),
+                   b_hh.narrow(0, 0, 15).to(kCuda0));
+  EXPECT_TRUE(at::allclose(gru_gpu.cpu(), gru_cpu, 1e-5, 1e-6));
+}
+
+TEST(FakeCudaKernels, AFusedCellNamesMixedDevices) {
+  fake_cuda(2);
+  const at::Tensor g = at::ones({2, 8}, kCuda0);
+  EXPECT_THAT(
+      error_of([&] {
+        (void)at::_thnn_fused_lstm_cell(g, g, at::ones({2, 2}));
+      }),
+      HasSubstr("Expected all tensors to be on the same device, but found at least two devices, "
+                "cuda:0 and cpu!"));
+}
+
+}  // namespace
+}  // namespace devcheck
