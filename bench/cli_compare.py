@@ -1,6 +1,8 @@
-"""devcheck inspect / remap as processes, against `true` and `cp`.
+"""devcheck inspect / remap as processes, against `true` and `cp`; and the
+torch-free program's start-up against a bare process.
 
-Usage: python3 cli_compare.py PATH/TO/devcheck
+Usage: python3 cli_compare.py PATH/TO/devcheck [PATH/TO/other/devcheck]
+(the second, a program built from another commit, joins the start-up part)
 
 Makes (once, cached in $TMPDIR) a ~256 MB torch.save checkpoint of 200
 float32 tensors whose storages are tagged "cuda:0" (no GPU needed), then times
@@ -10,6 +12,13 @@ reports it (its child forks from time, not from this Python process, whose
 pages would otherwise count). Each command runs REPEAT times per condition; the median
 is printed. "cold" drops the checkpoint's pages from the page cache
 (posix_fadvise DONTNEED) before every run; "warm" reads it first.
+
+Start-up: `true`, `devcheck --version` and `devcheck inspect` of the
+checkpoint (page cache warm), each spawned directly by this process (no time
+wrapper), STARTS rounds, one run of each per round in turn (so that drift
+hits all three alike); medians, and the difference to `true` measured in the
+same run (target: at most 1 ms over it). Also what each loads (ldd) and the
+page faults of one run.
 """
 import os
 import resource
@@ -21,10 +30,12 @@ import tempfile
 import time
 
 REPEAT = 7
+STARTS = int(os.environ.get("CLI_STARTS", "301"))
 TENSORS = 200
 ELEMENTS = 320 * 1000  # float32: 1.28 MB each, 256 MB in all
 
 devcheck = os.path.abspath(sys.argv[1])
+baseline = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
 work = os.path.join(tempfile.gettempdir(), "devcheck-cli-bench")
 os.makedirs(work, exist_ok=True)
 source = os.path.join(work, "cuda0_256mb.pt")
@@ -103,6 +114,42 @@ commands = {
     "devcheck remap --to cpu": [devcheck, "remap", source, "-o", output, "--to", "cpu"],
 }
 
+def startup():
+    """Spawn-to-exit times of true, devcheck --version and devcheck inspect."""
+    warm(source)
+    runs = {"true": [true], "devcheck --version": [devcheck, "--version"],
+            "devcheck inspect (warm)": [devcheck, "inspect", source]}
+    if baseline:
+        runs["other --version"] = [baseline, "--version"]
+        runs["other inspect (warm)"] = [baseline, "inspect", source]
+    times = {name: [] for name in runs}
+    for _ in range(STARTS):
+        for name, argv in runs.items():
+            start = time.perf_counter()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            times[name].append(time.perf_counter() - start)
+    load_now = os.getloadavg()[0]
+    libs = subprocess.run(["ldd", devcheck], capture_output=True, text=True).stdout.split("\n")
+    libs = [line.split()[0] for line in libs if line.strip() and "vdso" not in line]
+    faults = {}
+    for name, argv in runs.items():
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        faults[name] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - before
+    base = statistics.median(times["true"])
+    print(f"\nstart-up (spawn to exit from this process, page cache warm, median of {STARTS} "
+          f"interleaved rounds; load average {load_now:.2f} after):")
+    for name, xs in times.items():
+        m = statistics.median(xs)
+        over = "" if name == "true" else f"  +{(m - base) * 1000:.2f} ms over true ({m / base:.2f}x)"
+        print(f"  {name:<26} {m * 1000:8.2f} ms  {faults[name]:4d} page faults{over}")
+    version = statistics.median(times["devcheck --version"])
+    print(f"  devcheck loads: {', '.join(libs)}")
+    if baseline:
+        print(f"  other: {baseline}")
+    print(f"  --version over true: {(version - base) * 1000:.2f} ms (target <= 1 ms)")
+
+
 load1, load5, _ = os.getloadavg()
 size = os.path.getsize(source)
 print(f"file: {source}: {size / 2**20:.1f} MiB, {TENSORS} tensors saved on cuda:0")
@@ -126,6 +173,7 @@ for cold in (False, True):
           f"the memory")
     print(f"  remap --to cpu / cp: {remap_wall / cp_wall:.2f}x (target <= 1.5x, process start "
           f"included)")
+startup()
 for p in (output, copy):
     if os.path.exists(p):
         os.remove(p)

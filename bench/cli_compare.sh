@@ -12,4 +12,5 @@ if [ ! -x "$build/devcheck" ]; then
   echo "cli_compare: no devcheck program in $build; build the devcheck_cli target first" >&2
   exit 2
 fi
-exec /usr/bin/python3 "$here/cli_compare.py" "$build/devcheck"
+# CLI_BASELINE=path/to/other/devcheck: a program of another commit beside.
+exec /usr/bin/python3 "$here/cli_compare.py" "$build/devcheck" ${CLI_BASELINE:+"$CLI_BASELINE"}

@@ -80,6 +80,26 @@ if [ ! -f "$ts_dir/src/parser.c" ]; then
   echo "install-deps: tree-sitter-python $ts_version in $ts_dir"
 fi
 
+# ruff's WebAssembly build (MIT), the second anchor of bench/lint_compare.sh
+# (not needed to build or test): npm's @astral-sh/ruff-wasm-nodejs, fetched
+# with the ordinary npm client into a cache outside the checkout, its sha1
+# checked (bench: DEVCHECK_RUFF_WASM_DIR).
+ruff_version=0.17.4
+ruff_sha1=3919c9e5c1fe8415ed334b7d07f229b800aa6206
+ruff_dir=${DEVCHECK_RUFF_WASM_DIR:-/var/cache/devcheck/ruff-wasm-nodejs-$ruff_version}
+if [ ! -f "$ruff_dir/ruff_wasm.js" ]; then
+  ruff_tmp=$(mktemp -d)
+  if (cd "$ruff_tmp" && npm pack --silent "@astral-sh/ruff-wasm-nodejs@$ruff_version" >/dev/null) &&
+    echo "$ruff_sha1  $ruff_tmp/astral-sh-ruff-wasm-nodejs-$ruff_version.tgz" | sha1sum -c --quiet -; then
+    $sudo mkdir -p "$ruff_dir"
+    $sudo tar -xzf "$ruff_tmp/astral-sh-ruff-wasm-nodejs-$ruff_version.tgz" -C "$ruff_dir" --strip-components=1
+    echo "install-deps: ruff-wasm $ruff_version in $ruff_dir"
+  else
+    echo "install-deps: ruff-wasm $ruff_version could not be fetched; bench/lint_compare.sh skips ruff"
+  fi
+  rm -rf "$ruff_tmp"
+fi
+
 # The SARIF 2.1.0 schema, which tests/lint validates `devcheck lint --format
 # sarif` against: the copy in npm's @microsoft/jest-sarif (MIT), sha1 checked.
 sarif_pkg=@microsoft/jest-sarif@1.0.0-beta.0

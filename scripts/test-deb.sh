@@ -102,7 +102,7 @@ if grep -Eq "gtest|gmock|benchmark|_test|/tests?/|fuzz|\.o$" <<<"$files"; then
 fi
 depends=$(dpkg-deb -f "$deb" Depends)
 depends_names=$(tr ',|' '\n\n' <<<"$depends" | awk '{ print $1 }')
-for d in libc6 libstdc++6 libtorch1.13 libfmt9 libmimalloc2.0; do
+for d in libc6 libstdc++6 libtorch1.13 libfmt9; do
   grep -qxF "$d" <<<"$depends_names" || fail "Depends lacks $d: $depends"
 done
 log "files and Depends ok ($(wc -l <<<"$files") entries; Depends: $depends)"

@@ -120,6 +120,17 @@ TSFieldId field_id(std::string_view name) {
   return found == table.end() ? 0 : found->second;
 }
 
+const FieldIds& fields() {
+  static const FieldIds ids = {
+      field_id("alias"),      field_id("alternative"), field_id("argument"),
+      field_id("arguments"),  field_id("attribute"),   field_id("body"),
+      field_id("condition"),  field_id("consequence"), field_id("function"),
+      field_id("left"),       field_id("name"),        field_id("object"),
+      field_id("parameters"), field_id("right"),       field_id("subscript"),
+      field_id("type"),       field_id("value")};
+  return ids;
+}
+
 Parser::Parser() : parser_(ts_parser_new()) {
   if (!ts_parser_set_language(parser_.get(), tree_sitter_python())) {
     // The grammar's ABI is outside what the linked libtree-sitter reads.
@@ -211,6 +222,17 @@ bool Source::has_splat(TSNode call) const {
     if (is(arg, "list_splat") || is(arg, "dictionary_splat")) return true;
   }
   return false;
+}
+
+const Call* Source::call_at(TSNode node) const {
+  const uint32_t start = ts_node_start_byte(node);
+  auto it = std::lower_bound(calls_.begin(), calls_.end(), start, [](const Call& c, uint32_t s) {
+    return ts_node_start_byte(c.node) < s;
+  });
+  for (; it != calls_.end() && ts_node_start_byte(it->node) == start; ++it) {
+    if (ts_node_eq(it->node, node)) return &*it;
+  }
+  return nullptr;
 }
 
 int Source::scope_of(TSNode node) const {
@@ -309,8 +331,10 @@ void Source::add_call(TSNode node, int scope) {
   }
   for (auto it = context_.rbegin(); it != context_.rend() && it->first != 'F'; ++it) {
     if (it->first == 'C' && call.loop == Call::kNoLoop) call.conditional = true;
-    if (it->first == 'L') {
-      if (call.loop == Call::kNoLoop) call.loop = it->second;
+    if (it->first == 'L' && call.loop == Call::kNoLoop) {
+      call.loop = it->second;
+      // The loop whose own step calls backward() (not an epoch loop around
+      // it: what runs there once per epoch is not "every step").
       if (call.method == "backward") training_loops_.insert(it->second);
     }
   }
@@ -505,6 +529,30 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
   if (moving) moving_.pop_back();
 }
 
+namespace {
+
+// Whether a class named by its qualified name is one of torch's modules: a
+// class of torch.nn or torch.ao.nn (its name capitalised, `_ConvNd` too)
+// other than those of nn.utils, nn.init, nn.functional and the parameter
+// classes (nn.Parameter, nn.UninitializedParameter, ...; nn.ParameterList is
+// a module).
+bool is_torch_module_class(std::string_view base) {
+  if (base.rfind("torch.nn.", 0) != 0 && base.rfind("torch.ao.nn.", 0) != 0) return false;
+  for (std::string_view part : {".utils.", ".init.", ".functional.", ".parameter."}) {
+    if (base.find(part) != std::string_view::npos) return false;
+  }
+  std::string_view last = base.substr(base.rfind('.') + 1);
+  if (last.find("Parameter") != std::string_view::npos && last != "ParameterList" &&
+      last != "ParameterDict") {
+    return false;
+  }
+  if (last == "UninitializedBuffer") return false;
+  while (!last.empty() && last.front() == '_') last.remove_prefix(1);
+  return !last.empty() && last.front() >= 'A' && last.front() <= 'Z';
+}
+
+}  // namespace
+
 void Source::classify_classes() {
   // A class is a module (dataset) when a base is torch's, or a class of this
   // file that is; bases from elsewhere cannot be told and count as neither.
@@ -513,8 +561,13 @@ void Source::classify_classes() {
     changed = false;
     for (auto& [name, info] : classes_) {
       for (const std::string& base : bases_[name]) {
+        // torch's layers are nn.Modules (a subclass of nn.Linear or of
+        // nn.modules.conv._ConvNd), and so is Lightning's LightningModule.
         const bool module =
-            base == "torch.nn.Module" || (classes_.count(base) != 0 && classes_.at(base).is_module);
+            is_torch_module_class(base) || base == "pytorch_lightning.LightningModule" ||
+            base == "pytorch_lightning.core.LightningModule" ||
+            base == "lightning.LightningModule" || base == "lightning.pytorch.LightningModule" ||
+            (classes_.count(base) != 0 && classes_.at(base).is_module);
         const bool dataset = base == "torch.utils.data.Dataset" ||
                              base == "torch.utils.data.dataset.Dataset" ||
                              (classes_.count(base) != 0 && classes_.at(base).is_dataset);

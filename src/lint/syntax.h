@@ -43,6 +43,13 @@ TSFieldId field_id(std::string_view name);
 inline TSNode field(TSNode node, const char* name) {
   return ts_node_child_by_field_id(node, field_id(name));
 }
+inline TSNode field(TSNode node, TSFieldId id) { return ts_node_child_by_field_id(node, id); }
+// The ids of the fields hot code reads, looked up once.
+struct FieldIds {
+  TSFieldId alias, alternative, argument, arguments, attribute, body, condition, consequence,
+      function, left, name, object, parameters, right, subscript, type, value;
+};
+const FieldIds& fields();
 
 enum class ScopeKind { kModule, kClass, kFunction };
 
@@ -117,20 +124,24 @@ class Source {
 
   const std::vector<Scope>& scopes() const { return scopes_; }
   const std::vector<Call>& calls() const { return calls_; }
+  // The Call the walk recorded for a call node (calls are in order of their
+  // start), or null.
+  const Call* call_at(TSNode node) const;
   const std::unordered_map<std::string, ClassInfo>& classes() const { return classes_; }
   const std::unordered_map<std::string, std::string>& imports() const { return imports_; }
   // Bare-call expression statements, in order.
   const std::vector<TSNode>& call_statements() const { return call_statements_; }
   // Comment nodes, in order.
   const std::vector<TSNode>& comments() const { return comments_; }
-  // Whether the loop starting at `start_byte` calls backward() (a training loop).
+  // Whether the loop starting at `start_byte` calls backward() in its own body
+  // (a training loop's step; not a loop around that one).
   bool is_training_loop(uint32_t start_byte) const {
     return training_loops_.count(start_byte) != 0;
   }
   // The names `mentions` answers for: the walk looks for these only (a set of
   // every identifier cost a hash and often an allocation per identifier).
-  static constexpr std::string_view kWatchedWords[] = {"pin_memory", "is_available",
-                                                       "device_count"};
+  static constexpr std::string_view kWatchedWords[] = {"pin_memory", "is_available", "device_count",
+                                                       "return_tensors"};
   // Whether any identifier or attribute spelled `word` appears; `word` must
   // be one of kWatchedWords (std::logic_error otherwise).
   bool mentions(std::string_view word) const;

@@ -2,11 +2,11 @@
 # builds in seconds, without LibTorch), one for the CLI through the built
 # `devcheck`, and the whole Python tree of the installed torch linted without
 # a crash or a hang.
-file(GLOB lint_test_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_test.cc)
+file(GLOB_RECURSE lint_test_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*_test.cc)
 list(REMOVE_ITEM lint_test_sources ${CMAKE_CURRENT_LIST_DIR}/cli_test.cc)
 add_executable(devcheck_lint_tests ${lint_test_sources})
-target_include_directories(devcheck_lint_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(devcheck_lint_tests PRIVATE devcheck_lint GTest::gtest_main
+target_include_directories(devcheck_lint_tests PRIVATE ${PROJECT_SOURCE_DIR}/src ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(devcheck_lint_tests PRIVATE devcheck_lint devcheck_format GTest::gtest_main
                                                   nlohmann_json::nlohmann_json devcheck_warnings)
 # Real code nobody here wrote: every file of the installed torch's Python
 # tree (lint.TorchTree below; grammar_test.cc parses it with both grammars).

@@ -69,6 +69,37 @@ TEST(LintSyntax, BuildsScopesAndClassifiesModules) {
   EXPECT_EQ(source.scopes()[forward.owner_class].name, "Net");
 }
 
+// torch.ao's fused QAT convolutions subclass nn.modules.conv._ConvNd: torch's
+// layers are modules; its parameter classes and utilities are not.
+TEST(LintSyntax, ClassifiesSubclassesOfTorchLayersAsModules) {
+  const std::string text =
+      "import torch.nn as nn\n"
+      "import torch.ao.nn.quantized as nnq\n"
+      "from torch.nn.utils.rnn import PackedSequence\n"
+      "class Conv(nn.modules.conv._ConvNd):\n"
+      "    pass\n"
+      "class Lin(nn.Linear):\n"
+      "    pass\n"
+      "class QLin(nnq.Linear):\n"
+      "    pass\n"
+      "class Params(nn.ParameterList):\n"
+      "    pass\n"
+      "class Param(nn.Parameter):\n"
+      "    pass\n"
+      "class Packed(PackedSequence):\n"
+      "    pass\n"
+      "class Init(nn.init.something):\n"
+      "    pass\n";
+  const Parsed parsed(text);
+  const auto& classes = parsed.source.classes();
+  for (const char* name : {"Conv", "Lin", "QLin", "Params"}) {
+    EXPECT_TRUE(classes.at(name).is_module) << name;
+  }
+  for (const char* name : {"Param", "Packed", "Init"}) {
+    EXPECT_FALSE(classes.at(name).is_module) << name;
+  }
+}
+
 TEST(LintSyntax, MentionsAnswersForTheWatchedWordsOnly) {
   const std::string text =
       "import torch\n"

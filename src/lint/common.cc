@@ -1,0 +1,123 @@
+#include "common.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "rule.h"
+
+namespace devcheck::lint::detail {
+
+void Sink::report(TSNode node, std::string_view rule, std::string message, std::optional<Fix> fix) {
+  Finding f;
+  f.path = path_;
+  const TSPoint start = ts_node_start_point(node);
+  const TSPoint end = ts_node_end_point(node);
+  f.line = static_cast<int>(start.row) + 1;
+  f.column = static_cast<int>(start.column) + 1;
+  f.end_line = static_cast<int>(end.row) + 1;
+  f.end_column = static_cast<int>(end.column) + 1;
+  f.rule = std::string(rule);
+  f.message = std::move(message);
+  f.fix = std::move(fix);
+  findings_.push_back(std::move(f));
+}
+
+std::optional<std::string> string_value(const Source& source, TSNode node) {
+  if (!is(node, "string")) return std::nullopt;
+  std::string out;
+  const uint32_t count = ts_node_named_child_count(node);
+  for (uint32_t i = 0; i < count; ++i) {
+    const TSNode part = ts_node_named_child(node, i);
+    if (is(part, "interpolation")) return std::nullopt;
+    if (is(part, "string_content")) out += source.text(part);
+  }
+  return out;
+}
+
+bool is_cuda_string(const std::optional<std::string>& s) {
+  return s && (*s == "cuda" || (s->rfind("cuda:", 0) == 0));
+}
+
+bool is_factory(std::string_view q) {
+  static constexpr std::array<std::string_view, 16> kFactories = {
+      "torch.tensor",   "torch.zeros",    "torch.ones",   "torch.empty",
+      "torch.full",     "torch.arange",   "torch.rand",   "torch.randn",
+      "torch.randint",  "torch.randperm", "torch.eye",    "torch.linspace",
+      "torch.logspace", "torch.range",    "torch.normal", "torch.empty_strided"};
+  return std::find(kFactories.begin(), kFactories.end(), q) != kFactories.end();
+}
+
+namespace {
+
+// The value of `self.x` assigned in any method of the class of `scope`.
+TSNode self_value(const Source& source, const std::string& name, int scope) {
+  const int function = source.function_of(scope);
+  if (function < 0) return TSNode{};
+  const int owner = source.scopes()[function].owner_class;
+  if (owner < 0) return TSNode{};
+  TSNode found{};
+  for (const Scope& s : source.scopes()) {
+    if (s.owner_class != owner) continue;
+    const auto it = s.assigns.find(name);
+    if (it != s.assigns.end() && !it->second.empty()) found = it->second.back();
+  }
+  return found;
+}
+
+}  // namespace
+
+TSNode value_of_object(const Source& source, TSNode object, int scope) {
+  if (is(object, "identifier")) return source.value_of(std::string(source.text(object)), scope);
+  if (is(object, "attribute") && source.text(field(object, "object")) == "self") {
+    return self_value(source, std::string(source.text(object)), scope);
+  }
+  return TSNode{};
+}
+
+bool names_any(std::string_view text, std::initializer_list<std::string_view> words) {
+  const auto same = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == static_cast<unsigned char>(b);
+  };
+  return std::any_of(words.begin(), words.end(), [&](std::string_view word) {
+    return std::search(text.begin(), text.end(), word.begin(), word.end(), same) != text.end();
+  });
+}
+
+bool is_device_name(std::string_view name) {
+  const auto dot = name.rfind('.');
+  const std::string_view last = dot == std::string_view::npos ? name : name.substr(dot + 1);
+  std::string lower(last);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "dev" || lower.find("device") != std::string::npos;
+}
+
+bool layer_has_parameters(std::string_view layer) {
+  static constexpr std::array<std::string_view, 20> kPrefixes = {
+      "Linear",      "Bilinear",  "Lazy",       "Conv",         "Embedding",
+      "BatchNorm",   "LayerNorm", "GroupNorm",  "InstanceNorm", "SyncBatchNorm",
+      "RMSNorm",     "LSTM",      "GRU",        "RNN",          "MultiheadAttention",
+      "Transformer", "PReLU",     "Sequential", "ModuleList",   "ModuleDict"};
+  return std::any_of(kPrefixes.begin(), kPrefixes.end(),
+                     [&](std::string_view p) { return layer.rfind(p, 0) == 0; });
+}
+
+std::string line_of(TSNode node) {
+  return "line " + std::to_string(ts_node_start_point(node).row + 1);
+}
+
+std::string where_in(const Source& source, TSNode node) {
+  const int function = source.function_of(source.scope_of(node));
+  return function < 0 ? std::string("the module's code")
+                      : "'" + source.scopes()[function].name + "'";
+}
+
+TSNode enclosing_loop(TSNode node) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition") || is(n, "class_definition")) return TSNode{};
+    if (is(n, "for_statement")) return n;
+  }
+  return TSNode{};
+}
+
+}  // namespace devcheck::lint::detail

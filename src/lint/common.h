@@ -1,0 +1,45 @@
+#pragma once
+// Judgements several rules and the device flow share. Internal.
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "syntax.h"
+
+namespace devcheck::lint::detail {
+
+// A string literal's contents, or nullopt for anything else (f-strings too).
+std::optional<std::string> string_value(const Source& source, TSNode node);
+// Whether `s` names a CUDA device: "cuda" or "cuda:N".
+bool is_cuda_string(const std::optional<std::string>& s);
+// `torch.zeros`-style factories that take `device=`.
+bool is_factory(std::string_view qualified);
+// The value last assigned to a name or `self.x` (any method of the class),
+// seen from `scope`; a null node when unknown.
+TSNode value_of_object(const Source& source, TSNode object, int scope);
+
+// Whether `text` holds any of `words` (lowercase), in any case.
+bool names_any(std::string_view text, std::initializer_list<std::string_view> words);
+// Whether text names CUDA or a GPU ("cuda", "gpu", any case): a test, a
+// decorator or a pytest mark that does gates what it governs on one.
+inline bool names_cuda_or_gpu(std::string_view text) { return names_any(text, {"cuda", "gpu"}); }
+// Whether a name reads as a device variable: `device`, `dev`, `DEVICE`,
+// `main_device`, `self.device` (any case).
+bool is_device_name(std::string_view name);
+
+// Whether a torch.nn layer's class (`Linear`, `Conv2d`, ...) has parameters
+// or buffers (not `ReLU`, `Dropout`, a loss without a weight).
+bool layer_has_parameters(std::string_view layer);
+
+// "line N" of a node (1-based).
+std::string line_of(TSNode node);
+// The function a node is in, as `'name'`, or "the module's code".
+std::string where_in(const Source& source, TSNode node);
+
+// The innermost enclosing `for` statement of `node` within its function, or
+// a null node.
+TSNode enclosing_loop(TSNode node);
+
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,596 @@
+// The device flow's calls (flow.h): factories, moves, modules, torch
+// functions, this file's functions and methods.
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "common.h"
+#include "flow_run.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+template <std::size_t N>
+bool among(std::string_view word, const std::array<std::string_view, N>& words) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+const FlowRun::Arg* keyword_arg(const std::vector<FlowRun::Arg>& args, std::string_view name) {
+  for (const FlowRun::Arg& a : args) {
+    if (a.keyword == name) return &a;
+  }
+  return nullptr;
+}
+
+bool has_splat(const std::vector<FlowRun::Arg>& args) {
+  return std::any_of(args.begin(), args.end(), [](const FlowRun::Arg& a) {
+    return is(a.node, "list_splat") || is(a.node, "dictionary_splat");
+  });
+}
+
+Value effective(const Value& v) {
+  if (v.kind == Kind::kEncoding) {
+    Value tensors = v;
+    tensors.kind = Kind::kTensor;
+    return tensors;
+  }
+  if (v.kind != Kind::kList) return v;
+  return element_value(v);
+}
+
+bool is_literal_number(TSNode node) {
+  if (is(node, "unary_operator")) node = field(node, fields().argument);
+  return is(node, "integer") || is(node, "float") || is(node, "true") || is(node, "false");
+}
+
+}  // namespace
+
+bool is_module_class(std::string_view q) {
+  if (q.rfind("torch.nn.", 0) != 0 || q.find(".functional") != std::string_view::npos ||
+      q.find(".init.") != std::string_view::npos || q.find(".utils.") != std::string_view::npos) {
+    return false;
+  }
+  const std::string_view last = q.substr(q.rfind('.') + 1);
+  return !last.empty() && std::isupper(static_cast<unsigned char>(last[0])) != 0 &&
+         last != "Parameter" && last != "Module";
+}
+
+bool is_wrapper(std::string_view q) {
+  return q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
+         q == "torch.nn.parallel.DistributedDataParallel" ||
+         q == "torch.nn.parallel.distributed.DistributedDataParallel";
+}
+
+Value FlowRun::eval_call(TSNode call, Frame& frame) {
+  const TSNode function = field(call, fields().function);
+  const bool attribute = is(function, "attribute");
+  const TSNode object = attribute ? field(function, fields().object) : TSNode{};
+  const std::string_view method =
+      attribute ? source_.text(field(function, fields().attribute)) : "";
+  if (method == "to" || method == "cuda" || method == "cpu") {
+    return eval_move(call, object, method, frame, /*statement=*/false);
+  }
+  const Call* recorded = source_.call_at(call);
+  std::string qualified;
+  const std::string& q =
+      recorded != nullptr ? recorded->qualified : (qualified = source_.qualify(function));
+  if (!q.empty() && is_factory(q)) return eval_factory(call, q, frame);
+  // A method of a value: the object first (once), then the arguments.
+  Value receiver;
+  const bool self_call = attribute && source_.text(object) == "self";
+  if (attribute && q.empty() && !self_call) receiver = eval(object, frame);
+  const std::vector<Arg> args = eval_args(call, frame);
+  Value v;
+  // In a module's method, `self(...)` runs its forward.
+  if (is(function, "identifier") && source_.text(function) == "self" && frame.module_method) {
+    Value self;
+    self.kind = Kind::kModule;
+    self.place = Place::kModuleDevice;
+    return eval_module_call(call, function, self, args, frame);
+  }
+  // tuple(...) and list(...) keep what they are given.
+  if (is(function, "identifier") &&
+      (source_.text(function) == "tuple" || source_.text(function) == "list") && args.size() == 1 &&
+      args[0].value.kind == Kind::kList) {
+    return args[0].value;
+  }
+  if (!q.empty()) {
+    if (q == "torch.autograd.Variable" || q == "torch.autograd.variable.Variable") {
+      return args.empty() ? Value{} : args[0].value;
+    }
+    if (q == "torch.from_numpy") {
+      v.kind = Kind::kTensor;
+      v.place = Place::kHost;
+      v.origin = Origin::kNumpy;
+      v.made = call;
+      return v;
+    }
+    if (q == "torch.as_tensor" || q == "torch.asarray" || legacy_type_on_cuda(q)) {
+      const std::vector<TSNode> positional = source_.positional(call);
+      const Arg* device = keyword_arg(args, "device");
+      v.kind = Kind::kTensor;
+      if (legacy_type_on_cuda(q).value_or(false)) {
+        v.place = Place::kDevice;
+        return v;
+      }
+      if (device != nullptr) {
+        v.place = device_of(device->node, frame);
+        return v;
+      }
+      if (positional.empty() || has_splat(args)) return v;
+      const TSNode data = positional[0];
+      const Value of = args.empty() ? Value{} : args[0].value;
+      if (is(data, "list") || is(data, "tuple") || of.kind == Kind::kArray) {
+        v.place = Place::kHost;
+        v.origin = q == "torch.as_tensor" || q == "torch.asarray" || of.kind == Kind::kArray
+                       ? Origin::kNumpy
+                       : Origin::kFactory;
+        v.made = call;
+      } else if (legacy_type_on_cuda(q) && is_literal_number(data)) {
+        v.place = Place::kHost;  // torch.FloatTensor(2, 3): sizes
+        v.origin = Origin::kFactory;
+        v.made = call;
+      } else if (of.kind == Kind::kTensor) {
+        v.place = of.place;
+      }
+      return v;
+    }
+    if (q.rfind("numpy.", 0) == 0) {
+      for (const Arg& a : args) {
+        const Value e = effective(a.value);
+        if (device_value(e) && e.place == Place::kDevice) {
+          out_.numpy_reads_.push_back({call, e});
+          break;
+        }
+      }
+      v.kind = Kind::kArray;
+      v.place = Place::kHost;
+      return v;
+    }
+    if (q == "torch.nn.Parameter" || q == "torch.nn.parameter.Parameter") {
+      v = args.empty() ? Value{} : args[0].value;
+      v.kind = Kind::kTensor;
+      v.registered = true;
+      return v;
+    }
+    if (q == "torch.utils.data.DataLoader" || q == "torch.utils.data.dataloader.DataLoader") {
+      v.kind = Kind::kLoader;
+      const Arg* pin = keyword_arg(args, "pin_memory");
+      if (pin != nullptr) {
+        const std::string_view text = source_.text(pin->node);
+        v.pinned = text == "True";
+        v.pin_unknown = text != "True" && text != "False";
+      }
+      v.pin_unknown = v.pin_unknown || has_splat(args);
+      if (!args.empty() && args[0].keyword.empty()) {
+        out_.loaders_.push_back({call, args[0].value});
+      } else if (const Arg* dataset = keyword_arg(args, "dataset")) {
+        out_.loaders_.push_back({call, dataset->value});
+      }
+      return v;
+    }
+    if (is_wrapper(q)) {
+      const std::vector<TSNode> positional = source_.positional(call);
+      if (!positional.empty() && q.find("Distributed") != std::string::npos) {
+        out_.wraps_.push_back({call, positional[0], args[0].value});
+      }
+      v = args.empty() ? Value{} : args[0].value;
+      if (v.kind == Kind::kUnknown) v.kind = Kind::kModule;
+      // With device_ids it lives there (and scatters its inputs there).
+      if (keyword_arg(args, "device_ids") != nullptr) v.place = Place::kDevice;
+      v.scatters = true;
+      v.origin = Origin::kNone;
+      return v;
+    }
+    if (is_module_class(q)) {
+      v.kind = Kind::kModule;
+      v.place = Place::kHost;
+      // Only a layer with parameters or buffers minds where it is called; a
+      // container is where the modules given to it are.
+      const std::string_view layer = std::string_view(q).substr(q.rfind('.') + 1);
+      const bool container =
+          layer == "Sequential" || layer == "ModuleList" || layer == "ModuleDict";
+      bool given_host = true;
+      for (const Arg& a : args) {
+        const Value e = effective(a.value);
+        given_host = given_host && e.kind == Kind::kModule && e.place == Place::kHost;
+      }
+      if (container && !args.empty() && !given_host) v.place = Place::kUnknown;
+      if (container && !args.empty()) {
+        const Value e = effective(args[0].value);
+        if (e.kind == Kind::kModule) {
+          v.element = Kind::kModule;
+          v.element_cls = e.cls;
+        }
+      }
+      if (layer_has_parameters(layer) && v.place == Place::kHost) v.origin = Origin::kUnmovedModule;
+      v.made = call;
+      // A loss given a class weight keeps it as a buffer: on the host until
+      // the loss is moved.
+      for (const char* name : {"weight", "pos_weight"}) {
+        const Arg* w = keyword_arg(args, name);
+        if (w != nullptr && host_tensor(w->value)) {
+          v.held_place = Place::kHost;
+          v.held_origin = w->value.origin;
+          v.held_made = w->value.made;
+          v.held_argument = w->node;
+        }
+      }
+      return v;
+    }
+    if (q.rfind("torchvision.datasets.", 0) == 0 || q == "torch.utils.data.TensorDataset" ||
+        q == "torch.utils.data.dataset.TensorDataset") {
+      v.kind = Kind::kDataset;
+      v.place = Place::kHost;
+      // A TensorDataset holds the tensors it is given, where they are.
+      for (const Arg& a : args) {
+        if (effective(a.value).place == Place::kDevice) v.place = Place::kDevice;
+      }
+      v.made = call;
+      return v;
+    }
+    if (computes_on_arguments(q)) return eval_torch_function(call, q, args, frame);
+  }
+  // A tokenizer's tensors (return_tensors="pt").
+  if (const Arg* r = keyword_arg(args, "return_tensors")) {
+    if (string_value(source_, r->node) == std::optional<std::string>("pt")) {
+      v.kind = method == "encode" ? Kind::kTensor : Kind::kEncoding;
+      v.place = Place::kHost;
+      v.origin = Origin::kBatch;
+      v.made = call;
+      return v;
+    }
+  }
+  if (is(function, "identifier")) {
+    const auto c = source_.classes().find(std::string(source_.text(function)));
+    if (c != source_.classes().end() && (c->second.is_module || c->second.is_dataset)) {
+      v.kind = c->second.is_module ? Kind::kModule : Kind::kDataset;
+      v.place = Place::kHost;
+      v.origin = c->second.is_module ? Origin::kUnmovedModule : Origin::kNone;
+      v.made = call;
+      v.cls = c->second.scope;
+      return v;
+    }
+  }
+  const int f = file_function(function, frame);
+  if (self_call) {
+    Value callee = lookup(source_.text(function), frame);
+    // In a module's method, `self.x(...)` of no method of its class calls a
+    // submodule (assigned in a base class, or by setattr).
+    if (callee.kind == Kind::kUnknown && callee.place == Place::kUnknown && f < 0 &&
+        frame.module_method && source_.scopes()[frame.scope].name != "__init__") {
+      callee.kind = Kind::kModule;
+      callee.place = Place::kModuleDevice;
+      // What it returns is not known to be a tensor (it may be a class).
+      Value out = eval_module_call(call, function, callee, args, frame);
+      out.kind = Kind::kUnknown;
+      return out;
+    }
+    // Anything on a device that is called is a module (`self.model =
+    // model.to(device)`, then `self.model(x)`).
+    if (callee.kind == Kind::kModule ||
+        (callee.kind == Kind::kUnknown && callee.place == Place::kDevice)) {
+      return eval_module_call(call, function, callee, args, frame);
+    }
+  }
+  if (f >= 0) {
+    const Summary& summary = analyze(f);
+    last_tuple_ = summary.tuple;
+    return summary.value;
+  }
+  if (attribute && !self_call && receiver.kind == Kind::kModule && receiver.cls >= 0) {
+    Value found;
+    int method_scope = -1;
+    if (member(receiver, method, found, method_scope)) {
+      if (method_scope >= 0) {
+        last_tuple_ = summaries_[method_scope].tuple;
+        for (Value& part : last_tuple_) {
+          if (part.place == Place::kModuleDevice) part.place = receiver.place;
+        }
+        return found;
+      }
+      if (found.kind == Kind::kModule) return eval_module_call(call, function, found, args, frame);
+    }
+  }
+  if (attribute && !self_call) return eval_method(call, object, method, receiver, args, frame);
+  Value callee;
+  if (!attribute) {
+    callee = eval(function, frame);
+    if (callee.kind == Kind::kModule ||
+        (callee.kind == Kind::kUnknown && callee.place == Place::kDevice)) {
+      return eval_module_call(call, function, callee, args, frame);
+    }
+  }
+  return computed_from(function, callee, args);
+}
+
+// What a call nothing is known of gives: computation follows its inputs, so
+// one given a tensor on the device (a model passed in, a helper of another
+// file) gives something on the device. Not the builtins that give numbers,
+// strings or nothing.
+Value FlowRun::computed_from(TSNode function, const Value& callee,
+                             const std::vector<Arg>& args) const {
+  static constexpr std::array<std::string_view, 22> kBuiltins = {
+      "len",     "print",   "int",     "float",    "str",       "bool", "isinstance", "type",
+      "id",      "repr",    "hash",    "range",    "enumerate", "zip",  "open",       "format",
+      "getattr", "setattr", "hasattr", "callable", "iter",      "round"};
+  if (callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) return Value{};
+  if (is(function, "identifier") && among(source_.text(function), kBuiltins)) return Value{};
+  for (const Arg& a : args) {
+    const Value e = effective(a.value);
+    if (device_value(e) && e.place == Place::kDevice) {
+      Value out;
+      out.place = Place::kDevice;
+      return out;
+    }
+  }
+  return Value{};
+}
+
+Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
+                           const Value& receiver, const std::vector<Arg>& args, Frame& frame) {
+  static constexpr std::array<std::string_view, 30> kBinary = {"add",          "add_",
+                                                               "sub",          "sub_",
+                                                               "mul",          "mul_",
+                                                               "div",          "div_",
+                                                               "matmul",       "mm",
+                                                               "bmm",          "masked_fill",
+                                                               "masked_fill_", "masked_select",
+                                                               "gather",       "scatter",
+                                                               "scatter_",     "scatter_add",
+                                                               "scatter_add_", "where",
+                                                               "dot",          "maximum",
+                                                               "minimum",      "eq",
+                                                               "ne",           "lt",
+                                                               "gt",           "le",
+                                                               "ge",           "lerp"};
+  static constexpr std::array<std::string_view, 9> kReductions = {
+      "sum", "mean", "max", "min", "norm", "prod", "all", "any", "std"};
+  Value v;
+  if (method == "numpy") {
+    out_.numpy_reads_.push_back({call, receiver});
+    v.kind = Kind::kArray;
+    v.place = Place::kHost;
+    return v;
+  }
+  if (method == "pin_memory") {
+    v = receiver;
+    v.pinned = true;
+    return v;
+  }
+  switch (receiver.kind) {
+    case Kind::kTensor:
+      if (non_tensor_method(method)) return Value{};
+      if (among(method, kBinary)) {
+        for (const Arg& a : args) meet(call, object, receiver, a.node, effective(a.value), frame);
+      }
+      v = receiver;
+      v.scalar = among(method, kReductions) && args.empty();
+      return v;
+    case Kind::kModule:
+      if (method == "forward") return eval_module_call(call, object, receiver, args, frame);
+      if (method == "train" || method == "eval" || method == "float" || method == "half" ||
+          method == "double" || method == "bfloat16" || method == "requires_grad_") {
+        return receiver;
+      }
+      return Value{};
+    case Kind::kArray:
+      return receiver;
+    case Kind::kUnknown:
+      if (receiver.place != Place::kUnknown && tensor_method(method)) {
+        v = receiver;
+        v.kind = Kind::kTensor;
+        v.scalar = among(method, kReductions) && args.empty();
+        return v;
+      }
+      return receiver.place == Place::kUnknown ? computed_from(object, receiver, args) : Value{};
+    default:
+      return Value{};
+  }
+}
+
+Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Frame& frame,
+                         bool statement) {
+  // The object as the flow has it here: `x.to(device)` elsewhere in the file
+  // says nothing of what x is.
+  const bool named =
+      is(object, "identifier") ||
+      (is(object, "attribute") && source_.text(field(object, fields().object)) == "self");
+  const Value v =
+      named ? lookup(source_.text(object), frame, /*moved=*/false) : eval(object, frame);
+  const std::vector<Arg> args = eval_args(call, frame);
+  Place target = v.place;
+  if (method == "cuda") {
+    target = Place::kDevice;
+  } else if (method == "cpu") {
+    target = Place::kHost;
+  } else {
+    const Arg* device = keyword_arg(args, "device");
+    TSNode to = device != nullptr ? device->node : TSNode{};
+    if (ts_node_is_null(to)) {
+      for (const Arg& a : args) {
+        if (a.keyword.empty()) {
+          to = a.node;
+          break;
+        }
+      }
+    }
+    if (!ts_node_is_null(to) && !is_dtype(source_, to)) target = device_of(to, frame);
+  }
+  const Arg* nb = keyword_arg(args, "non_blocking");
+  Move move;
+  move.call = call;
+  move.object = object;
+  move.value = v;
+  move.target = target;
+  move.statement = statement;
+  move.non_blocking = nb != nullptr && source_.text(nb->node) == "True";
+  move.scope = frame.scope;
+  // One sample of a batch: a loop's variable over the batch, or the batch
+  // indexed by a loop's variable.
+  for (const auto& [target, element] : frame.loops) {
+    move.per_sample = move.per_sample ||
+                      (is(target, "identifier") && source_.text(target) == source_.text(object) &&
+                       element.sample && element.origin == Origin::kBatch);
+  }
+  if (is(object, "subscript")) {
+    const Value batch = eval(field(object, fields().value), frame);
+    const bool indexed_by_loop =
+        std::any_of(frame.loops.begin(), frame.loops.end(), [&](const auto& loop) {
+          const std::string_view variable = source_.text(loop.first);
+          return is(loop.first, "identifier") &&
+                 source_.text(field(object, fields().subscript)) == variable;
+        });
+    move.per_sample =
+        move.per_sample || (indexed_by_loop && batch.kind == Kind::kTensor &&
+                            batch.origin == Origin::kBatch && batch.place == Place::kHost);
+  }
+  out_.moves_.push_back(move);
+  Value result = v;
+  result.place = target;
+  // A parameter moved elsewhere is a plain tensor (a copy).
+  if (target != v.place) result.registered = false;
+  if (target == Place::kHost && v.place != Place::kHost) {
+    result.origin = Origin::kHostCopy;
+    result.made = call;
+  } else if (target != Place::kHost) {
+    result.origin = Origin::kNone;
+    result.pinned = false;
+    result.held_place = Place::kUnknown;
+  }
+  if (statement && v.kind != Kind::kTensor &&
+      (is(object, "identifier") || !source_.dotted(object).empty())) {
+    // Modules (and what is not known to be a tensor) move in place; what is
+    // moved so is a module (a tensor's move would be dropped: DC102).
+    if (result.kind == Kind::kUnknown) result.kind = Kind::kModule;
+    frame.env.set(source_.text(object), result);
+  }
+  return result;
+}
+
+Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& frame) {
+  const std::vector<Arg> args = eval_args(call, frame);
+  const std::vector<TSNode> positional = source_.positional(call);
+  Value v;
+  v.kind = Kind::kTensor;
+  const Arg* pin = keyword_arg(args, "pin_memory");
+  v.pinned = pin != nullptr && source_.text(pin->node) == "True";
+  const TSNode first = positional.empty() ? TSNode{} : positional[0];
+  if (qualified == "torch.tensor") {
+    // A number (or what may be one) makes a 0-dim tensor, which mixes with
+    // any device; data makes a tensor of its size.
+    const Value data = args.empty() ? Value{} : args[0].value;
+    const bool sized = is(first, "list") || is(first, "tuple") || is(first, "list_comprehension") ||
+                       data.kind == Kind::kArray || data.kind == Kind::kList;
+    v.scalar = !sized;
+    if (data.kind == Kind::kArray) v.origin = Origin::kNumpy;
+  } else if (is(first, "tuple") && ts_node_named_child_count(first) == 0) {
+    v.scalar = true;
+  }
+  if (has_splat(args) || keyword_arg(args, "out") != nullptr || frame.default_device > 0 ||
+      default_device_set_) {
+    return v;
+  }
+  if (const Arg* device = keyword_arg(args, "device")) {
+    v.place = device_of(device->node, frame);
+    v.origin = Origin::kNone;
+    return v;
+  }
+  v.place = Place::kHost;
+  if (v.origin == Origin::kNone) v.origin = Origin::kFactory;
+  v.made = call;
+  return v;
+}
+
+Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& module,
+                                const std::vector<Arg>& args, Frame& frame) {
+  for (const Arg& a : args) {
+    if (is(a.node, "identifier"))
+      out_.module_inputs_.emplace_back(frame.scope, source_.text(a.node));
+    const Value e = effective(a.value);
+    if ((module.place == Place::kDevice || module.place == Place::kModuleDevice) &&
+        host_tensor(e) && !module.scatters) {
+      out_.meetings_.push_back({call, a.node, e, module, frame.scope});
+    } else if (module.place == Place::kHost && module.origin == Origin::kUnmovedModule &&
+               device_value(e) && e.place == Place::kDevice) {
+      out_.meetings_.push_back({call, function, module, e, frame.scope});
+    } else if (module.held_place == Place::kHost && device_value(e)) {
+      Value held;
+      held.kind = Kind::kTensor;
+      held.place = Place::kHost;
+      held.origin = module.held_origin;
+      held.made = module.held_made;
+      out_.meetings_.push_back({call, module.held_argument, held, e, frame.scope});
+      break;
+    }
+  }
+  Value out;
+  out.kind = Kind::kTensor;
+  if (module.place == Place::kDevice || module.place == Place::kModuleDevice ||
+      (module.place == Place::kHost && module.origin == Origin::kUnmovedModule)) {
+    out.place = module.place;
+    return out;
+  }
+  // A module without parameters (a loss, an activation) computes where its
+  // inputs are.
+  bool any = false;
+  bool host = true;
+  for (const Arg& a : args) {
+    const Value e = effective(a.value);
+    if (e.kind != Kind::kTensor && e.place == Place::kUnknown) continue;
+    any = true;
+    host = host && e.place == Place::kHost;
+    if (e.place == Place::kDevice) out.place = Place::kDevice;
+    if (e.place == Place::kModuleDevice && out.place != Place::kDevice) {
+      out.place = Place::kModuleDevice;
+    }
+  }
+  if (any && host) out.place = Place::kHost;
+  return out;
+}
+
+Value FlowRun::eval_torch_function(TSNode call, std::string_view qualified,
+                                   const std::vector<Arg>& args, Frame& frame) {
+  // device= puts the result there, from arguments anywhere
+  // (torch.sparse_coo_tensor(indices, values, device=...)).
+  if (const Arg* device = keyword_arg(args, "device")) {
+    Value placed;
+    placed.kind = Kind::kTensor;
+    placed.place = device_of(device->node, frame);
+    return placed;
+  }
+  const Arg* host = nullptr;
+  const Arg* device = nullptr;
+  bool any_tensor = false;
+  bool all_host = true;
+  Place place = Place::kUnknown;
+  for (const Arg& a : args) {
+    const Value e = effective(a.value);
+    if (host == nullptr && host_tensor(e)) host = &a;
+    if (device == nullptr && device_value(e)) device = &a;
+    if (e.kind == Kind::kTensor || e.place != Place::kUnknown) {
+      any_tensor = true;
+      all_host = all_host && e.place == Place::kHost;
+      if (e.place == Place::kDevice) place = Place::kDevice;
+      if (e.place == Place::kModuleDevice && place != Place::kDevice) place = Place::kModuleDevice;
+    }
+  }
+  if (host != nullptr && device != nullptr) {
+    out_.meetings_.push_back(
+        {call, host->node, effective(host->value), effective(device->value), frame.scope});
+  }
+  Value out;
+  out.kind = Kind::kTensor;
+  if (any_tensor && all_host && host != nullptr) {
+    out = effective(host->value);
+    out.kind = Kind::kTensor;
+  } else {
+    out.place = place;
+  }
+  static constexpr std::array<std::string_view, 6> kReductions = {
+      "torch.sum", "torch.mean", "torch.max", "torch.min", "torch.norm", "torch.prod"};
+  out.scalar = among(qualified, kReductions) && args.size() == 1;
+  return out;
+}
+
+}  // namespace devcheck::lint::detail

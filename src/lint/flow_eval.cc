@@ -1,0 +1,616 @@
+// The device flow's expressions (flow.h): what an expression's value is,
+// and where, on the way, a value on the host meets one on a device.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstring>
+#include <optional>
+
+#include "common.h"
+#include "flow_run.h"
+
+extern "C" const TSLanguage* tree_sitter_python();
+
+namespace devcheck::lint::detail {
+namespace {
+
+// Expressions longer than this (in bytes) are first asked whether they hold
+// anything the flow follows; smaller ones cost less to evaluate than to ask.
+constexpr uint32_t kLargeNode = 400;
+
+template <std::size_t N>
+bool among(std::string_view word, const std::array<std::string_view, N>& words) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+}  // namespace
+
+bool is_dtype(const Source& source, TSNode node) {
+  static constexpr std::array<std::string_view, 22> kTypes = {
+      "float",   "float32",   "float64",    "float16", "bfloat16", "half",  "double", "int",
+      "int8",    "int16",     "int32",      "int64",   "long",     "short", "uint8",  "bool",
+      "complex", "complex64", "complex128", "cfloat",  "cdouble",  "bits8"};
+  if (!is(node, "attribute")) return false;
+  const std::string_view last = source.text(field(node, fields().attribute));
+  if (last == "dtype") return true;
+  return source.qualify(node).rfind("torch.", 0) == 0 && among(last, kTypes);
+}
+
+bool computes_on_arguments(std::string_view q) {
+  static constexpr std::array<std::string_view, 4> kNamespaces = {
+      "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special."};
+  for (std::string_view ns : kNamespaces) {
+    if (q.rfind(ns, 0) == 0) return true;
+  }
+  if (q.rfind("torch.", 0) != 0) return false;
+  const std::string_view rest = q.substr(6);
+  static constexpr std::array<std::string_view, 12> kNot = {
+      "save", "load",    "manual_seed",      "is_tensor",         "numel",     "device",
+      "Size", "no_grad", "set_grad_enabled", "is_floating_point", "Generator", "get_default_dtype"};
+  return rest.find('.') == std::string_view::npos && !rest.empty() &&
+         std::islower(static_cast<unsigned char>(rest[0])) != 0 && !among(rest, kNot) &&
+         rest.rfind("set_", 0) != 0;
+}
+
+std::optional<bool> legacy_type_on_cuda(std::string_view q) {
+  static constexpr std::array<std::string_view, 11> kTypes = {
+      "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
+      "ShortTensor", "IntTensor",    "LongTensor", "BoolTensor",     "Tensor"};
+  if (q.rfind("torch.cuda.", 0) == 0 && among(q.substr(11), kTypes)) return true;
+  if (q.rfind("torch.", 0) == 0 && among(q.substr(6), kTypes)) return false;
+  return std::nullopt;
+}
+
+Sym sym(TSNode node) {
+  static const std::vector<Sym> table = [] {
+    static constexpr std::pair<const char*, Sym> kNames[] = {
+        {"identifier", Sym::kIdentifier},
+        {"call", Sym::kCall},
+        {"attribute", Sym::kAttribute},
+        {"subscript", Sym::kSubscript},
+        {"binary_operator", Sym::kBinaryOperator},
+        {"comparison_operator", Sym::kComparisonOperator},
+        {"parenthesized_expression", Sym::kParenthesizedExpression},
+        {"unary_operator", Sym::kUnaryOperator},
+        {"await", Sym::kAwait},
+        {"conditional_expression", Sym::kConditionalExpression},
+        {"none", Sym::kNone},
+        {"list", Sym::kList},
+        {"tuple", Sym::kTuple},
+        {"set", Sym::kSet},
+        {"dictionary", Sym::kDictionary},
+        {"expression_list", Sym::kExpressionList},
+        {"list_comprehension", Sym::kListComprehension},
+        {"generator_expression", Sym::kGeneratorExpression},
+        {"set_comprehension", Sym::kSetComprehension},
+        {"dictionary_comprehension", Sym::kDictionaryComprehension},
+        {"named_expression", Sym::kNamedExpression},
+        {"boolean_operator", Sym::kBooleanOperator},
+        {"lambda", Sym::kLambda},
+        {"string", Sym::kString},
+        {"integer", Sym::kInteger},
+        {"float", Sym::kFloat},
+        {"true", Sym::kTrue},
+        {"false", Sym::kFalse},
+    };
+    const TSLanguage* language = tree_sitter_python();
+    std::vector<Sym> out(ts_language_symbol_count(language), Sym::kOther);
+    for (uint32_t symbol = 0; symbol < out.size(); ++symbol) {
+      const auto id = static_cast<TSSymbol>(symbol);
+      if (ts_language_symbol_type(language, id) != TSSymbolTypeRegular) continue;
+      for (const auto& [name, value] : kNames) {
+        if (std::strcmp(ts_language_symbol_name(language, id), name) == 0) out[symbol] = value;
+      }
+    }
+    return out;
+  }();
+  const TSSymbol symbol = ts_node_symbol(node);
+  return symbol < table.size() ? table[symbol] : Sym::kOther;
+}
+
+bool tensor_method(std::string_view m) {
+  static constexpr std::array<std::string_view, 64> kMethods = {
+      "float",      "double",    "half",
+      "bfloat16",   "long",      "int",
+      "bool",       "byte",      "short",
+      "char",       "clone",     "detach",
+      "squeeze",    "unsqueeze", "view",
+      "view_as",    "reshape",   "reshape_as",
+      "permute",    "transpose", "flatten",
+      "contiguous", "expand",    "expand_as",
+      "repeat",     "softmax",   "log_softmax",
+      "sigmoid",    "tanh",      "relu",
+      "exp",        "log",       "abs",
+      "sqrt",       "pow",       "matmul",
+      "mm",         "bmm",       "masked_fill",
+      "tril",       "triu",      "narrow",
+      "type",       "type_as",   "chunk",
+      "split",      "unbind",    "index_select",
+      "gather",     "scatter",   "argmax",
+      "argmin",     "cumsum",    "flip",
+      "roll",       "clamp",     "t",
+      "sum",        "mean",      "max",
+      "min",        "norm",      "requires_grad_",
+      "to"};
+  return among(m, kMethods);
+}
+
+bool non_tensor_method(std::string_view m) {
+  static constexpr std::array<std::string_view, 14> kMethods = {
+      "item",         "tolist",   "size",       "dim",           "numel", "data_ptr",
+      "element_size", "nelement", "get_device", "is_contiguous", "equal", "is_floating_point",
+      "storage",      "stride"};
+  return among(m, kMethods);
+}
+
+Value FlowRun::lookup(std::string_view name, Frame& frame, bool moved) const {
+  const Value* found = frame.env.find(name);
+  bool global = false;
+  if (found == nullptr && frame.scope != 0) {
+    const Env& globals = module_env_ != nullptr ? *module_env_ : globals_;
+    found = globals.find(name);
+    global = found != nullptr;
+  }
+  Value v = found != nullptr ? *found : Value{};
+  // A module moved in place elsewhere is on the device where it is used: a
+  // module-level name moved anywhere, `self.x` moved in any method of the
+  // class, a parameter moved by a caller (main() moves the model it passes
+  // to train()). A name of this scope is followed by the flow itself.
+  if (moved && !moved_elsewhere(name, frame, global, v.parameter)) moved = false;
+  if (moved &&
+      (v.kind == Kind::kModule || (v.kind == Kind::kUnknown && v.place == Place::kUnknown)) &&
+      v.place != Place::kModuleDevice) {
+    if (v.kind == Kind::kUnknown) v.kind = Kind::kModule;
+    v.place = Place::kDevice;
+    v.origin = Origin::kNone;
+    v.held_place = Place::kUnknown;
+  }
+  return v;
+}
+
+bool FlowRun::moved_elsewhere(std::string_view name, const Frame& frame, bool global,
+                              bool parameter) const {
+  const auto& scopes = source_.scopes();
+  const bool self = name.rfind("self.", 0) == 0;
+  for (const auto& [scope, moved] : out_.moved_) {
+    if (moved != name || scope == frame.scope) continue;
+    if (self) {
+      if (frame.owner_class >= 0 && scopes[scope].owner_class == frame.owner_class) return true;
+      continue;
+    }
+    // The module's name, moved where it is not a local name.
+    if (global && (scope == 0 || scopes[scope].assigns.count(std::string(name)) == 0)) return true;
+    if (!parameter || frame.scope == 0) continue;
+    // A parameter: moved by a function that calls this one.
+    const std::string_view callee = scopes[frame.scope].name;
+    for (const Call& call : source_.calls()) {
+      if (call.scope != scope) continue;
+      const TSNode function = field(call.node, fields().function);
+      const std::string_view called = is(function, "attribute")
+                                          ? source_.text(field(function, fields().attribute))
+                                          : source_.text(function);
+      if (called == callee) return true;
+    }
+  }
+  return false;
+}
+
+Place FlowRun::device_of(TSNode target, Frame& frame) {
+  if (ts_node_is_null(target)) return Place::kUnknown;
+  if (is(target, "none")) return Place::kHost;
+  if (is(target, "integer")) return Place::kDevice;
+  if (const auto s = string_value(source_, target)) {
+    if (*s == "cpu") return Place::kHost;
+    return *s == "meta" || s->empty() ? Place::kUnknown : Place::kDevice;
+  }
+  if (is(target, "call") && source_.qualify(field(target, fields().function)) == "torch.device") {
+    const std::vector<TSNode> args = source_.positional(target);
+    if (!args.empty() && string_value(source_, args[0])) return device_of(args[0], frame);
+    return Place::kDevice;
+  }
+  if (is(target, "attribute")) {
+    if (source_.text(field(target, fields().attribute)) == "device") {
+      // A tensor's device (`x.device`) is where x is; a configuration's
+      // (`args.device`, `self.device`) is the device chosen.
+      const Value of = eval(field(target, fields().object), frame);
+      if (of.kind == Kind::kTensor || of.kind == Kind::kModule || of.place != Place::kUnknown) {
+        return of.place;
+      }
+      return Place::kDevice;
+    }
+    const std::string_view name = source_.text(target);
+    return is_device_name(name) || names_any(name, {"gpu", "rank", "cuda"}) ? Place::kDevice
+                                                                            : Place::kUnknown;
+  }
+  if (is(target, "identifier")) {
+    const std::string_view name = source_.text(target);
+    const TSNode value = source_.value_of(std::string(name), frame.scope);
+    if (!ts_node_is_null(value) && !ts_node_eq(value, target)) {
+      if (string_value(source_, value) || is(value, "none")) return device_of(value, frame);
+      if (is(value, "call") && source_.qualify(field(value, fields().function)) == "torch.device") {
+        return device_of(value, frame);
+      }
+    }
+    const Value v = lookup(name, frame);
+    if (v.kind == Kind::kTensor) return v.place;
+    return is_device_name(name) || names_any(name, {"gpu", "rank", "cuda"}) ? Place::kDevice
+                                                                            : Place::kUnknown;
+  }
+  return Place::kUnknown;
+}
+
+std::vector<FlowRun::Arg> FlowRun::eval_args(TSNode call, Frame& frame) {
+  std::vector<Arg> out;
+  const TSNode args = field(call, fields().arguments);
+  if (is(args, "generator_expression")) {
+    out.push_back({args, {}, eval(args, frame), false});
+    return out;
+  }
+  if (!is(args, "argument_list")) return out;
+  const uint32_t count = ts_node_named_child_count(args);
+  for (uint32_t i = 0; i < count; ++i) {
+    const TSNode arg = ts_node_named_child(args, i);
+    if (is(arg, "keyword_argument")) {
+      const TSNode value = field(arg, fields().value);
+      out.push_back({value, source_.text(field(arg, fields().name)), eval(value, frame), false});
+    } else if (is(arg, "list") || is(arg, "tuple")) {
+      // torch.cat([a, b]), an RNN's (h, c): each element meets the others.
+      const uint32_t n = ts_node_named_child_count(arg);
+      for (uint32_t j = 0; j < n; ++j) {
+        const TSNode element = ts_node_named_child(arg, j);
+        out.push_back({element, {}, eval(element, frame), true});
+      }
+    } else if (is(arg, "list_splat") || is(arg, "dictionary_splat")) {
+      out.push_back({arg, {}, eval(ts_node_named_child(arg, 0), frame), true});
+    } else if (!is(arg, "comment")) {
+      out.push_back({arg, {}, eval(arg, frame), false});
+    }
+  }
+  return out;
+}
+
+void FlowRun::meet(TSNode where, TSNode a_node, const Value& a, TSNode b_node, const Value& b,
+                   Frame& frame, bool known_tensors_only) {
+  auto meets = [&](const Value& host, const Value& other) {
+    return host_tensor(host) && device_value(other) &&
+           (!known_tensors_only || other.kind == Kind::kTensor || other.place == Place::kDevice);
+  };
+  if (meets(a, b)) {
+    out_.meetings_.push_back({where, a_node, a, b, frame.scope});
+  } else if (meets(b, a)) {
+    out_.meetings_.push_back({where, b_node, b, a, frame.scope});
+  }
+}
+
+Value FlowRun::eval(TSNode node, Frame& frame) {
+  if (ts_node_is_null(node)) return Value{};
+  const Sym type = sym(node);
+  if (type == Sym::kIdentifier) return lookup(source_.text(node), frame);
+  if (type == Sym::kCall) {
+    if (ts_node_end_byte(node) - ts_node_start_byte(node) > kLargeNode && inert(node, frame)) {
+      return Value{};
+    }
+    return eval_call(node, frame);
+  }
+  if (type == Sym::kAttribute) {
+    const TSNode object = field(node, fields().object);
+    if (source_.text(object) == "self") return lookup(source_.text(node), frame);
+    // A chain moved in place here (`model.net.to(device)`).
+    if (const Value* moved = frame.env.find(source_.text(node))) return *moved;
+    const Value v = eval(object, frame);
+    const std::string_view attribute = source_.text(field(node, fields().attribute));
+    static constexpr std::array<std::string_view, 7> kSame = {"data", "T",    "mT",  "H",
+                                                              "real", "imag", "grad"};
+    if (v.kind == Kind::kTensor || (v.kind == Kind::kUnknown && v.place == Place::kDevice)) {
+      if (among(attribute, kSame)) return v;
+      return Value{};
+    }
+    Value found;
+    int method = -1;
+    if (v.kind == Kind::kModule && v.cls >= 0 && member(v, attribute, found, method) &&
+        method < 0) {
+      return found;
+    }
+    if (v.kind == Kind::kModule && (attribute == "weight" || attribute == "bias")) {
+      Value w;
+      w.kind = Kind::kTensor;
+      w.place = v.place;
+      w.registered = true;
+      return w;
+    }
+    if (v.kind == Kind::kEncoding) {
+      Value t = v;
+      t.kind = Kind::kTensor;
+      return t;
+    }
+    return Value{};
+  }
+  if (type == Sym::kSubscript) return eval_subscript(node, frame);
+  if (type == Sym::kBinaryOperator) return eval_binary(node, frame);
+  if (type == Sym::kComparisonOperator) {
+    // Each pair of neighbours; a comparison's other side is most often a
+    // number, so only tensors known as such count.
+    std::vector<std::pair<TSNode, Value>> parts;
+    for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+      const TSNode part = ts_node_named_child(node, i);
+      parts.emplace_back(part, eval(part, frame));
+    }
+    Value out;
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+      meet(node, parts[i].first, parts[i].second, parts[i + 1].first, parts[i + 1].second, frame,
+           /*known_tensors_only=*/true);
+    }
+    for (const auto& [part, v] : parts) {
+      if (v.kind == Kind::kTensor) {
+        out = v;
+        out.origin = Origin::kNone;
+      }
+    }
+    return out;
+  }
+  if (type == Sym::kParenthesizedExpression || type == Sym::kUnaryOperator || type == Sym::kAwait) {
+    return eval(ts_node_named_child(node, 0), frame);
+  }
+  if (type == Sym::kConditionalExpression) {
+    const Value a = eval(ts_node_named_child(node, 0), frame);
+    eval(ts_node_named_child(node, 1), frame);
+    const Value b = eval(ts_node_named_child(node, 2), frame);
+    if (a.place != b.place && a.place != Place::kUnknown && b.place != Place::kUnknown) {
+      Value out = a;
+      out.place = Place::kUnknown;
+      out.origin = Origin::kNone;
+      return out;
+    }
+    return join(a, b);
+  }
+  if (type == Sym::kNone) {
+    Value none;
+    none.kind = Kind::kNone;
+    return none;
+  }
+  if (type == Sym::kList || type == Sym::kTuple || type == Sym::kSet || type == Sym::kDictionary ||
+      type == Sym::kExpressionList) {
+    // A large table of plain data (an op database, a config dict): nothing
+    // to follow in it.
+    if (ts_node_end_byte(node) - ts_node_start_byte(node) > kLargeNode && inert(node, frame)) {
+      return Value{};
+    }
+    Value element;
+    element.kind = Kind::kNone;
+    for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+      TSNode part = ts_node_named_child(node, i);
+      if (is(part, "pair")) part = field(part, fields().value);
+      if (is(part, "comment")) continue;
+      element = join(element, eval(part, frame));
+    }
+    return list_of(element);
+  }
+  if (type == Sym::kListComprehension || type == Sym::kGeneratorExpression ||
+      type == Sym::kSetComprehension || type == Sym::kDictionaryComprehension) {
+    // The loop variables are bound for the body, then forgotten.
+    const Env before = frame.env;
+    for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+      const TSNode clause = ts_node_named_child(node, i);
+      if (!is(clause, "for_in_clause")) continue;
+      const TSNode right = field(clause, fields().right);
+      const Value element = element_of(eval(right, frame), right, frame);
+      bind(field(clause, fields().left), element, frame, clause);
+    }
+    TSNode body = field(node, fields().body);
+    if (is(body, "pair")) body = field(body, fields().value);
+    const Value v = eval(body, frame);
+    frame.env = before;
+    return list_of(v);
+  }
+  if (type == Sym::kNamedExpression) {
+    const Value v = eval(field(node, fields().value), frame);
+    bind(field(node, fields().name), v, frame, node);
+    return v;
+  }
+  if (type == Sym::kBooleanOperator) {
+    return join(eval(field(node, fields().left), frame), eval(field(node, fields().right), frame));
+  }
+  if (type == Sym::kLambda || type == Sym::kString || type == Sym::kInteger ||
+      type == Sym::kFloat || type == Sym::kTrue || type == Sym::kFalse) {
+    // A string's interpolations hold code (f"{x.numpy()}").
+    if (type == Sym::kString) {
+      for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+        const TSNode part = ts_node_named_child(node, i);
+        if (is(part, "interpolation")) eval(ts_node_named_child(part, 0), frame);
+      }
+    }
+    return Value{};
+  }
+  // Anything else: what is inside may still meet (a call in a slice, ...).
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    eval(ts_node_named_child(node, i), frame);
+  }
+  return Value{};
+}
+
+namespace {
+
+// One element of a dataset (an item, on the host, made at `node`), of a
+// list, or of a module container (`self.layers[i]`: a module of the class
+// its elements have); nothing for a module that holds no modules.
+std::optional<Value> container_element(const Value& v, TSNode node) {
+  Value out;
+  switch (v.kind) {
+    case Kind::kDataset:
+      out.place = Place::kHost;
+      out.origin = Origin::kDatasetItem;
+      out.made = node;
+      return out;
+    case Kind::kList:
+      return element_value(v);
+    case Kind::kModule:
+      if (v.element != Kind::kModule) return std::nullopt;
+      out = v;
+      out.cls = v.element_cls;
+      out.element = Kind::kUnknown;
+      return out;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
+  const Value v = eval(field(node, fields().value), frame);
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    const TSNode part = ts_node_named_child(node, i);
+    if (!ts_node_eq(part, field(node, fields().value))) eval(part, frame);
+  }
+  Value out;
+  switch (v.kind) {
+    case Kind::kTensor:
+      out = v;
+      out.scalar = false;
+      return out;
+    case Kind::kEncoding:
+      out = v;
+      out.kind = Kind::kTensor;
+      return out;
+    case Kind::kDataset:
+    case Kind::kList:
+      return *container_element(v, node);
+    case Kind::kModule:
+      // A container's module (self.layers[i]).
+      return container_element(v, node).value_or(v);
+    default:
+      break;
+  }
+  if ((v.origin == Origin::kBatch || v.origin == Origin::kDatasetItem) && v.place == Place::kHost) {
+    out = v;
+    out.kind = Kind::kTensor;
+    return out;
+  }
+  return Value{};
+}
+
+Value FlowRun::eval_binary(TSNode node, Frame& frame) {
+  const TSNode left = field(node, fields().left);
+  const TSNode right = field(node, fields().right);
+  const Value a = eval(left, frame);
+  const Value b = eval(right, frame);
+  meet(node, left, a, right, b, frame);
+  if (a.kind != Kind::kTensor && b.kind != Kind::kTensor) {
+    // A number with a forward's input: still on the module's device.
+    if (a.place != Place::kUnknown && b.kind == Kind::kUnknown && b.place == Place::kUnknown)
+      return a;
+    if (b.place != Place::kUnknown && a.kind == Kind::kUnknown && a.place == Place::kUnknown)
+      return b;
+    return Value{};
+  }
+  if (a.kind != Kind::kTensor) return b;
+  if (b.kind != Kind::kTensor) return a;
+  Value out = a;
+  out.scalar = a.scalar && b.scalar;
+  if (a.place != b.place) {
+    if (a.place == Place::kHost && b.place != Place::kUnknown) {
+      out = b;
+    } else if (!(b.place == Place::kHost && a.place != Place::kUnknown)) {
+      out.place = Place::kUnknown;
+      out.origin = Origin::kNone;
+    }
+  }
+  if (a.scalar && !b.scalar) out = b;
+  return out;
+}
+
+Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
+  Value out;
+  switch (iterable.kind) {
+    case Kind::kLoader:
+      out.place = Place::kHost;
+      out.origin = Origin::kBatch;
+      out.pinned = iterable.pinned;
+      out.pin_unknown = iterable.pin_unknown;
+      out.made = node;
+      return out;
+    case Kind::kTensor:
+      out = iterable;
+      out.sample = true;
+      return out;
+    case Kind::kDataset:
+    case Kind::kList:
+    case Kind::kModule:
+      // The modules of a container (for layer in self.layers).
+      return container_element(iterable, node).value_or(out);
+    default:
+      break;
+  }
+  // A loader from elsewhere (`for x, y in train_loader`), or wrapped
+  // (`tqdm(loader)`): batches on the host, pinning unknown.
+  if (is(node, "call")) {
+    const std::vector<TSNode> args = source_.positional(node);
+    if (!args.empty()) {
+      const Value inner = eval(args[0], frame);
+      if (inner.kind == Kind::kLoader || inner.kind == Kind::kDataset) {
+        return element_of(inner, args[0], frame);
+      }
+    }
+  }
+  if (names_any(source_.text(node), {"loader"}) && iterable.place == Place::kUnknown) {
+    out.place = Place::kHost;
+    out.origin = Origin::kBatch;
+    out.pin_unknown = true;
+    out.made = node;
+  }
+  return out;
+}
+
+std::vector<Value> FlowRun::eval_elements(TSNode node, std::size_t count, Frame& frame) {
+  std::vector<Value> out;
+  if (is(node, "expression_list") || is(node, "tuple") || is(node, "list")) {
+    for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+      out.push_back(eval(ts_node_named_child(node, i), frame));
+    }
+    return out;
+  }
+  last_tuple_.clear();
+  const Value v = eval(node, frame);
+  if (last_tuple_.size() == count) return last_tuple_;
+  Value part;
+  if (v.kind == Kind::kTensor) {
+    part = v;
+  } else if ((v.origin == Origin::kBatch || v.origin == Origin::kDatasetItem) &&
+             v.place == Place::kHost) {
+    part = v;
+    part.kind = Kind::kTensor;
+  } else if (v.kind == Kind::kList) {
+    part = element_value(v);
+  }
+  out.assign(count, part);
+  return out;
+}
+
+bool FlowRun::member(const Value& instance, std::string_view name, Value& value, int& method) {
+  analyze_class(instance.cls);
+  method = method_of(instance.cls, name);
+  if (method >= 0) value = analyze(method).value;
+  if (method < 0) {
+    const auto attributes = class_attributes_.find(instance.cls);
+    if (attributes == class_attributes_.end()) return false;
+    const Value* found = attributes->second.find("self." + std::string(name));
+    if (found == nullptr) return false;
+    value = *found;
+  }
+  if (value.place == Place::kModuleDevice) value.place = instance.place;
+  return true;
+}
+
+int FlowRun::file_function(TSNode function, const Frame& frame) const {
+  if (is(function, "identifier")) {
+    const auto found = functions_.find(source_.text(function));
+    return found == functions_.end() ? -1 : found->second;
+  }
+  if (is(function, "attribute") && frame.owner_class >= 0 &&
+      source_.text(field(function, fields().object)) == "self") {
+    return method_of(frame.owner_class, source_.text(field(function, fields().attribute)));
+  }
+  return -1;
+}
+
+}  // namespace devcheck::lint::detail

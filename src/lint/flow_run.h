@@ -1,0 +1,220 @@
+#pragma once
+// The device flow's pass (flow.h): statements (flow.cc) and expressions
+// (flow_eval.cc). Internal to the two.
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "flow.h"
+
+namespace devcheck::lint::detail {
+
+// What is known of each name at one point of a scope.
+class Env {
+ public:
+  const Value* find(std::string_view name) const {
+    for (auto it = bindings_.rbegin(); it != bindings_.rend(); ++it) {
+      if (it->first == name) return &it->second;
+    }
+    return nullptr;
+  }
+  void set(std::string_view name, const Value& value) {
+    for (auto& [n, v] : bindings_) {
+      if (n == name) {
+        v = value;
+        return;
+      }
+    }
+    bindings_.emplace_back(name, value);
+  }
+  const std::vector<std::pair<std::string_view, Value>>& bindings() const { return bindings_; }
+  // The names after two ways through (an `if` and its `else`): where both
+  // agree, that value; else what both have in common.
+  void merge(const Env& other);
+
+ private:
+  std::vector<std::pair<std::string_view, Value>> bindings_;
+};
+
+// What two ways through leave of a value.
+Value join(const Value& a, const Value& b);
+
+// One run of a function's (or the module's) body.
+struct Frame {
+  int scope = 0;
+  int owner_class = -1;        // the class scope of a method
+  bool module_method = false;  // a method of an nn.Module subclass
+  bool forward = false;        // ... named forward
+  bool init = false;           // ... named __init__
+  Env env;
+  std::vector<Value> returns;
+  std::vector<std::vector<Value>> tuple_returns;
+  int default_device = 0;  // inside `with torch.device(...)`
+  // `for` statements around the statement: their targets and what each turn
+  // binds (comprehensions' are not counted: a list's elements are moved one
+  // by one where a list is what the code has).
+  std::vector<std::pair<TSNode, Value>> loops;
+};
+
+class FlowRun {
+ public:
+  FlowRun(const Source& source, Flow& out);
+  void run();
+
+  // One argument of a call, evaluated: a list's or tuple's elements each
+  // (torch.cat([a, b]), an RNN's (h, c)).
+  struct Arg {
+    TSNode node;
+    std::string_view keyword;  // empty for positional ones
+    Value value;
+    bool in_sequence = false;
+  };
+
+ private:
+  struct Summary {
+    enum State : uint8_t { kNotRun, kRunning, kDone } state = kNotRun;
+    Value value;
+    std::vector<Value> tuple;
+  };
+
+  // flow.cc: scopes and statements.
+  void prepass();
+  // Whether a function's body can tell the flow anything a rule reads: it
+  // makes, moves or reads a tensor's place, builds a module, a loader or a
+  // dataset, calls a module of the file, a function of the file or something
+  // moved. Others run only when called (for what they return).
+  void find_relevant();
+  Summary& analyze(int scope);
+  void analyze_class(int class_scope);
+  void exec_block(TSNode block, Frame& frame);
+  void exec(TSNode statement, Frame& frame);
+  void exec_expression_statement(TSNode expression, Frame& frame);
+  void exec_assignment(TSNode node, Frame& frame);
+  void exec_if(TSNode node, Frame& frame);
+  void exec_for(TSNode node, Frame& frame);
+  void bind(TSNode target, const Value& value, Frame& frame, TSNode value_node);
+  void bind_parameters(TSNode function, Frame& frame);
+
+  // flow_eval.cc: expressions.
+  Value eval(TSNode node, Frame& frame);
+  Value eval_call(TSNode call, Frame& frame);
+  std::vector<Arg> eval_args(TSNode call, Frame& frame);
+  Value eval_method(TSNode call, TSNode object, std::string_view method, const Value& receiver,
+                    const std::vector<Arg>& args, Frame& frame);
+  Value eval_move(TSNode call, TSNode object, std::string_view method, Frame& frame,
+                  bool statement);
+  Value eval_factory(TSNode call, std::string_view qualified, Frame& frame);
+  Value eval_module_call(TSNode call, TSNode function, const Value& module,
+                         const std::vector<Arg>& args, Frame& frame);
+  Value eval_torch_function(TSNode call, std::string_view qualified, const std::vector<Arg>& args,
+                            Frame& frame);
+  Value computed_from(TSNode function, const Value& callee, const std::vector<Arg>& args) const;
+  Value eval_binary(TSNode node, Frame& frame);
+  Value eval_subscript(TSNode node, Frame& frame);
+  // `moved`: a module moved in place anywhere in the file is on the device
+  // (false: the value as the flow has it here).
+  Value lookup(std::string_view name, Frame& frame, bool moved = true) const;
+  // Whether `name`, read in `frame`, is moved in place where it is the same
+  // object: anywhere for a module-level name (`global`) or `self.x` (in the
+  // class's methods), in a caller for a parameter (`global` too).
+  bool moved_elsewhere(std::string_view name, const Frame& frame, bool global,
+                       bool parameter) const;
+  Place device_of(TSNode target, Frame& frame);
+  std::vector<Value> eval_elements(TSNode node, std::size_t count, Frame& frame);
+  Value element_of(const Value& iterable, TSNode node, Frame& frame);
+  void meet(TSNode where, TSNode a_node, const Value& a, TSNode b_node, const Value& b,
+            Frame& frame, bool known_tensors_only = false);
+  int file_function(TSNode function, const Frame& frame) const;
+  // A member of an instance of a class of this file (`model.gru`, the method
+  // `model.init_hidden`): its value as seen from outside (what is on the
+  // module's device inside is where the instance is). False when unknown.
+  bool member(const Value& instance, std::string_view name, Value& value, int& method);
+
+  const Source& source_;
+  Flow& out_;
+  std::vector<Summary> summaries_;
+  Env globals_;
+  const Env* module_env_ = nullptr;  // the module's names while its code runs
+  std::unordered_map<int, Env> class_attributes_;
+  std::unordered_map<std::string_view, int> functions_;  // top-level functions by name
+  bool default_device_set_ = false;                      // torch.set_default_device(...) somewhere
+  bool mentions_pin_memory_ = false;
+  std::vector<bool> relevant_;
+  // The start bytes of the calls that tell the flow something, in order.
+  std::vector<uint32_t> relevant_calls_;
+  // Whether a statement can tell the flow nothing: no such call in it and
+  // no name the flow knows a value of (data tables, logging, plain Python).
+  bool says_nothing(TSNode statement, const Frame& frame) const;
+  // The same of any node (a large literal table inside a statement).
+  bool inert(TSNode node, const Frame& frame) const;
+  std::vector<bool> class_done_;
+  // (class scope, method name, method scope), sorted: the methods of the
+  // file's classes.
+  std::vector<std::tuple<int, std::string_view, int>> methods_;
+  int method_of(int class_scope, std::string_view name) const;
+  // Names made here (`self.<name>` of register_buffer("name", ...)), kept
+  // where the views of them stay valid.
+  std::deque<std::string> interned_;
+  // The tuple the last call of a function of this file returned, if it
+  // returns tuples (for `a, b = helper(...)`).
+  std::vector<Value> last_tuple_;
+};
+
+// The node types the flow's expressions tell apart, by symbol id (a table
+// lookup, where comparing type names costs a strcmp each).
+enum class Sym : uint8_t {
+  kOther,
+  kIdentifier,
+  kCall,
+  kAttribute,
+  kSubscript,
+  kBinaryOperator,
+  kComparisonOperator,
+  kParenthesizedExpression,
+  kUnaryOperator,
+  kAwait,
+  kConditionalExpression,
+  kNone,
+  kList,
+  kTuple,
+  kSet,
+  kDictionary,
+  kExpressionList,
+  kListComprehension,
+  kGeneratorExpression,
+  kSetComprehension,
+  kDictionaryComprehension,
+  kNamedExpression,
+  kBooleanOperator,
+  kLambda,
+  kString,
+  kInteger,
+  kFloat,
+  kTrue,
+  kFalse,
+};
+Sym sym(TSNode node);
+
+// Method names whose result is a tensor where they are methods of one.
+bool tensor_method(std::string_view method);
+// Methods of tensors whose result is not a tensor (a number, a size, ...).
+bool non_tensor_method(std::string_view method);
+// `torch.float32`, `torch.long`, `x.dtype`: a dtype, not a device.
+bool is_dtype(const Source& source, TSNode node);
+// Torch functions that compute on their tensor arguments (and so need them
+// on one device): torch.<op>, torch.nn.functional, linalg, fft, special.
+bool computes_on_arguments(std::string_view qualified);
+// Legacy constructors: torch.FloatTensor (false: the host), torch.cuda.*
+// (true); nullopt for anything else.
+std::optional<bool> legacy_type_on_cuda(std::string_view qualified);
+// torch.nn's module classes (nn.Linear, not nn.functional or nn.init).
+bool is_module_class(std::string_view qualified);
+// DataParallel and DistributedDataParallel.
+bool is_wrapper(std::string_view qualified);
+
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,49 @@
+// DC101 factory-without-device: a tensor made by torch.zeros(...) and the
+// other factories without device= is on the CPU; found where the device flow
+// sees it meet a tensor on a device (docs/lint.md, "The device flow").
+#include <set>
+
+#include "../common.h"
+#include "../flow.h"
+#include "../rule.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+void check(const RuleContext& c) {
+  std::set<uint32_t> done;
+  for (const Meeting& m : c.flow.meetings()) {
+    if (m.host.origin != Origin::kFactory || ts_node_is_null(m.host.made) ||
+        !done.insert(ts_node_start_byte(m.host.made)).second) {
+      continue;
+    }
+    const std::string factory = c.source.dotted(field(m.host.made, "function"));
+    const char* other = m.other.place == Place::kModuleDevice ? "the module's device" : "a device";
+    c.sink.report(m.host.made, "DC101",
+                  factory + "(...) without device= makes a tensor on the CPU, and " +
+                      line_of(m.where) + " (in " + where_in(c.source, m.where) +
+                      ") uses it with tensors on " + other +
+                      ": a device mismatch there; pass device= (e.g. device=x.device)");
+  }
+}
+
+}  // namespace
+
+extern const Rule kRuleDC101;
+const Rule kRuleDC101 = {{"DC101", "factory-without-device",
+                          "A tensor made without device= meets tensors on a device.", false},
+                         "import torch\n"
+                         "import torch.nn as nn\n"
+                         "class Seq(nn.Module):\n"
+                         "    def forward(self, x):\n"
+                         "        h = torch.zeros(x.size(0), 51)\n"
+                         "        return x + h\n",
+                         "import torch\n"
+                         "import torch.nn as nn\n"
+                         "class Seq(nn.Module):\n"
+                         "    def forward(self, x):\n"
+                         "        h = torch.zeros(x.size(0), 51, device=x.device, dtype=x.dtype)\n"
+                         "        return x + h\n",
+                         check};
+
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,180 @@
+// DC107 cuda-in-worker: CUDA inside a collate_fn or worker_init_fn given to a
+// DataLoader that forks workers, in a Dataset's __getitem__, or a tensor a
+// Dataset holds on a device and __getitem__ returns: "Cannot re-initialize
+// CUDA in forked subprocess".
+#include <cctype>
+#include <set>
+
+#include "../common.h"
+#include "../flow.h"
+#include "../rule.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+bool is_cuda_text(std::string_view text) { return text.find("cuda") != std::string_view::npos; }
+
+bool cuda_string(const Source& source, TSNode node) {
+  const auto s = string_value(source, node);
+  return s && (*s == "cuda" || s->rfind("cuda:", 0) == 0);
+}
+
+// A module-level name whose value mentions "cuda" (`DEVICE = torch.device("cuda" if ...)`).
+bool cuda_name(const Source& source, TSNode node) {
+  if (!is(node, "identifier")) return false;
+  const TSNode value = source.value_of(std::string(source.text(node)), 0);
+  return !ts_node_is_null(value) && is_cuda_text(source.text(value));
+}
+
+// Calls inside [start, end) that put something on a CUDA device.
+void report_cuda_in(const Source& source, uint32_t start, uint32_t end, const std::string& where,
+                    Sink& sink) {
+  for (const Call& call : source.calls()) {
+    if (ts_node_start_byte(call.node) < start || ts_node_end_byte(call.node) > end) continue;
+    bool cuda = call.method == "cuda" && call.qualified.empty();
+    if (call.method == "to") {
+      const std::vector<TSNode> args = source.positional(call.node);
+      const TSNode target = args.empty() ? source.keyword(call.node, "device") : args[0];
+      cuda = !ts_node_is_null(target) &&
+             (cuda_string(source, target) || cuda_name(source, target) ||
+              (is(target, "call") && source.qualify(field(target, "function")) == "torch.device" &&
+               is_cuda_text(source.text(target))));
+    }
+    const TSNode dev = source.keyword(call.node, "device");
+    if (!cuda && !ts_node_is_null(dev) && (cuda_string(source, dev) || cuda_name(source, dev))) {
+      cuda = true;
+    }
+    if (!cuda) continue;
+    sink.report(call.node, "DC107",
+                "CUDA used in " + where +
+                    ", which runs in forked DataLoader workers: CUDA cannot be re-initialised in "
+                    "a forked subprocess; move batches in the training loop (fine only with "
+                    "num_workers=0 or a spawn multiprocessing_context)");
+  }
+}
+
+bool forks_workers(const Source& source, TSNode loader) {
+  const TSNode workers = source.keyword(loader, "num_workers");
+  if (ts_node_is_null(workers) || source.text(workers) == "0") return false;
+  const TSNode context = source.keyword(loader, "multiprocessing_context");
+  if (!ts_node_is_null(context)) {
+    const std::string_view text = source.text(context);
+    if (text.find("spawn") != std::string_view::npos ||
+        text.find("forkserver") != std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+const Scope* function_named(const Source& source, std::string_view name) {
+  for (const Scope& s : source.scopes()) {
+    if (s.kind == ScopeKind::kFunction && s.owner_class < 0 && s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+void check_workers(const Source& source, Sink& sink) {
+  std::set<std::pair<uint32_t, uint32_t>> done;
+  for (const Call& call : source.calls()) {
+    if (call.qualified != "torch.utils.data.DataLoader" &&
+        call.qualified != "torch.utils.data.dataloader.DataLoader") {
+      continue;
+    }
+    if (!forks_workers(source, call.node)) continue;
+    for (const char* hook : {"collate_fn", "worker_init_fn"}) {
+      const TSNode value = source.keyword(call.node, hook);
+      if (ts_node_is_null(value)) continue;
+      TSNode body{};
+      if (is(value, "lambda")) {
+        body = value;
+      } else if (is(value, "identifier")) {
+        if (const Scope* f = function_named(source, source.text(value))) body = f->node;
+      }
+      if (ts_node_is_null(body)) continue;
+      if (!done.emplace(ts_node_start_byte(body), ts_node_end_byte(body)).second) continue;
+      report_cuda_in(source, ts_node_start_byte(body), ts_node_end_byte(body),
+                     std::string("the ") + hook + " '" + std::string(source.text(value)) + "'",
+                     sink);
+    }
+  }
+  for (const auto& [name, info] : source.classes()) {
+    if (!info.is_dataset) continue;
+    for (const Scope& s : source.scopes()) {
+      if (s.owner_class != info.scope || s.name != "__getitem__") continue;
+      report_cuda_in(source, ts_node_start_byte(s.node), ts_node_end_byte(s.node),
+                     name + ".__getitem__", sink);
+    }
+  }
+}
+
+// A Dataset's attribute made on a device (`self.data = torch.randn(...,
+// device="cuda")`) and read by its __getitem__: the workers get CUDA tensors.
+void check_device_attributes(const RuleContext& c) {
+  for (const AttributeSet& set : c.flow.attributes()) {
+    if (set.v.place != Place::kDevice) continue;
+    const Scope& cls = c.source.scopes()[set.class_scope];
+    const auto info = c.source.classes().find(cls.name);
+    if (info == c.source.classes().end() || !info->second.is_dataset) continue;
+    for (const Scope& s : c.source.scopes()) {
+      if (s.owner_class != set.class_scope || s.name != "__getitem__") continue;
+      const std::string_view body = c.source.text(s.node);
+      const std::size_t at = body.find(set.name);
+      const std::size_t end = at + set.name.size();
+      if (at == std::string_view::npos ||
+          (end < body.size() &&
+           (std::isalnum(static_cast<unsigned char>(body[end])) != 0 || body[end] == '_'))) {
+        continue;
+      }
+      c.sink.report(set.value, "DC107",
+                    std::string(set.name) + " is a tensor on a device that " + cls.name +
+                        ".__getitem__ reads, which runs in forked DataLoader workers: CUDA "
+                        "cannot be re-initialised in a forked subprocess; keep the dataset's "
+                        "tensors on the CPU and move batches in the training loop");
+    }
+  }
+}
+
+// A DataLoader that forks workers over a dataset the flow knows holds tensors
+// on a device (a TensorDataset of CUDA tensors).
+void check_device_datasets(const RuleContext& c) {
+  for (const LoaderMade& loader : c.flow.loaders()) {
+    if (loader.dataset.kind != Kind::kDataset || loader.dataset.place != Place::kDevice ||
+        !forks_workers(c.source, loader.call)) {
+      continue;
+    }
+    c.sink.report(loader.call, "DC107",
+                  "this DataLoader forks workers over a dataset of tensors on a device (" +
+                      line_of(loader.dataset.made) +
+                      "): CUDA cannot be re-initialised in a forked subprocess; keep the "
+                      "dataset on the CPU and move batches in the training loop");
+  }
+}
+
+void check(const RuleContext& c) {
+  check_workers(c.source, c.sink);
+  check_device_attributes(c);
+  check_device_datasets(c);
+}
+
+}  // namespace
+
+extern const Rule kRuleDC107;
+const Rule kRuleDC107 = {
+    {"DC107", "cuda-in-worker",
+     "CUDA in a collate_fn, worker_init_fn or Dataset.__getitem__ run by forked workers.", false},
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "def collate(batch):\n"
+    "    return torch.stack(batch).cuda()\n"
+    "loader = DataLoader(data, num_workers=4, collate_fn=collate)\n",
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "def collate(batch):\n"
+    "    return torch.stack(batch)\n"
+    "loader = DataLoader(data, num_workers=4, collate_fn=collate, pin_memory=True)\n"
+    "for x in loader:\n"
+    "    x = x.cuda(non_blocking=True)\n",
+    check};
+
+}  // namespace devcheck::lint::detail

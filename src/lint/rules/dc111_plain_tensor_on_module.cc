@@ -1,0 +1,64 @@
+// DC111 plain-tensor-on-module: `self.x = <a tensor>` in the __init__ of an
+// nn.Module subclass, where the device flow knows the value is a plain tensor
+// (not an nn.Parameter, not registered), or a plain list or dict of modules
+// or tensors: model.to(device) moves neither. Not a 0-dim tensor, which mixes
+// with tensors on any device.
+#include "../common.h"
+#include "../flow.h"
+#include "../rule.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+void check(const RuleContext& c) {
+  for (const AttributeSet& set : c.flow.attributes()) {
+    const Scope& method = c.source.scopes()[set.method_scope];
+    const auto info = c.source.classes().find(c.source.scopes()[set.class_scope].name);
+    if (method.name != "__init__" || info == c.source.classes().end() || !info->second.is_module) {
+      continue;
+    }
+    const std::string attribute(set.name.substr(5));
+    std::string message(set.name);
+    // A 0-dim tensor (`torch.tensor(1)`) mixes with tensors on any device.
+    if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
+      message += " holds a plain tensor, which model.to(device) does not move; use ";
+      message += "self.register_buffer(\"" + attribute + "\", ...) or nn.Parameter(...)";
+      if (is(set.value, "call") &&
+          c.source.text(set.value).find("Parameter(") != std::string_view::npos) {
+        message +=
+            " (.to()/.cuda() of a parameter returns a plain tensor: make it on its "
+            "device inside nn.Parameter(...))";
+      }
+    } else if (set.v.kind == Kind::kList && set.v.element == Kind::kModule) {
+      // (A list of tensors is most often a cache the code moves itself.)
+      message +=
+          " holds a plain list of modules, which model.to(device) does not move and "
+          "model.parameters() does not list; use nn.ModuleList(...) or nn.ModuleDict(...)";
+    } else {
+      continue;
+    }
+    c.sink.report(set.value, "DC111", std::move(message));
+  }
+}
+
+}  // namespace
+
+extern const Rule kRuleDC111;
+const Rule kRuleDC111 = {
+    {"DC111", "plain-tensor-on-module",
+     "A plain tensor (or list of modules) assigned to self in nn.Module.__init__.", false},
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "class Net(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.mask = torch.ones(4, 4).tril()\n",
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "class Net(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.register_buffer(\"mask\", torch.ones(4, 4).tril())\n",
+    check};
+
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,117 @@
+// DC112 hard-coded-cuda: `.cuda()`, `.to("cuda")` or `device="cuda"` where a
+// device variable is defined (at module level or in the same function): the
+// line ignores the choice.
+#include <algorithm>
+
+#include "../common.h"
+#include "../rule.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+bool is_cuda_text(std::string_view text) { return text.find("cuda") != std::string_view::npos; }
+
+bool cuda_string(const Source& source, TSNode node) {
+  return is_cuda_string(string_value(source, node));
+}
+
+// Whether `node` lies in a branch of an `if`/`elif` or a conditional
+// expression whose test names CUDA, a GPU or one of the device variables
+// (`if device.type == "cuda": model.cuda()`): it follows the choice.
+bool under_device_test(const Source& source, TSNode node, const std::vector<std::string>& names) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    TSNode test{};
+    if (is(n, "if_statement") || is(n, "elif_clause")) {
+      test = field(n, "condition");
+    } else if (is(n, "conditional_expression")) {
+      test = ts_node_named_child(n, 1);  // body `if` test `else` other
+    } else {
+      continue;
+    }
+    if (ts_node_is_null(test) || (ts_node_start_byte(node) >= ts_node_start_byte(test) &&
+                                  ts_node_end_byte(node) <= ts_node_end_byte(test))) {
+      continue;  // in the test itself, not governed by it
+    }
+    const std::string_view text = source.text(test);
+    if (names_cuda_or_gpu(text) ||
+        std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+          return text.find(name) != std::string_view::npos;
+        })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void check(const RuleContext& c) {
+  const Source& source = c.source;
+  Sink& sink = c.sink;
+  // The device variables' definitions (which may say "cuda"), and the scopes
+  // they serve: a module-level one serves the file, a function's its body.
+  struct Definition {
+    int scope;
+    uint32_t start, end;
+  };
+  std::vector<Definition> definitions;
+  std::vector<std::string> names;
+  for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+    const Scope& scope = source.scopes()[s];
+    if (scope.kind == ScopeKind::kClass) continue;
+    for (const auto& [name, values] : scope.assigns) {
+      if (!is_device_name(name) || name.rfind("self.", 0) == 0) continue;
+      for (TSNode value : values) {
+        // `device = "cuda"` chooses nothing: a line saying "cuda" beside it
+        // ignores no choice (the code around is CUDA-only anyway).
+        if (cuda_string(source, value)) continue;
+        const bool device =
+            (is(value, "call") && source.qualify(field(value, "function")) == "torch.device") ||
+            is_cuda_text(source.text(value));
+        if (device) {
+          definitions.push_back({s, ts_node_start_byte(value), ts_node_end_byte(value)});
+          names.push_back(name);
+        }
+      }
+    }
+  }
+  if (definitions.empty()) return;
+  for (const Call& call : source.calls()) {
+    const int function = source.function_of(call.scope);
+    bool served = false;
+    bool inside = false;
+    for (const Definition& d : definitions) {
+      served = served || d.scope == 0 || d.scope == function;
+      inside = inside ||
+               (ts_node_start_byte(call.node) >= d.start && ts_node_end_byte(call.node) <= d.end);
+    }
+    if (!served || inside) continue;
+    // `.cuda(rank)` picks a device on purpose; `.cuda()` takes CUDA's default.
+    bool hard = call.method == "cuda" && call.qualified.empty() &&
+                ts_node_named_child_count(field(call.node, "arguments")) == 0;
+    if (call.method == "to") {
+      const std::vector<TSNode> args = source.positional(call.node);
+      hard = !args.empty() && cuda_string(source, args[0]);
+    }
+    const TSNode dev = source.keyword(call.node, "device");
+    hard = hard || (!ts_node_is_null(dev) && cuda_string(source, dev));
+    if (!hard || under_device_test(source, call.node, names)) continue;
+    sink.report(call.node, "DC112",
+                "hard-coded CUDA where a device variable is defined: this line ignores it "
+                "and fails where CUDA is absent; use .to(device) / device=device");
+  }
+}
+
+}  // namespace
+
+extern const Rule kRuleDC112;
+const Rule kRuleDC112 = {
+    {"DC112", "hard-coded-cuda", "Hard-coded CUDA in a file that defines a device variable.",
+     false},
+    "import torch\n"
+    "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+    "x = torch.zeros(3).cuda()\n",
+    "import torch\n"
+    "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+    "x = torch.zeros(3, device=device)\n",
+    check};
+
+}  // namespace devcheck::lint::detail

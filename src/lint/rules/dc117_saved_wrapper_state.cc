@@ -1,0 +1,76 @@
+// DC117 saved-wrapper-state: torch.save of a DataParallel / DDP wrapper's
+// state_dict: its keys start with "module.".
+#include "../common.h"
+#include "../rule.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+// A DataParallel / DDP wrapper, also moved (`nn.DataParallel(net).cuda()`).
+bool is_wrapper_value(const Source& source, TSNode value, int depth = 0) {
+  if (!is(value, "call") || depth > 8) return false;
+  const TSNode function = field(value, "function");
+  const std::string q = source.qualify(function);
+  if (q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
+      q == "torch.nn.parallel.DistributedDataParallel" ||
+      q == "torch.nn.parallel.distributed.DistributedDataParallel") {
+    return true;
+  }
+  if (!is(function, "attribute")) return false;
+  const std::string_view method = source.text(field(function, "attribute"));
+  return (method == "cuda" || method == "to") &&
+         is_wrapper_value(source, field(function, "object"), depth + 1);
+}
+
+// The state_dict() calls of wrappers inside [start, end).
+void report_wrapper_states(const Source& source, uint32_t start, uint32_t end, Sink& sink) {
+  for (const Call& inner : source.calls()) {
+    if (inner.method != "state_dict" || ts_node_start_byte(inner.node) < start ||
+        ts_node_end_byte(inner.node) > end) {
+      continue;
+    }
+    if (!is_wrapper_value(source, value_of_object(source, inner.object, inner.scope))) continue;
+    const std::string name(source.text(inner.object));
+    std::string message = name;
+    message +=
+        " is a DataParallel/DistributedDataParallel wrapper: its state_dict keys start with "
+        "'module.' and do not load into the bare model; save ";
+    message += name + ".module.state_dict()";
+    sink.report(inner.node, "DC117", std::move(message));
+  }
+}
+
+void check_saved_wrapper(const Source& source, const Call& call, Sink& sink) {
+  if (call.qualified != "torch.save") return;
+  const std::vector<TSNode> args = source.positional(call.node);
+  if (args.empty()) return;
+  // What is saved: the argument, or the dict a name holds (`state = {...}`,
+  // then `torch.save(state, path)`).
+  TSNode saved = args[0];
+  if (is(saved, "identifier")) {
+    const TSNode value = source.value_of(std::string(source.text(saved)), call.scope);
+    if (is(value, "dictionary") || is(value, "call")) saved = value;
+  }
+  report_wrapper_states(source, ts_node_start_byte(saved), ts_node_end_byte(saved), sink);
+}
+
+void check(const RuleContext& c) {
+  for (const Call& call : c.source.calls()) check_saved_wrapper(c.source, call, c.sink);
+}
+
+}  // namespace
+
+extern const Rule kRuleDC117;
+const Rule kRuleDC117 = {{"DC117", "saved-wrapper-state",
+                          "torch.save of a DataParallel/DDP wrapper's state_dict.", false},
+                         "import torch\n"
+                         "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+                         "ddp = DDP(model)\n"
+                         "torch.save(ddp.state_dict(), \"model.pt\")\n",
+                         "import torch\n"
+                         "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+                         "ddp = DDP(model)\n"
+                         "torch.save(ddp.module.state_dict(), \"model.pt\")\n",
+                         check};
+
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,68 @@
+// DC120 unmoved-input: a batch of a DataLoader, an item of a Dataset or a
+// tensor copied to the host meets tensors on a device unmoved; or a model
+// made on the CPU and never moved is given tensors on a device.
+#include <set>
+
+#include "../common.h"
+#include "../flow.h"
+#include "../rule.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+void check(const RuleContext& c) {
+  std::set<uint32_t> done;
+  for (const Meeting& m : c.flow.meetings()) {
+    const Origin o = m.host.origin;
+    // A model left on the CPU is found where it is made (there it is moved),
+    // a batch or an item where it meets the device.
+    const TSNode at = o == Origin::kUnmovedModule ? m.host.made : m.host_at;
+    if ((o != Origin::kBatch && o != Origin::kDatasetItem && o != Origin::kHostCopy &&
+         o != Origin::kUnmovedModule) ||
+        ts_node_is_null(at) || !done.insert(ts_node_start_byte(at)).second) {
+      continue;
+    }
+    const std::string name(c.source.text(m.host_at));
+    const std::string made = ts_node_is_null(m.host.made) ? "" : " (" + line_of(m.host.made) + ")";
+    std::string message;
+    if (o == Origin::kUnmovedModule) {
+      message = std::string(c.source.text(field(m.host.made, "function"))) +
+                "(...) makes a model on the CPU that is never moved to a device, and " +
+                line_of(m.where) + " gives " + name +
+                " tensors on a device: a device mismatch; move it where it is made: .to(device)";
+    } else {
+      message = name;
+      message += o == Origin::kBatch         ? " is a batch of a DataLoader"
+                 : o == Origin::kDatasetItem ? " is an item of a Dataset"
+                                             : " was copied to the host";
+      message += made;
+      message +=
+          ", on the CPU, and meets tensors on a device here unmoved: a device mismatch; move "
+          "it to the device first (.to(device))";
+    }
+    c.sink.report(at, "DC120", std::move(message));
+  }
+}
+
+}  // namespace
+
+extern const Rule kRuleDC120;
+const Rule kRuleDC120 = {
+    {"DC120", "unmoved-input",
+     "A batch, dataset item or model left on the host meets tensors on a device.", false},
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "model = Net().to(\"cuda\")\n"
+    "for x, y in DataLoader(data, batch_size=8):\n"
+    "    out = model(x.to(\"cuda\"))\n"
+    "    correct = (out.argmax(1) == y).sum()\n",
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "model = Net().to(\"cuda\")\n"
+    "for x, y in DataLoader(data, batch_size=8):\n"
+    "    x, y = x.to(\"cuda\"), y.to(\"cuda\")\n"
+    "    out = model(x)\n"
+    "    correct = (out.argmax(1) == y).sum()\n",
+    check};
+
+}  // namespace devcheck::lint::detail

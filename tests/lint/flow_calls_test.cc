@@ -1,0 +1,89 @@
+// The flow's calls (flow_calls.cc): modules, losses, wrappers, functions and
+// methods of the file, NumPy, tokenizers.
+#include <gtest/gtest.h>
+
+#include "flow_testing.h"
+
+namespace devcheck::lint::detail {
+namespace {
+using testing::Flowed;
+using testing::Lines;
+using testing::meetings;
+
+TEST(LintFlowCalls, ModulesOutputWhereTheyAreAndMeetHostArguments) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "rnn = nn.GRU(4, 8).cuda()\n"
+      "plain = nn.Linear(4, 4)\n"
+      "def step(x):\n"
+      "    h = torch.zeros(1, 2, 8)\n"
+      "    out, h = rnn(x.cuda(), h)\n"
+      "    out2 = plain(x.cuda())\n"
+      "    return out + torch.ones(8)\n");
+  EXPECT_EQ(meetings(f), (Lines{"7 factory@6 meets device", "8 unmoved@4 meets device",
+                                "9 factory@9 meets device"}));
+}
+
+TEST(LintFlowCalls, ALossHoldsItsWeightOnTheHostUntilMoved) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "w = torch.tensor([1.0, 2.0])\n"
+      "loss = nn.CrossEntropyLoss(weight=w)\n"
+      "moved = nn.CrossEntropyLoss(weight=w).cuda()\n"
+      "def f(out, y):\n"
+      "    return loss(out.cuda(), y.cuda()) + moved(out.cuda(), y.cuda())\n");
+  EXPECT_EQ(meetings(f), (Lines{"7 factory@3 meets device"}));
+  EXPECT_EQ(ts_node_start_point(f.flow.meetings()[0].host_at).row, 3U);
+}
+
+TEST(LintFlowCalls, WrappersScatterTheirInputs) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "dp = nn.DataParallel(nn.Linear(2, 2)).cuda()\n"
+      "ddp = nn.parallel.DistributedDataParallel(nn.Linear(2, 2).cuda(0), device_ids=[0])\n"
+      "y = dp(torch.ones(2)) + ddp(torch.ones(2))\n");
+  EXPECT_EQ(meetings(f), Lines{});
+  ASSERT_EQ(f.flow.wraps().size(), 1U);
+  EXPECT_EQ(f.flow.wraps()[0].value.place, Place::kDevice);
+}
+
+TEST(LintFlowCalls, FollowsFunctionsAndMethodsOfTheFile) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch\n"
+      "def table(n):\n"
+      "    return torch.from_numpy(np.ones(n)), torch.ones(n, device='cuda')\n"
+      "class Net(torch.nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.rnn = torch.nn.GRU(2, 2)\n"
+      "    def init_hidden(self, n):\n"
+      "        return torch.zeros(1, n, 2)\n"
+      "model = Net().cuda()\n"
+      "def step(x):\n"
+      "    host, dev = table(3)\n"
+      "    y = host + dev\n"
+      "    h = model.init_hidden(4)\n"
+      "    return model.rnn(x.cuda(), h)\n");
+  EXPECT_EQ(meetings(f), (Lines{"14 numpy@4 meets device", "16 factory@10 meets device"}));
+}
+
+TEST(LintFlowCalls, RecordsNumpyReadsAndTokenizersTensors) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch\n"
+      "def f(tokenizer, model, text):\n"
+      "    model.cuda()\n"
+      "    inputs = tokenizer(text, return_tensors='pt')\n"
+      "    out = model(inputs['input_ids'])\n"
+      "    return out.numpy(), np.asarray(out)\n");
+  ASSERT_EQ(f.flow.numpy_reads().size(), 2U);
+  EXPECT_EQ(f.flow.numpy_reads()[0].value.place, Place::kDevice);
+  EXPECT_EQ(meetings(f), (Lines{"6 batch@5 meets device"}));
+}
+
+}  // namespace
+}  // namespace devcheck::lint::detail

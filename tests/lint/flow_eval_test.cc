@@ -1,0 +1,98 @@
+// The flow's expressions (flow_eval.cc): where values come from and where
+// they meet.
+#include <gtest/gtest.h>
+
+#include "flow_testing.h"
+#include "lint/flow_run.h"
+
+namespace devcheck::lint::detail {
+namespace {
+using testing::Flowed;
+using testing::Lines;
+using testing::meetings;
+
+TEST(LintFlowEval, MeetsInOperatorsComparisonsAndAugmentedAssignments) {
+  const Flowed f(
+      "import torch\n"
+      "def f(x, n):\n"
+      "    x = x.cuda()\n"
+      "    a = x @ torch.eye(3)\n"
+      "    b = torch.arange(3) < x\n"
+      "    c = torch.rand(1) < 0.5\n"
+      "    d = n < x\n"
+      "    x += torch.ones(3)\n");
+  EXPECT_EQ(meetings(f), (Lines{"4 factory@4 meets device", "5 factory@5 meets device",
+                                "8 factory@8 meets device"}));
+}
+
+TEST(LintFlowEval, KeepsPlacesThroughMethodsElementsAndCopies) {
+  const Flowed f(
+      "import torch\n"
+      "def f(x):\n"
+      "    x = x.cuda()\n"
+      "    t = torch.ones(4, 4).tril().float()[0]\n"
+      "    a = x + t\n"
+      "    h = x.detach().cpu()\n"
+      "    b = x * h\n"
+      "    s = torch.ones(3).sum()\n"
+      "    c = x * s\n"
+      "    i = x[torch.arange(2)]\n"
+      "    e = x * torch.tensor(0.5)\n");
+  EXPECT_EQ(meetings(f), (Lines{"5 factory@4 meets device", "7 copy@6 meets device"}));
+}
+
+TEST(LintFlowEval, KnowsDevicesByTheirNamesStringsAndDtypes) {
+  const Flowed f(
+      "import torch\n"
+      "cpu = 'cpu'\n"
+      "def f(x, device, local_rank):\n"
+      "    a = x.to(device) + torch.ones(1, 2)\n"
+      "    b = x.to(local_rank) + torch.ones(1, 2)\n"
+      "    c = x.to('cpu') + torch.ones(1, 2)\n"
+      "    d = x.to(torch.float16) + torch.ones(1, 2)\n"
+      "    e = x.to(cpu) + torch.ones(1, 2)\n"
+      "    g = torch.zeros(2, device=x.device) + x.cuda()\n"
+      "    with torch.device('cuda'):\n"
+      "        k = torch.zeros(2) + x.cuda()\n");
+  EXPECT_EQ(meetings(f), (Lines{"4 factory@4 meets device", "5 factory@5 meets device"}));
+}
+
+TEST(LintFlowEval, ComprehensionsBindTheirVariablesOnly) {
+  const Flowed f(
+      "import torch\n"
+      "def f(xs):\n"
+      "    t = torch.ones(2)\n"
+      "    ys = [t.cuda() for t in xs]\n"
+      "    return torch.cat([ys[0], t])\n");
+  EXPECT_EQ(meetings(f), (Lines{"5 factory@3 meets device"}));
+}
+
+TEST(LintFlowEval, TellsDtypesAndTorchOps) {
+  const Flowed f(
+      "import torch\nx = (torch.float32, torch.long, y.dtype, torch.nn.functional.relu)\n");
+  const TSNode tuple =
+      ts_node_named_child(ts_node_named_child(ts_node_named_child(f.source.root(), 1), 0), 1);
+  const TSNode right =
+      field(ts_node_named_child(ts_node_named_child(f.source.root(), 1), 0), "right");
+  ASSERT_TRUE(is(right, "parenthesized_expression") || is(right, "tuple")) << ts_node_type(right);
+  (void)tuple;
+  const TSNode inner = is(right, "tuple") ? right : ts_node_named_child(right, 0);
+  EXPECT_TRUE(is_dtype(f.source, ts_node_named_child(inner, 0)));
+  EXPECT_TRUE(is_dtype(f.source, ts_node_named_child(inner, 1)));
+  EXPECT_TRUE(is_dtype(f.source, ts_node_named_child(inner, 2)));
+  EXPECT_FALSE(is_dtype(f.source, ts_node_named_child(inner, 3)));
+  EXPECT_TRUE(computes_on_arguments("torch.cat"));
+  EXPECT_TRUE(computes_on_arguments("torch.nn.functional.cross_entropy"));
+  EXPECT_FALSE(computes_on_arguments("torch.save"));
+  EXPECT_FALSE(computes_on_arguments("torch.cuda.synchronize"));
+  EXPECT_FALSE(computes_on_arguments("torch.nn.Linear"));
+  EXPECT_EQ(legacy_type_on_cuda("torch.cuda.LongTensor"), std::optional<bool>(true));
+  EXPECT_EQ(legacy_type_on_cuda("torch.FloatTensor"), std::optional<bool>(false));
+  EXPECT_EQ(legacy_type_on_cuda("torch.zeros"), std::nullopt);
+  EXPECT_TRUE(tensor_method("tril"));
+  EXPECT_TRUE(non_tensor_method("item"));
+  EXPECT_FALSE(tensor_method("item"));
+}
+
+}  // namespace
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,200 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC101, FindsFactoryWithoutDeviceInAFunctionOnADevice) {
+  const std::string source =
+      "import torch\n"
+      "def step(x):\n"
+      "    mask = x * torch.zeros(x.shape[0])\n"
+      "    ok = torch.zeros(3, device=x.device)\n"
+      "    moved = torch.ones(3).to(x.device)\n"
+      "    scale = torch.tensor(2.0)\n"
+      "    return x.to('cuda') * mask\n"
+      "def cpu_only():\n"
+      "    return torch.zeros(3)\n"
+      "top = torch.zeros(3)\n";
+  EXPECT_EQ(found(source, "DC101"), (Lines{"3 DC101"}));
+  EXPECT_NE(only(source, "DC101").message.find("'step'"), std::string::npos);
+  EXPECT_NE(only(source, "DC101").message.find("device="), std::string::npos);
+}
+
+// The flow follows values, not words: a factory that meets the function's
+// own CPU tensors (pytorch/examples' load_cora adds torch.eye to a CPU sparse
+// matrix and moves the result at the return) or a parameter it knows nothing
+// of is not found; one that meets a tensor moved to a device is.
+TEST(LintDC101, FindsOnlyWhatMeetsAKnownDeviceTensor) {
+  const std::string source =
+      "import torch\n"
+      "def load(path, device):\n"
+      "    adj = torch.sparse_coo_tensor(index, values)\n"
+      "    adj = torch.eye(5) + adj\n"
+      "    return adj.to(device)\n"
+      "def passed_in(x, device):\n"
+      "    y = x + torch.zeros(3)\n"
+      "    return y.to(device)\n"
+      "def looped(items, device):\n"
+      "    for t in items:\n"
+      "        acc = t + torch.zeros(3)\n"
+      "        acc = acc.to(device)\n"
+      "def after(path, device):\n"
+      "    adj = read(path).to(device)\n"
+      "    return torch.eye(5) + adj\n"
+      "def later(x, device):\n"
+      "    noise = torch.randn(4)\n"
+      "    x = x.to(device)\n"
+      "    return x * noise\n";
+  EXPECT_EQ(found(source, "DC101"), (Lines{"15 DC101", "17 DC101"}));
+  const std::vector<Finding> all = lint_source(source, "t.py", [] {
+    LintOptions o;
+    o.select = {"DC101"};
+    return o;
+  }());
+  ASSERT_EQ(all.size(), 2U);
+  EXPECT_EQ(all[1].message,
+            "torch.randn(...) without device= makes a tensor on the CPU, and line 19 (in 'later') "
+            "uses it with tensors on a device: a device mismatch there; pass device= (e.g. "
+            "device=x.device)");
+}
+
+TEST(LintDC101, FindsFactoriesInAModulesForward) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.arange(x.shape[-1])\n"
+      "class Plain:\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.arange(x.shape[-1])\n";
+  EXPECT_EQ(found(source, "DC101"), (Lines{"5 DC101"}));
+}
+
+TEST(LintDC101, SaysNothingWhenTheResultIsMovedOrNoDeviceIsNamed) {
+  EXPECT_EQ(found("import torch\n"
+                  "def rpc_result(x, device):\n"
+                  "    y = x.to(device)\n"
+                  "    return (torch.zeros(2) - torch.ones(2)).to(0)\n"
+                  "def get_batch(data, device):\n"
+                  "    ix = torch.randint(len(data), (4,))\n"
+                  "    return torch.stack([data[i] for i in ix]).to(device)\n"
+                  "def meta(device):\n"
+                  "    with torch.device('meta'):\n"
+                  "        x = torch.randint(0, 1, (2, 3)) + 1\n"
+                  "    return x.to(device)\n"
+                  "def sliced(x, device):\n"
+                  "    return x.to(device), torch.tensor([1, 2, 3])[::2] + 1\n"
+                  "def passed_on(x, device):\n"
+                  "    check(torch.empty(3), x.to(device))\n"
+                  "def build(size, device_id=None):\n"
+                  "    t = torch.empty(size)\n"
+                  "    return t.cuda(device_id)\n",
+                  "DC101"),
+            Lines{});
+}
+
+TEST(LintDC101, SaysNothingForDrawsComparedIndexedOrReadByElementInForward) {
+  // torchvision's transforms: a random draw compared with a probability, an
+  // index tensor (a CPU index indexes a tensor on any device), elements read
+  // as numbers (a 0-dim tensor mixes with any device).
+  EXPECT_EQ(found("import torch\n"
+                  "import torch.nn as nn\n"
+                  "class RandomCrop(nn.Module):\n"
+                  "    def forward(self, img, magnitudes):\n"
+                  "        if torch.rand(1) < self.p:\n"
+                  "            return img\n"
+                  "        m = magnitudes[torch.randint(3, (1,))]\n"
+                  "        r = torch.rand(2)\n"
+                  "        left = int((img.shape[-1] - 8) * r[0])\n"
+                  "        top = int(r.shape[0] * r[1].item())\n"
+                  "        perm = torch.randperm(3)\n"
+                  "        img = img[..., perm, :, :]\n"
+                  "        return img[..., top:, left:] * m\n",
+                  "DC101"),
+            Lines{});
+  // Assigned and then used whole: found.
+  EXPECT_EQ(found("import torch\n"
+                  "import torch.nn as nn\n"
+                  "class Seq(nn.Module):\n"
+                  "    def forward(self, x):\n"
+                  "        h = torch.zeros(x.size(0), 51)\n"
+                  "        h, c = self.lstm(x, (h, h))\n"
+                  "        return h\n",
+                  "DC101"),
+            (Lines{"5 DC101"}));
+}
+
+TEST(LintDC101, SaysNothingWithSplatsOrLikeFactories) {
+  EXPECT_EQ(found("import torch\n"
+                  "def f(x, **kw):\n"
+                  "    a = torch.zeros(3, **kw)\n"
+                  "    b = torch.zeros_like(x)\n"
+                  "    c = x.new_zeros(3)\n"
+                  "    return x.cuda()\n",
+                  "DC101"),
+            Lines{});
+}
+
+// The cases: a GRU's hidden state made in a training method and
+// given to a model on the device; an arange meeting a module's parameter in
+// a method; class weights made on the CPU by a helper and given to a loss
+// while the model is on the device.
+TEST(LintDC101, FindsHiddenStatesParametersAndLossWeights) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Decay(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.decay = nn.Parameter(torch.ones(1))\n"
+      "    def kernel(self, length):\n"
+      "        t = torch.arange(length)\n"
+      "        return torch.exp(-self.decay * t)\n"
+      "def class_weights(counts):\n"
+      "    return torch.tensor([sum(counts) / c for c in counts])\n"
+      "class Trainer:\n"
+      "    def __init__(self, model, device):\n"
+      "        self.device = device\n"
+      "        self.model = model.to(device)\n"
+      "        self.loss = nn.CrossEntropyLoss(weight=class_weights([3, 1]))\n"
+      "    def step(self, x, y):\n"
+      "        h = torch.zeros(2, x.size(0), 16)\n"
+      "        out, h = self.model(x.to(self.device), h)\n"
+      "        return self.loss(out, y.to(self.device))\n";
+  EXPECT_EQ(found(source, "DC101"), (Lines{"8 DC101", "11 DC101", "18 DC101"}));
+}
+
+TEST(LintDC101, FollowsTheHiddenStateThroughABranchAndAHelper) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Cell(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.rnn = nn.GRU(4, 8)\n"
+      "    def init_hidden(self, batch):\n"
+      "        return torch.zeros(1, batch, 8)\n"
+      "    def forward(self, x, h=None):\n"
+      "        if h is None:\n"
+      "            h = self.init_hidden(x.size(1))\n"
+      "        return self.rnn(x, h)\n"
+      "class Fixed(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.rnn = nn.GRU(4, 8)\n"
+      "    def forward(self, x, h=None):\n"
+      "        if h is None:\n"
+      "            h = torch.zeros(1, x.size(1), 8, device=x.device)\n"
+      "        return self.rnn(x, h)\n";
+  EXPECT_EQ(found(source, "DC101"), (Lines{"8 DC101"}));
+}
+
+}  // namespace
+}  // namespace devcheck::lint

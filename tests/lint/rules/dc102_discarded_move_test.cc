@@ -1,0 +1,91 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC102, FindsADiscardedTensorMoveAndFixesIt) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "x = torch.zeros(3)\n"
+      "x.cuda()\n"
+      "model = nn.Linear(3, 3)\n"
+      "model.to('cuda')\n"
+      "y = torch.ones(3)\n"
+      "y = y.cuda()\n"
+      "z.cuda()\n";
+  EXPECT_EQ(found(source, "DC102"), (Lines{"4 DC102"}));
+  const Finding f = only(source, "DC102");
+  EXPECT_NE(f.message.find("write x = x.cuda()"), std::string::npos) << f.message;
+  ASSERT_TRUE(f.fix.has_value());
+  const std::string fixed = apply_fixes(source, {f});
+  EXPECT_NE(fixed.find("\nx = x.cuda()\n"), std::string::npos) << fixed;
+  EXPECT_EQ(found(fixed, "DC102"), Lines{});
+}
+
+TEST(LintDC102, KnowsModulesOfThisFileAndSelfAttributes) {
+  const std::string source =
+      "import torch\n"
+      "from torch import nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(2, 2)\n"
+      "        self.scale = torch.ones(2)\n"
+      "    def move(self):\n"
+      "        self.fc.cuda()\n"
+      "        self.scale.cuda()\n"
+      "net = Net()\n"
+      "net.to('cuda')\n";
+  EXPECT_EQ(found(source, "DC102"), (Lines{"10 DC102"}));
+}
+
+// The first pitfall: a parameter moved and dropped, then given to a
+// model (so a tensor, not a module); a module-level name moved again later.
+TEST(LintDC102, FindsAParameterUsedAsATensorAndANameMovedAgainLater) {
+  const std::string source =
+      "import torch\n"
+      "def step(model, x, device):\n"
+      "    model.to(device)\n"
+      "    x.to(device)\n"
+      "    return model(x)\n"
+      "def shape_only(x, device):\n"
+      "    x.to(device)\n"
+      "    return x.shape[0]\n"
+      "def unknown(thing, device):\n"
+      "    thing.to(device)\n"
+      "    return thing\n"
+      "def module(net, device):\n"
+      "    net.to(device)\n"
+      "    return net(torch.ones(2)), net.parameters()\n"
+      "x = torch.zeros(3)\n"
+      "x.cuda()\n"
+      "x = x.cuda()\n";
+  EXPECT_EQ(found(source, "DC102"), (Lines{"4 DC102", "7 DC102", "16 DC102"}));
+  EXPECT_EQ(
+      only("import torch\ndef f(m, x, d):\n    m.to(d)\n    x.to(d)\n    return m(x)\n", "DC102")
+          .message,
+      "x.to(...) returns a moved copy and this discards it: tensors do not move in place; "
+      "write x = x.to(d)");
+}
+
+// A tokenizer's tensors (return_tensors="pt") are a dict whose .to() moves in
+// place; its elements are tensors.
+TEST(LintDC102, KnowsATokenizersOutputAndItsTensors) {
+  const std::string source =
+      "def generate(tokenizer, model, prompt, device):\n"
+      "    inputs = tokenizer(prompt, return_tensors='pt')\n"
+      "    inputs.to(device)\n"
+      "    inputs['input_ids'].to(device)\n"
+      "    return model.generate(**inputs)\n";
+  EXPECT_EQ(found(source, "DC102"), (Lines{"4 DC102"}));
+}
+
+}  // namespace
+}  // namespace devcheck::lint

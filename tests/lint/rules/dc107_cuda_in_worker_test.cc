@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC107, FindsCudaInACollateFnRunByForkedWorkers) {
+  const std::string source =
+      "import torch\n"
+      "from torch.utils.data import DataLoader\n"
+      "DEVICE = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "def collate(batch):\n"
+      "    x = torch.stack(batch)\n"
+      "    return x.to(DEVICE)\n"
+      "loader = DataLoader(ds, num_workers=4, collate_fn=collate)\n"
+      "single = DataLoader(ds, collate_fn=collate)\n";
+  EXPECT_EQ(found(source, "DC107"), (Lines{"6 DC107"}));
+  EXPECT_NE(only(source, "DC107").message.find("the collate_fn 'collate'"), std::string::npos);
+}
+
+TEST(LintDC107, SaysNothingWithoutWorkersOrWithSpawn) {
+  const std::string collate = "import torch\ndef collate(b):\n    return b.cuda()\n";
+  EXPECT_EQ(
+      found(collate + "l = torch.utils.data.DataLoader(d, num_workers=0, collate_fn=collate)\n",
+            "DC107"),
+      Lines{});
+  EXPECT_EQ(
+      found(collate + "l = torch.utils.data.DataLoader(d, num_workers=2, collate_fn=collate,\n"
+                      "    multiprocessing_context='spawn')\n",
+            "DC107"),
+      Lines{});
+  EXPECT_EQ(found(collate + "l = torch.utils.data.DataLoader(d, num_workers=2, "
+                            "worker_init_fn=lambda i: torch.zeros(1).cuda())\n",
+                  "DC107"),
+            (Lines{"4 DC107"}));
+}
+
+TEST(LintDC107, FindsCudaInDatasetGetitem) {
+  const std::string source =
+      "import torch\n"
+      "from torch.utils.data import Dataset\n"
+      "class Data(Dataset):\n"
+      "    def __getitem__(self, i):\n"
+      "        return torch.zeros(2, device='cuda')\n"
+      "    def to_gpu(self):\n"
+      "        return torch.zeros(2, device='cuda')\n";
+  EXPECT_EQ(found(source, "DC107"), (Lines{"5 DC107"}));
+  EXPECT_NE(only(source, "DC107").message.find("Data.__getitem__"), std::string::npos);
+}
+
+// A Dataset that holds a tensor on a device and returns it from __getitem__.
+TEST(LintDC107, FindsADatasetsDeviceTensorReadByGetitem) {
+  const std::string source =
+      "import torch\n"
+      "from torch.utils.data import Dataset\n"
+      "class Synthetic(Dataset):\n"
+      "    def __init__(self, n):\n"
+      "        self.tensor = torch.randn(3, 8, 8, device=torch.device('cuda'))\n"
+      "        self.host = torch.randn(3, 8, 8)\n"
+      "        self.n = n\n"
+      "    def __getitem__(self, i):\n"
+      "        return self.tensor, self.host, i % self.n\n";
+  EXPECT_EQ(found(source, "DC107"), (Lines{"5 DC107"}));
+  EXPECT_NE(only(source, "DC107").message.find("self.tensor is a tensor on a device"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace devcheck::lint

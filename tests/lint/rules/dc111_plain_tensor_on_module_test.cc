@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC111, FindsPlainTensorsAssignedInModuleInit) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.mask = torch.ones(4)\n"
+      "        self.w = nn.Parameter(torch.ones(4))\n"
+      "        self.register_buffer('b', torch.zeros(4))\n"
+      "class NotAModule:\n"
+      "    def __init__(self):\n"
+      "        self.mask = torch.ones(4)\n";
+  EXPECT_EQ(found(source, "DC111"), (Lines{"6 DC111"}));
+  EXPECT_NE(only(source, "DC111").message.find("self.register_buffer(\"mask\""), std::string::npos);
+}
+
+// A factory followed by a method is a tensor (the issue's
+// `self.mask = torch.ones(n, n).tril()`), so is a table a helper method
+// builds from NumPy; a parameter moved with .to() is a plain tensor again.
+TEST(LintDC111, FindsFactoryChainsHelperTablesAndMovedParameters) {
+  const std::string source =
+      "import numpy as np\n"
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Attention(nn.Module):\n"
+      "    def __init__(self, n, d):\n"
+      "        super().__init__()\n"
+      "        self.mask = torch.ones(n, n).tril()\n"
+      "        self.pos_table = self._table(n, d)\n"
+      "        self.threshold = nn.Parameter(torch.randn(1)).to('cuda')\n"
+      "        self.scale = nn.Parameter(torch.ones(1))\n"
+      "        self.register_buffer('bias', torch.zeros(d))\n"
+      "        self.size = n\n"
+      "    def _table(self, n, d):\n"
+      "        table = np.array([[p / 10000 ** (2 * i / d) for i in range(d)] for p in range(n)])\n"
+      "        return torch.FloatTensor(table).unsqueeze(0)\n";
+  EXPECT_EQ(found(source, "DC111"), (Lines{"7 DC111", "8 DC111", "9 DC111"}));
+  const std::vector<Finding> all = lint_source(source, "t.py", [] {
+    LintOptions o;
+    o.select = {"DC111"};
+    return o;
+  }());
+  ASSERT_EQ(all.size(), 3U);
+  EXPECT_EQ(all[0].message,
+            "self.mask holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"mask\", ...) or nn.Parameter(...)");
+  EXPECT_NE(all[2].message.find(".to()/.cuda() of a parameter returns a plain tensor"),
+            std::string::npos)
+      << all[2].message;
+}
+
+TEST(LintDC111, FindsPlainListsOfModules) {
+  const std::string source =
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self, weights):\n"
+      "        super().__init__()\n"
+      "        self.convs = [nn.Conv1d(8, 1, k) for k in (3, 4, 5)]\n"
+      "        self.losses = []\n"
+      "        for w in weights:\n"
+      "            self.losses.append(nn.CrossEntropyLoss(weight=w))\n"
+      "        self.heads = nn.ModuleList([nn.Linear(2, 2)])\n"
+      "        self.sizes = [3, 4, 5]\n";
+  EXPECT_EQ(found(source, "DC111"), (Lines{"5 DC111", "6 DC111"}));
+  EXPECT_NE(only("import torch.nn as nn\n"
+                 "class Net(nn.Module):\n"
+                 "    def __init__(self):\n"
+                 "        super().__init__()\n"
+                 "        self.layers = [nn.Linear(2, 2), nn.Linear(2, 2)]\n",
+                 "DC111")
+                .message.find("plain list of modules"),
+            std::string::npos);
+}
+
+// torch.ao's _InputEqualizationObserver: a 0-dim placeholder mixes with
+// tensors on any device; a 1-dim one is still found.
+TEST(LintDC111, SaysNothingForAZeroDimTensor) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Observer(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.scale = torch.tensor(1)\n"
+      "        self.zero_point = torch.tensor(0.0)\n"
+      "        self.scales = torch.tensor([1.0, 2.0])\n";
+  EXPECT_EQ(found(source, "DC111"), (Lines{"8 DC111"}));
+}
+
+}  // namespace
+}  // namespace devcheck::lint

@@ -1,0 +1,77 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC112, FindsHardCodedCudaBesideADeviceVariable) {
+  const std::string source =
+      "import torch\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "model = model.to(device)\n"
+      "x = x.cuda()\n"
+      "y = y.to('cuda')\n"
+      "z = torch.zeros(1, device='cuda:0')\n";
+  EXPECT_EQ(found(source, "DC112"), (Lines{"4 DC112", "5 DC112", "6 DC112"}));
+  EXPECT_EQ(found("import torch\nx = x.cuda()\n", "DC112"), Lines{});
+}
+
+TEST(LintDC112, SaysNothingForChosenIndicesOrOtherFunctionsDevices) {
+  EXPECT_EQ(found("import torch\n"
+                  "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+                  "x = x.cuda(rank)\n",
+                  "DC112"),
+            Lines{});
+  const std::string two_functions =
+      "import torch\n"
+      "def setup():\n"
+      "    device = torch.device('cuda:0')\n"
+      "    return device\n"
+      "def other(x):\n"
+      "    return x.cuda()\n"
+      "def same(x):\n"
+      "    dev = torch.device('cuda')\n"
+      "    return x.cuda()\n";
+  EXPECT_EQ(found(two_functions, "DC112"), (Lines{"9 DC112"}));
+}
+
+TEST(LintDC112, SaysNothingBesideADeviceVariableThatIsCudaItself) {
+  // skorch's tests: a CUDA-only test names its device "cuda" and says so again.
+  EXPECT_EQ(found("import torch\n"
+                  "def test_cuda(x):\n"
+                  "    device = 'cuda'\n"
+                  "    x = x.to('cuda')\n"
+                  "    return x.to(device)\n",
+                  "DC112"),
+            Lines{});
+}
+
+TEST(LintDC112, SaysNothingUnderATestOfTheDeviceOrOfCuda) {
+  // pytorch/examples' imagenet: the .cuda() calls follow the device's type.
+  const std::string source =
+      "import torch\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "if device.type == 'cuda':\n"
+      "    model.cuda()\n"
+      "elif args.gpu is not None:\n"
+      "    model = model.cuda(args.gpu)\n"
+      "elif device.type == 'mps':\n"
+      "    model = model.to(device)\n"
+      "else:\n"
+      "    model = torch.nn.DataParallel(model).cuda()\n"
+      "y = y.cuda() if use_cuda else y\n"
+      "if y.cuda().sum() > 0:\n"
+      "    pass\n"
+      "z = z.cuda()\n";
+  // Line 12: the .cuda() in the test itself is governed by nothing; line 14
+  // by no test at all.
+  EXPECT_EQ(found(source, "DC112"), (Lines{"12 DC112", "14 DC112"}));
+}
+
+}  // namespace
+}  // namespace devcheck::lint

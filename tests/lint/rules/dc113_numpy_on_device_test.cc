@@ -1,0 +1,50 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC113, FindsNumpyOnADeviceTensor) {
+  const std::string source =
+      "import torch\n"
+      "def f(x, device):\n"
+      "    y = x.to(device)\n"
+      "    a = y.numpy()\n"
+      "    b = y.detach().cpu().numpy()\n"
+      "    c = x.cuda().detach().numpy()\n"
+      "    d = x.numpy()\n"
+      "    e = x.to(torch.float32).numpy()\n";
+  EXPECT_EQ(found(source, "DC113"), (Lines{"4 DC113", "6 DC113"}));
+  EXPECT_NE(only("def f(x):\n    return x.cuda().numpy()\n", "DC113")
+                .message.find(".detach().cpu().numpy()"),
+            std::string::npos);
+}
+
+// A module's output is where the module is (moved anywhere in the file); a
+// copy to "cpu" is on the host.
+TEST(LintDC113, FindsAModulesOutputAndNotACopyToTheCpu) {
+  const std::string source =
+      "import torch\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "model = Net()\n"
+      "model.to(device)\n"
+      "def predict(x):\n"
+      "    out = model(x.to(device))\n"
+      "    return out.softmax(-1).detach().numpy()\n"
+      "def host(x):\n"
+      "    return x.to('cpu').numpy(), model(x).cpu().numpy()\n"
+      "def collected(loader):\n"
+      "    outs = []\n"
+      "    for x, y in loader:\n"
+      "        outs.append(model(x.to(device)))\n"
+      "    return np.concatenate(outs)\n";
+  EXPECT_EQ(found("import numpy as np\n" + source, "DC113"), (Lines{"8 DC113", "15 DC113"}));
+}
+
+}  // namespace
+}  // namespace devcheck::lint

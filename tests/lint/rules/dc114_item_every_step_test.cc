@@ -1,0 +1,105 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC114, FindsItemOnEveryStepOfATrainingLoop) {
+  const std::string source =
+      "model.to(device)\n"
+      "for step, (x, y) in enumerate(loader):\n"
+      "    loss = loss_fn(model(x), y)\n"
+      "    loss.backward()\n"
+      "    total += loss.item()\n"
+      "    if step % 100 == 0:\n"
+      "        print(loss.item())\n"
+      "for v in values:\n"
+      "    print(v.item())\n";
+  EXPECT_EQ(found(source, "DC114"), (Lines{"5 DC114"}));
+  EXPECT_NE(only(source, "DC114").message.find("accumulate on the device"), std::string::npos);
+}
+
+TEST(LintDC114, SaysNothingInAFileThatPutsNothingOnADevice) {
+  // pytorch/examples' regression: a CPU-only loop reads .item() to stop.
+  const std::string loop =
+      "for step, (x, y) in enumerate(loader):\n"
+      "    loss = loss_fn(model(x), y)\n"
+      "    loss.backward()\n"
+      "    total += loss.item()\n";
+  EXPECT_EQ(found(loop, "DC114"), Lines{});
+  EXPECT_EQ(found("x = x.cuda()\n" + loop, "DC114"), (Lines{"5 DC114"}));
+  EXPECT_EQ(found("import torch\nd = torch.device('cuda')\n" + loop, "DC114"), (Lines{"6 DC114"}));
+  EXPECT_EQ(found("def f(x):\n    return torch.zeros(1, device='cuda')\n" + loop, "DC114"),
+            (Lines{"6 DC114"}));
+  // pytorch/examples' FSDP train_utils: moved to the rank's GPU by index.
+  EXPECT_EQ(found("b = b.to(local_rank)\n" + loop, "DC114"), (Lines{"5 DC114"}));
+  EXPECT_EQ(found("b = b.to(torch.float16)\n" + loop, "DC114"), Lines{});
+}
+
+// Once per epoch, after the loop over the batches, is not every step.
+TEST(LintDC114, SaysNothingForItemOncePerEpoch) {
+  const std::string source =
+      "for epoch in range(10):\n"
+      "    total = 0.0\n"
+      "    for x, y in loader:\n"
+      "        x, y = x.to(device), y.to(device)\n"
+      "        loss = loss_fn(model(x), y)\n"
+      "        loss.backward()\n"
+      "        total += loss.detach()\n"
+      "    print(total.item())\n"
+      "    for x, y in loader:\n"
+      "        loss = loss_fn(model(x.to(device)), y.to(device))\n"
+      "        loss.backward()\n"
+      "        print(loss.item())\n";
+  EXPECT_EQ(found(source, "DC114"), (Lines{"12 DC114"}));
+}
+
+// torchaudio's InverseMelScale: the value read decides whether to stop, so
+// it is needed on every step; so does torchvision's detection engine, which
+// exits on a non-finite loss. A read that only logs is still reported.
+TEST(LintDC114, SaysNothingWhenTheValueReadStopsTheLoop) {
+  const std::string source =
+      "def invert(mel, n, max_iter, tol):\n"
+      "    spec = torch.rand(n, device=mel.device)\n"
+      "    for _ in range(max_iter):\n"
+      "        loss = (mel - spec).pow(2).mean()\n"
+      "        loss.backward()\n"
+      "        new_loss = loss.item()\n"
+      "        if abs(old - new_loss) < tol:\n"
+      "            break\n"
+      "        old = new_loss\n"
+      "    while True:\n"
+      "        loss = step(spec)\n"
+      "        loss.backward()\n"
+      "        if loss.item() < tol:\n"
+      "            return spec\n"
+      "    while loss.item() > tol:\n"
+      "        loss = step(spec)\n"
+      "        loss.backward()\n"
+      "    for x in loader:\n"
+      "        loss = step(x)\n"
+      "        loss.backward()\n"
+      "        value = loss.item()\n"
+      "        for h in hooks:\n"
+      "            if h(value):\n"
+      "                break\n"
+      "        if value > 1e6:\n"
+      "            print(value)\n"
+      "    for x in loader:\n"
+      "        loss = step(x)\n"
+      "        loss.backward()\n"
+      "        loss_value = loss.item()\n"
+      "        if not math.isfinite(loss_value):\n"
+      "            sys.exit(1)\n"
+      "        if torch.isnan(loss).item():\n"
+      "            raise RuntimeError('nan')\n";
+  EXPECT_EQ(found(source, "DC114"), (Lines{"21 DC114"}));
+}
+
+}  // namespace
+}  // namespace devcheck::lint

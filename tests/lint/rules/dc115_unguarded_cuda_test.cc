@@ -1,0 +1,77 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC115, FindsCudaChosenWithoutIsAvailable) {
+  const std::string bad = "import torch\ndevice = torch.device('cuda:0')\n";
+  EXPECT_EQ(found(bad, "DC115"), (Lines{"2 DC115"}));
+  EXPECT_NE(only(bad, "DC115").message.find("torch.cuda.is_available()"), std::string::npos);
+  EXPECT_EQ(found("import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else "
+                  "'cpu')\n",
+                  "DC115"),
+            Lines{});
+  EXPECT_EQ(
+      found("import torch\nn = torch.cuda.device_count()\nd = torch.device('cuda')\n", "DC115"),
+      Lines{});
+  EXPECT_EQ(found("import torch\nd = torch.device('cpu')\n", "DC115"), Lines{});
+  EXPECT_EQ(found("import torch\n"
+                  "same = t.device == torch.device('cuda', 0)\n"
+                  "here = torch.device('cuda', torch.cuda.current_device())\n",
+                  "DC115"),
+            Lines{});
+}
+
+TEST(LintDC115, SaysNothingWhereADecoratorOrAMarkGatesOnCuda) {
+  // lit-gpt's tests: CUDA-only tests skipped by a decorator or a pytest mark;
+  // the availability test lives in conftest.py.
+  const std::string source =
+      "import torch\n"
+      "import pytest\n"
+      "@RunIf(min_cuda_gpus=1, thunder=True)\n"
+      "def test_on_gpu():\n"
+      "    with torch.device('cuda'):\n"
+      "        pass\n"
+      "@pytest.mark.skipif(not TEST_CUDA, reason='needs CUDA')\n"
+      "class TestCuda:\n"
+      "    def test_it(self):\n"
+      "        d = torch.device('cuda:0')\n"
+      "@pytest.mark.parametrize('device', [\n"
+      "    torch.device('cpu'),\n"
+      "    pytest.param(torch.device('cuda'), marks=[RunIf(min_cuda_gpus=1)]),\n"
+      "    pytest.param(torch.device('cuda:1'), marks=[pytest.mark.slow]),\n"
+      "])\n"
+      "def test_param(device):\n"
+      "    pass\n"
+      "@pytest.mark.slow\n"
+      "def test_slow():\n"
+      "    d = torch.device('cuda')\n";
+  EXPECT_EQ(found(source, "DC115"), (Lines{"14 DC115", "20 DC115"}));
+}
+
+// torch's pipeline worker: a device already of type "cuda" gets its index;
+// code under an `if` that tests for CUDA runs only where it is.
+TEST(LintDC115, SaysNothingUnderAConditionOnCuda) {
+  const std::string source =
+      "import torch\n"
+      "def normalize(device):\n"
+      "    if device.type == 'cuda' and device.index is None:\n"
+      "        return torch.device('cuda', index=torch.cuda.current_device())\n"
+      "    elif args.use_gpu:\n"
+      "        return torch.device('cuda:0')\n"
+      "    else:\n"
+      "        return torch.device('cuda')\n"
+      "if device.type == 'cuda':\n"
+      "    pass\n"
+      "d = torch.device('cuda', index=0)\n";
+  EXPECT_EQ(found(source, "DC115"), (Lines{"8 DC115", "11 DC115"}));
+}
+
+}  // namespace
+}  // namespace devcheck::lint

@@ -1,0 +1,30 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC117, FindsSavingAWrappersStateDict) {
+  const std::string source =
+      "import torch\n"
+      "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+      "model = Net()\n"
+      "ddp = DDP(model)\n"
+      "torch.save(ddp.state_dict(), 'a.pt')\n"
+      "torch.save({'model': ddp.state_dict()}, 'b.pt')\n"
+      "torch.save(ddp.module.state_dict(), 'c.pt')\n"
+      "torch.save(model.state_dict(), 'd.pt')\n";
+  EXPECT_EQ(found(source, "DC117"), (Lines{"5 DC117", "6 DC117"}));
+  EXPECT_NE(
+      only("import torch\nm = torch.nn.DataParallel(n)\ntorch.save(m.state_dict(), p)\n", "DC117")
+          .message.find("save m.module.state_dict()"),
+      std::string::npos);
+}
+
+}  // namespace
+}  // namespace devcheck::lint

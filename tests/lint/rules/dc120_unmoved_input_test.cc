@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+
+#include "devcheck/lint.h"
+#include "lint_testing.h"
+
+namespace devcheck::lint {
+namespace {
+using testing::found;
+using testing::Lines;
+using testing::only;
+
+TEST(LintDC120, FindsABatchLeftOnTheHost) {
+  const std::string source =
+      "import torch\n"
+      "from torch.utils.data import DataLoader\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "model = Net().to(device)\n"
+      "loader = DataLoader(data, batch_size=8)\n"
+      "def test():\n"
+      "    correct = 0\n"
+      "    for images, labels in loader:\n"
+      "        outputs = model(images.to(device))\n"
+      "        correct += (torch.max(outputs.data, 1)[1] == labels).sum().item()\n"
+      "    return correct\n"
+      "def fixed():\n"
+      "    for images, labels in loader:\n"
+      "        images, labels = images.to(device), labels.to(device)\n"
+      "        outputs = model(images)\n"
+      "        correct = (outputs.argmax(1) == labels).sum()\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"10 DC120"}));
+  EXPECT_EQ(only(source, "DC120").message,
+            "labels is a batch of a DataLoader (line 8), on the CPU, and meets tensors on a device "
+            "here unmoved: a device mismatch; move it to the device first (.to(device))");
+}
+
+TEST(LintDC120, FindsADatasetItemAndAModelNeverMoved) {
+  const std::string source =
+      "import torch\n"
+      "import torchvision\n"
+      "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+      "test_data = torchvision.datasets.FashionMNIST('data', train=False)\n"
+      "model = Net().to(device)\n"
+      "x, y = test_data[0][0], test_data[0][1]\n"
+      "pred = model(x)\n"
+      "class Net(torch.nn.Module):\n"
+      "    pass\n"
+      "def unmoved(batch):\n"
+      "    net = Net()\n"
+      "    return net(batch.to(device))\n"
+      "def moved(batch):\n"
+      "    net = Net().to(device)\n"
+      "    return net(batch.to(device))\n";
+  // An item where it meets the model; a model never moved where it is made.
+  EXPECT_EQ(found(source, "DC120"), (Lines{"7 DC120", "11 DC120"}));
+  EXPECT_EQ(only("import torch\nclass Net(torch.nn.Module):\n    pass\n"
+                 "def f(b):\n    net = Net()\n    return net(b.cuda())\n",
+                 "DC120")
+                .message,
+            "Net(...) makes a model on the CPU that is never moved to a device, and line 6 gives "
+            "net tensors on a device: a device mismatch; move it where it is made: .to(device)");
+}
+
+// A wrapper that scatters its inputs (DataParallel, DDP with device_ids),
+// a loss (no parameters), a tensor moved first: nothing.
+TEST(LintDC120, SaysNothingWhereInputsAreMovedForIt) {
+  EXPECT_EQ(found("import torch\n"
+                  "import torch.nn as nn\n"
+                  "model = nn.DataParallel(nn.Linear(4, 4)).cuda()\n"
+                  "loss_fn = nn.MSELoss()\n"
+                  "for x, y in torch.utils.data.DataLoader(data):\n"
+                  "    out = model(x)\n"
+                  "    loss = loss_fn(out, y.cuda())\n",
+                  "DC120"),
+            Lines{});
+}
+
+}  // namespace
+}  // namespace devcheck::lint
