@@ -62,7 +62,9 @@ SanitizerFinding mismatch_finding(const MismatchRecord& r, SiteNames& names) {
       arg.derived_from = a.origin.from_site == kNoSite ? "" : names.location(a.origin.from_site);
     }
     if (!detail::wrapped_scalar(a.device, a.shape.size())) counts.add(a.device);
-    std::string origin = "origin unknown (not made by a factory or transfer while watched)";
+    std::string origin =
+        "origin unknown (not made by a factory or transfer, nor from one such tensor, while "
+        "watched)";
     if (!arg.origin_op.empty()) {
       origin = "made by " + arg.origin_op + (arg.origin.empty() ? "" : " at " + arg.origin);
       if (!arg.derived_from_op.empty()) {

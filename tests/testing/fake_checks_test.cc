@@ -72,9 +72,10 @@ TEST(FakeChecks, AnOpACudaBuildHasNoCudaKernelForFailsAsOnAGpu) {
   const auto op = c10::Dispatcher::singleton()
                       .findSchemaOrThrow("devcheck_cpu_only_test::twice", "")
                       .typed<at::Tensor(const at::Tensor&)>();
-  EXPECT_THAT(error_of([&] { (void)op.call(at::ones({2}, kCuda0)); }),
-              HasSubstr("Could not run 'devcheck_cpu_only_test::twice' with arguments from the 'CUDA' "
-                        "backend"));
+  EXPECT_THAT(
+      error_of([&] { (void)op.call(at::ones({2}, kCuda0)); }),
+      HasSubstr("Could not run 'devcheck_cpu_only_test::twice' with arguments from the 'CUDA' "
+                "backend"));
   // a sparse CUDA tensor is not emulated, and says so
   EXPECT_THAT(error_of([] { (void)at::ones({2}).to_sparse().to(kCuda0); }),
               HasSubstr("fake CUDA does not emulate: it holds dense (strided) CUDA tensors only"));
