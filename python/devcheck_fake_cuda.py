@@ -297,25 +297,35 @@ def _exchange_device(device):
 
 
 # The memory statistics CUDA's caching allocator keeps, in its nested layout,
-# from fake CUDA's counters. Without a cache, reserved == allocated; every
-# block counts in the large pool.
-_BYTE_METRICS = ("allocated_bytes", "reserved_bytes", "active_bytes", "requested_bytes")
-_BLOCK_METRICS = ("allocation", "segment", "active")
+# from fake CUDA's counters. Freed blocks of 16 KiB and more stay cached for
+# reuse until empty_cache(): reserved = allocated + cached. Every block counts
+# in the large pool; requested and active bytes are the allocated bytes.
+_BYTE_METRICS = ("allocated_bytes", "active_bytes", "requested_bytes")
+_BLOCK_METRICS = ("allocation", "active")
 _EMPTY_METRICS = ("inactive_split", "inactive_split_bytes", "oversize_allocations",
                   "oversize_segments")
 
 
 def _cuda_memoryStats(device):
-    (allocated, peak, allocated_total, freed_total, allocations, frees, blocks,
-     peak_blocks) = _ops().fake_cuda_memory_stats(int(device))
+    (allocated, peak, allocated_total, freed_total, allocations, frees, blocks, peak_blocks,
+     reserved, peak_reserved, segments, peak_segments, host_allocations, host_frees,
+     host_allocated, host_freed) = _ops().fake_cuda_memory_stats(int(device))
     zero = {"current": 0, "peak": 0, "allocated": 0, "freed": 0}
     byte_stat = {"current": allocated, "peak": peak, "allocated": allocated_total,
                  "freed": freed_total}
     block_stat = {"current": blocks, "peak": peak_blocks, "allocated": allocations, "freed": frees}
+    # Reserved "allocated"/"freed": the bytes of the blocks taken from and given
+    # back to host memory (a tensor an op made below 16 KiB is reserved but
+    # was never such a block).
+    reserved_stat = {"current": reserved, "peak": peak_reserved, "allocated": host_allocated,
+                     "freed": host_freed}
+    segment_stat = {"current": segments, "peak": peak_segments, "allocated": host_allocations,
+                    "freed": host_frees}
     out = {"num_alloc_retries": 0, "num_ooms": 0, "max_split_size": -1, "num_sync_all_streams": 0,
-           "num_device_alloc": allocations, "num_device_free": frees}
-    for metric in _BYTE_METRICS + _BLOCK_METRICS:
-        stat = byte_stat if metric in _BYTE_METRICS else block_stat
+           "num_device_alloc": host_allocations, "num_device_free": host_frees}
+    for metric, stat in ([(m, byte_stat) for m in _BYTE_METRICS] +
+                         [(m, block_stat) for m in _BLOCK_METRICS] +
+                         [("reserved_bytes", reserved_stat), ("segment", segment_stat)]):
         out[metric] = {"all": dict(stat), "large_pool": dict(stat), "small_pool": dict(zero)}
     for metric in _EMPTY_METRICS:
         if metric.startswith("oversize"):
@@ -415,7 +425,7 @@ def _torch_c_functions():
         _cuda_isCurrentStreamCapturing=lambda: False,
         _cuda_hasPrimaryContext=lambda device: 0 <= int(device) < _count,
         _cuda_memoryStats=_cuda_memoryStats,
-        _cuda_emptyCache=lambda: None,
+        _cuda_emptyCache=lambda: ops.fake_cuda_empty_cache(),
         _cuda_resetPeakMemoryStats=_reset(True, False),
         _cuda_resetAccumulatedMemoryStats=_reset(False, True),
         _cuda_memorySnapshot=lambda *args, **kwargs: {"segments": [], "device_traces": []},

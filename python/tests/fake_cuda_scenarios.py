@@ -103,7 +103,7 @@ def surface():
     base = c.memory_allocated()
     x = torch.empty(1024, device="cuda")  # 4 KiB
     assert c.memory_allocated() == base + 4096, (c.memory_allocated(), base)
-    assert c.max_memory_allocated() >= base + 4096 and c.memory_reserved() == c.memory_allocated()
+    assert c.max_memory_allocated() >= base + 4096 and c.memory_reserved() >= c.memory_allocated()
     del x
     assert c.memory_allocated() == base and c.max_memory_allocated() >= base + 4096
     c.reset_peak_memory_stats()
@@ -111,7 +111,18 @@ def surface():
     stats = c.memory_stats()
     assert stats["allocated_bytes.all.current"] == base and stats["num_ooms"] == 0
     assert "PyTorch CUDA memory summary" in c.memory_summary()
+    # freed blocks stay reserved, as with CUDA's caching allocator, until empty_cache()
     c.empty_cache()
+    assert c.memory_reserved() == c.memory_allocated() == base, (c.memory_reserved(), base)
+    big = torch.empty(1 << 18, device="cuda")  # 1 MiB
+    address = big.data_ptr()
+    del big
+    assert c.memory_allocated() == base and c.memory_reserved() == base + (1 << 20)
+    assert c.max_memory_reserved() >= base + (1 << 20)
+    assert c.memory_stats()["segment.all.current"] >= 1
+    assert torch.empty(1 << 18, device="cuda").data_ptr() == address  # reused
+    c.empty_cache()
+    assert c.memory_reserved() == base, (c.memory_reserved(), base)
     free, total = c.mem_get_info()
     assert 0 < free <= total
     c.manual_seed_all(3)

@@ -66,7 +66,9 @@ c10::Allocator* fake_allocator(FakeKind kind);
 c10::DataPtr fake_adopt(FakeKind kind, c10::DeviceIndex index, c10::Storage owner);
 
 // Memory statistics of one device, as CUDA's caching allocator counts them
-// for a program (without a cache: reserved == allocated). Bytes.
+// for a program. Freed blocks of 16 KiB and more stay cached on their device
+// for reuse (at most 512 MiB a device) until fake_empty_cache(); reserved is
+// allocated plus cached. Bytes.
 struct FakeMemoryStats {
   std::int64_t allocated_bytes = 0;        // held now
   std::int64_t peak_allocated_bytes = 0;   // most held at once since the last peak reset
@@ -76,10 +78,43 @@ struct FakeMemoryStats {
   std::int64_t frees = 0;                  // blocks given back since the last accumulated reset
   std::int64_t blocks = 0;                 // blocks held now
   std::int64_t peak_blocks = 0;            // most blocks held at once since the last peak reset
+  std::int64_t cached_bytes = 0;           // in freed blocks kept for reuse
+  std::int64_t cached_blocks = 0;          // freed blocks kept for reuse
+  std::int64_t reserved_bytes = 0;         // allocated + cached
+  std::int64_t peak_reserved_bytes = 0;    // most reserved at once since the last peak reset
+  std::int64_t segments = 0;               // blocks held + cached
+  std::int64_t peak_segments = 0;          // most segments at once since the last peak reset
+  std::int64_t host_allocations = 0;       // blocks taken from host memory (cache misses)
+  std::int64_t host_frees = 0;             // blocks given back to host memory
+  std::int64_t host_allocated_bytes = 0;   // bytes of the blocks taken from host memory
+  std::int64_t host_freed_bytes = 0;       // bytes of the blocks given back to host memory
 };
 FakeMemoryStats fake_memory_stats(FakeKind kind, int index);
 void fake_reset_peak_memory(FakeKind kind, int index);
 void fake_reset_accumulated_memory(FakeKind kind, int index);
+// Gives every cached block of every device of `kind` back to host memory
+// (torch.cuda.empty_cache()).
+void fake_empty_cache(FakeKind kind);
+
+// While it lives, the CPU memory the calling thread's kernels allocate comes
+// from the cache of device `index` of `kind` (a fake op's results and
+// workspace); see install_fake_op_cpu_allocator().
+class FakeOpScope {
+ public:
+  FakeOpScope(FakeKind kind, c10::DeviceIndex index) noexcept;
+  ~FakeOpScope();
+  FakeOpScope(const FakeOpScope&) = delete;
+  FakeOpScope& operator=(const FakeOpScope&) = delete;
+
+ private:
+  FakeKind kind_;
+  c10::DeviceIndex index_;
+};
+
+// Makes the process's CPU allocator one that serves a fake op's allocations
+// (of 16 KiB and more) from its device's cache and hands every other
+// allocation to the allocator it replaces. Once per process.
+void install_fake_op_cpu_allocator();
 
 // Host memory that counts as pinned: is_pinned() is true for tensors in it.
 c10::Allocator* fake_pinned_allocator();

@@ -304,7 +304,9 @@ void py_set_stream(int64_t stream_id, int64_t index) {
 }
 
 // The counters of one device: allocated bytes now and at peak, bytes handed
-// out and given back, blocks handed out and given back, blocks now and at peak.
+// out and given back, blocks handed out and given back, blocks now and at
+// peak; reserved bytes now and at peak, segments now and at peak, blocks
+// and their bytes taken from and given back to host memory.
 std::vector<int64_t> py_memory_stats(int64_t index) {
   const FakeMemoryStats s = fake_memory_stats(kCuda, static_cast<int>(index));
   return {s.allocated_bytes,
@@ -314,7 +316,15 @@ std::vector<int64_t> py_memory_stats(int64_t index) {
           s.allocations,
           s.frees,
           s.blocks,
-          s.peak_blocks};
+          s.peak_blocks,
+          s.reserved_bytes,
+          s.peak_reserved_bytes,
+          s.segments,
+          s.peak_segments,
+          s.host_allocations,
+          s.host_frees,
+          s.host_allocated_bytes,
+          s.host_freed_bytes};
 }
 
 void py_reset_memory_stats(int64_t index, bool peak, bool accumulated) {
@@ -339,6 +349,7 @@ TORCH_LIBRARY_FRAGMENT(devcheck, m) {
   m.def("fake_cuda_memory_stats(int index) -> int[]", &py_memory_stats);
   m.def("fake_cuda_reset_memory_stats(int index, bool peak, bool accumulated) -> ()",
         &py_reset_memory_stats);
+  m.def("fake_cuda_empty_cache() -> ()", [] { fake_empty_cache(kCuda); });
   m.def("fake_cuda_generator(int index) -> Generator?", &py_generator);
   m.def("fake_cuda_in_bad_fork() -> bool", &py_in_bad_fork);
 }

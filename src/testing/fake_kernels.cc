@@ -243,6 +243,7 @@ void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, RunCpu&
 
   const c10::Device device = check_devices(K, op, *stack, first);
   const c10::DeviceGuard guard(device);
+  const FakeOpScope scope(K, device.index());
 
   Aliases<K> aliases(device.index());
   bool any_half = false;
@@ -538,6 +539,7 @@ template <FakeKind K>
 void register_kernels_of() {
   constexpr c10::DispatchKey kKey = dispatch_key_of(K);
   c10::SetAllocator(device_type_of(K), fake_allocator(K), kFakeAllocatorPriority);
+  install_fake_op_cpu_allocator();
   // The fake accelerator runs every op on the CPU; fake CUDA runs the ops a
   // CUDA build has CUDA kernels for (fake_cuda.cc) and lets the others fail
   // as on a GPU.
