@@ -13,8 +13,11 @@
 /// work. Random numbers on `cuda:N` come from one CPU generator per device
 /// (as CUDA has one per GPU). What it cannot show (docs/testing-without-a-gpu.md):
 /// timing and real asynchrony, kernels written for CUDA only (an op without a
-/// CPU kernel fails naming the op), out-of-memory and the caching
-/// allocator's behaviour, NCCL.
+/// CPU kernel fails naming the op), out-of-memory and the details of CUDA's
+/// caching allocator (the fake one caches freed blocks per device, without
+/// splitting them), NCCL. Once on, the process's CPU allocator serves the
+/// memory a CPU kernel allocates while it runs a fake op from that cache and
+/// hands every other CPU allocation to the allocator it replaced.
 ///
 /// It is the fake accelerator's implementation (devcheck/fake_device.h) with
 /// the CUDA device type and dispatch key, in the same library

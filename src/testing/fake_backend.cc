@@ -263,6 +263,21 @@ std::unordered_set<const void*>& op_blocks() {
   return *blocks;
 }
 
+// A new block from host memory.
+BlockHeader* new_block(FakeKind kind, c10::DeviceIndex index, std::size_t capacity,
+                       std::size_t nbytes, bool counted) {
+  auto* header = static_cast<BlockHeader*>(c10::alloc_cpu(sizeof(BlockHeader) + capacity));
+  header->capacity = capacity;
+  header->nbytes = nbytes;
+  header->kind = kind;
+  header->index = index;
+  header->counted = counted;
+  Counters& c = counters_of(kind, index);
+  c.host_allocations.fetch_add(1);
+  c.host_allocated.fetch_add(static_cast<std::int64_t>(capacity));
+  return header;
+}
+
 // A block of at least `nbytes` (of 16 KiB or more) for device `index` of
 // `kind`: a cached one (at most a quarter larger) or a new one. `counted`:
 // a fake tensor's; else an op block (see op_blocks()).
@@ -284,14 +299,7 @@ void* take_block(FakeKind kind, c10::DeviceIndex index, std::size_t nbytes, bool
       return header_data(header);
     }
   }
-  auto* header = static_cast<BlockHeader*>(c10::alloc_cpu(sizeof(BlockHeader) + capacity));
-  header->capacity = capacity;
-  header->nbytes = nbytes;
-  header->kind = kind;
-  header->index = index;
-  header->counted = counted;
-  c.host_allocations.fetch_add(1);
-  c.host_allocated.fetch_add(static_cast<std::int64_t>(capacity));
+  BlockHeader* header = new_block(kind, index, capacity, nbytes, counted);
   if (!counted) {
     const std::lock_guard<std::mutex> lock(cache_mutex);
     op_blocks().insert(header_data(header));
@@ -301,16 +309,7 @@ void* take_block(FakeKind kind, c10::DeviceIndex index, std::size_t nbytes, bool
 
 // A block of below 16 KiB, for a fake tensor: never cached.
 void* take_small_block(FakeKind kind, c10::DeviceIndex index, std::size_t nbytes) {
-  auto* header = static_cast<BlockHeader*>(c10::alloc_cpu(sizeof(BlockHeader) + nbytes));
-  header->capacity = nbytes;
-  header->nbytes = nbytes;
-  header->kind = kind;
-  header->index = index;
-  header->counted = true;
-  Counters& c = counters_of(kind, index);
-  c.host_allocations.fetch_add(1);
-  c.host_allocated.fetch_add(static_cast<std::int64_t>(nbytes));
-  return header_data(header);
+  return header_data(new_block(kind, index, nbytes, nbytes, /*counted=*/true));
 }
 
 // Keeps a block for reuse, or gives it back to the host.
