@@ -235,7 +235,8 @@ class _cudart:
     @staticmethod
     def cudaMemGetInfo(device):
         total = _host_memory_bytes()
-        return (max(total - _ops().fake_cuda_memory_stats(int(device))[0], 0), total)
+        reserved = _ops().fake_cuda_memory_stats(int(device))[8]  # cached blocks are not free
+        return (max(total - reserved, 0), total)
 
     @staticmethod
     def cudaProfilerStart():

@@ -121,7 +121,9 @@ def surface():
     assert c.max_memory_reserved() >= base + (1 << 20)
     assert c.memory_stats()["segment.all.current"] >= 1
     assert torch.empty(1 << 18, device="cuda").data_ptr() == address  # reused
+    cached_free, total = c.mem_get_info()  # a cached block is not free, as on a GPU
     c.empty_cache()
+    assert c.mem_get_info() == (cached_free + (1 << 20), total), (c.mem_get_info(), cached_free)
     assert c.memory_reserved() == base, (c.memory_reserved(), base)
     free, total = c.mem_get_info()
     assert 0 < free <= total
