@@ -14,6 +14,10 @@ if(DEVCHECK_DEPS_DIR)
   add_library(fmt::fmt INTERFACE IMPORTED)
   set_target_properties(fmt::fmt PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${_deps_include}
                                             INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY=1)
+  add_library(fmt::fmt-header-only INTERFACE IMPORTED)  # the torch-free CLI's
+  set_target_properties(fmt::fmt-header-only PROPERTIES
+                        INTERFACE_INCLUDE_DIRECTORIES ${_deps_include}
+                        INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY=1)
   add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
   set_target_properties(nlohmann_json::nlohmann_json PROPERTIES
                         INTERFACE_INCLUDE_DIRECTORIES ${_deps_include})

@@ -1,5 +1,6 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (there from fmt 11 on)
 #include <zlib.h>
 
 #include <algorithm>

@@ -5,6 +5,7 @@
 #include <ATen/ops/empty_strided.h>
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (there from fmt 11 on)
 #include <torch/nn/module.h>
 #include <nlohmann/json.hpp>
 

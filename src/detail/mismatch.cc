@@ -1,6 +1,7 @@
 #include "detail/mismatch.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (there from fmt 11 on)
 
 #include <algorithm>
 

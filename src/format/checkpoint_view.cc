@@ -1,5 +1,6 @@
 // DeviceMap and the Checkpoint metadata view with its text and JSON reports.
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (there from fmt 11 on)
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

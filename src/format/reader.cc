@@ -2,6 +2,7 @@
 #include "format/reader.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (there from fmt 11 on)
 
 #include <algorithm>
 #include <filesystem>
