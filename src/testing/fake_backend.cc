@@ -227,7 +227,6 @@ static_assert(sizeof(BlockHeader) == 64, "the header keeps 64-byte alignment");
 // Sizes round up to 512 bytes (CUDA's smallest block) below 1 MiB and to
 // 128 KiB above, so that a size that varies a little still finds its block.
 std::size_t round_capacity(std::size_t nbytes) {
-  if (nbytes < kCacheMinBytes) return nbytes;
   const std::size_t unit = nbytes <= (std::size_t{1} << 20) ? 512 : std::size_t{128} << 10;
   return (nbytes + unit - 1) / unit * unit;
 }
@@ -335,6 +334,7 @@ void give_block(BlockHeader* header) {
   c10::free_cpu(header);
 }
 
+// The deleter of every block: a fake tensor's and a fake op's CPU memory alike.
 void free_block(void* data) {
   if (data == nullptr) return;
   BlockHeader* header = header_of(data);
@@ -377,10 +377,6 @@ thread_local OpScope tls_op;
 
 c10::Allocator* cpu_allocator_before = nullptr;
 
-void free_op_block(void* data) {
-  if (data != nullptr) give_block(header_of(data));
-}
-
 void raw_free_cpu(void* data) {
   bool ours = false;
   {
@@ -388,7 +384,7 @@ void raw_free_cpu(void* data) {
     ours = op_blocks().count(data) != 0;
   }
   if (ours) {
-    free_op_block(data);
+    free_block(data);
   } else {
     const c10::DeleterFnPtr deleter = cpu_allocator_before->raw_deleter();
     TORCH_INTERNAL_ASSERT(deleter != nullptr, "the CPU allocator has no raw deleter");
@@ -401,7 +397,7 @@ struct OpCpuAllocator final : public c10::Allocator {
     const OpScope op = tls_op;
     if (op.index < 0 || nbytes < kCacheMinBytes) return cpu_allocator_before->allocate(nbytes);
     void* data = take_block(op.kind, op.index, nbytes, /*counted=*/false);
-    return {data, data, &free_op_block, c10::Device(c10::kCPU)};
+    return {data, data, &free_block, c10::Device(c10::kCPU)};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &raw_free_cpu; }
   void copy_data(void* dest, const void* src, std::size_t count) const {
