@@ -13,7 +13,7 @@ export CCACHE_NOHASHDIR := 1
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: deps configure build build-runtime run test test-asan test-tsan test-torch2 deb test-deb bench fuzz format tidy clean
+.PHONY: deps configure build build-runtime run test test-asan test-tsan test-torch2 test-torch-latest deb test-deb bench fuzz format tidy clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -62,9 +62,15 @@ test-tsan: deps
 
 # The whole tree against Debian 13's LibTorch 2.6 (CUDA 12.4 build) and the
 # whole suite with Python torch 2.6, in a debootstrap root made once and
-# reused (scripts/test-torch2.sh; needs root, builds into build-torch2/).
+# reused (scripts/test-lane.sh; needs root, builds into build-torch2/).
 test-torch2:
-	@bash scripts/test-torch2.sh
+	@bash scripts/test-lane.sh torch2
+
+# Today's torch: the whole tree against Debian sid's LibTorch 2.14 (CPU, GCC
+# 16, C++20) and the whole suite with Python 3.14's torch 2.14, beside
+# torchvision, ignite, accelerate and skorch (builds into build-torch-latest/).
+test-torch-latest:
+	@bash scripts/test-lane.sh torch-latest
 
 # The Debian package of the installed tree (CPack's DEB generator), and its
 # test: contents, dependencies, lintian, then installed into a fresh Debian 12

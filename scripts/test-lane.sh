@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# `make test-torch2`: the whole tree built against Debian 13's LibTorch 2.6
-# (CUDA 12.4 build) and the whole suite run with Python torch 2.6 as the real
-# client, in a Debian 13 root made by debootstrap.
+# `make test-torch2` and `make test-torch-latest`: the whole tree built against
+# another LibTorch and the whole suite run with that lane's Python torch as the
+# real client, in a Debian root made by debootstrap.
 #
-#   DEVCHECK_TORCH2_ROOT    the root; made once, reused, rebuilt when
-#                           scripts/torch2/packages.txt or setup-root.sh change
-#                           (default /var/cache/devcheck/torch2-root)
-#   DEVCHECK_TORCH2_CCACHE  ccache folder shared by runs
-#                           (default /var/cache/devcheck/torch2-ccache)
-#   DEVCHECK_TORCH2_MIRROR  Debian mirror (default: the host's, from apt's sources)
-#   DEVCHECK_TORCH2_BUILD   build folder, relative to the checkout
-#                           (default build-torch2)
-#   DEVCHECK_TORCH2_TARGETS build only these targets (default: all)
+#   test-lane.sh LANE [--root-only]
+#
+# LANE is a folder of scripts/ holding lane.conf (the Debian suite and
+# components, a per-run preparation script), packages.txt and setup-root.sh:
+#   torch2         Debian 13's LibTorch 2.6 (CUDA 12.4 build), Python 3.13
+#   torch-latest   Debian sid's LibTorch 2.14 (CPU), Python 3.14, GCC 16
+#
+# Each lane reads its settings with its own prefix (TORCH2, TORCH_LATEST):
+#   DEVCHECK_<LANE>_ROOT    the root; made once, reused, rebuilt when the
+#                           lane's lane.conf, packages.txt or setup-root.sh
+#                           change (default /var/cache/devcheck/<lane>-root)
+#   DEVCHECK_<LANE>_CCACHE  ccache folder shared by runs
+#                           (default /var/cache/devcheck/<lane>-ccache)
+#   DEVCHECK_<LANE>_MIRROR  Debian mirror (default: the host's, from apt's sources)
+#   DEVCHECK_<LANE>_BUILD   build folder, relative to the checkout
+#                           (default build-<lane>)
+#   DEVCHECK_<LANE>_TARGETS build only these targets (default: all)
 #   DEVCHECK_TREE_SITTER_PYTHON_DIR  devcheck lint's grammar on the host, mounted
 #                           at the same path in the root (default
 #                           /var/cache/devcheck/tree-sitter-python-0.23.6)
@@ -21,33 +29,45 @@
 #                           (default /var/cache/devcheck/lint-corpus)
 #   JOBS, CTEST_ARGS        as for `make test`; CMAKE_ARGS for the configure
 #
-# `test-torch2.sh --root-only` makes (or checks) the root and stops: CI runs
-# it in the background while `make test` builds (downloads overlap the build).
+# `--root-only` makes (or checks) the root and stops: CI runs it in the
+# background while `make test` builds (downloads overlap the build).
 #
-# Builds into build-torch2/ (or $DEVCHECK_TORCH2_BUILD) in the checkout. Everything it mounts lives in a
+# Builds into build-<lane>/ in the checkout. Everything it mounts lives in a
 # private mount namespace, so it is gone when the script ends, however it ends;
 # the trap also unmounts explicitly. Idempotent and non-interactive.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
-root=${DEVCHECK_TORCH2_ROOT:-/var/cache/devcheck/torch2-root}
-ccache_dir=${DEVCHECK_TORCH2_CCACHE:-/var/cache/devcheck/torch2-ccache}
+lane=${1:-}
+if [ -z "$lane" ] || [ ! -f "$here/$lane/lane.conf" ]; then
+  echo "usage: test-lane.sh LANE [--root-only]; LANE is one of:" \
+    "$(cd "$here" && dirname */lane.conf | tr '\n' ' ')" >&2
+  exit 2
+fi
+shift
+lane_dir=$here/$lane
+# The lane's settings: DEVCHECK_TORCH2_ROOT, DEVCHECK_TORCH_LATEST_ROOT, ...
+prefix=DEVCHECK_$(echo "$lane" | tr 'a-z-' 'A-Z_')
+setting() { local name=${prefix}_$1; echo "${!name:-$2}"; }
+root=$(setting ROOT "/var/cache/devcheck/$lane-root")
+ccache_dir=$(setting CCACHE "/var/cache/devcheck/$lane-ccache")
 jobs=${JOBS:-$(nproc)}
-build=${DEVCHECK_TORCH2_BUILD:-build-torch2}
-suite=trixie
-components=main,contrib,non-free,non-free-firmware
+build=$(setting BUILD "build-$lane")
+suite= components=main prepare=
+# shellcheck source=torch2/lane.conf
+. "$lane_dir/lane.conf"
 
-log() { echo "test-torch2: $*"; }
+log() { echo "test-$lane: $*"; }
 
 if [ "$(id -u)" -ne 0 ]; then
-  exec sudo --preserve-env=DEVCHECK_TREE_SITTER_PYTHON_DIR,DEVCHECK_TREE_SITTER_DIR,DEVCHECK_LINT_CORPUS_DIR,DEVCHECK_TORCH2_ROOT,DEVCHECK_TORCH2_CCACHE,DEVCHECK_TORCH2_MIRROR,DEVCHECK_TORCH2_BUILD,DEVCHECK_TORCH2_TARGETS,JOBS,CTEST_ARGS,CMAKE_ARGS "$0" "$@"
+  exec sudo --preserve-env=DEVCHECK_TREE_SITTER_PYTHON_DIR,DEVCHECK_TREE_SITTER_DIR,DEVCHECK_LINT_CORPUS_DIR,${prefix}_ROOT,${prefix}_CCACHE,${prefix}_MIRROR,${prefix}_BUILD,${prefix}_TARGETS,JOBS,CTEST_ARGS,CMAKE_ARGS "$0" "$lane" "$@"
 fi
 
 # Mounts made from here on are private to this process and its children.
-if [ "${DEVCHECK_TORCH2_NS:-}" != 1 ]; then
-  export DEVCHECK_TORCH2_NS=1
-  exec unshare --mount --propagation private -- "$0" "$@"
+if [ "${DEVCHECK_LANE_NS:-}" != 1 ]; then
+  export DEVCHECK_LANE_NS=1
+  exec unshare --mount --propagation private -- "$0" "$lane" "$@"
 fi
 
 # shellcheck source=lib/host-mirror.sh
@@ -94,23 +114,23 @@ mount_once() {
 }
 
 stamp_of() {
-  cat "$here/torch2/packages.txt" "$here/torch2/setup-root.sh" | sha256sum | cut -d' ' -f1
+  cat "$lane_dir/lane.conf" "$lane_dir/packages.txt" "$lane_dir/setup-root.sh" | sha256sum | cut -d' ' -f1
 }
 
-packages() { sed -e 's/#.*//' "$here/torch2/packages.txt" | tr -s ' \t\n' ' '; }
+packages() { sed -e 's/#.*//' "$lane_dir/packages.txt" | tr -s ' \t\n' ' '; }
 
 make_log=$root.log
 fail_making() {
   tail -n 30 "$make_log" >&2
-  echo "test-torch2: making the root failed; the whole log is $make_log" >&2
+  echo "test-$lane: making the root failed; the whole log is $make_log" >&2
   exit 1
 }
 
 make_root() {
   local new=$root.new mirror
-  mirror=${DEVCHECK_TORCH2_MIRROR:-$(host_mirror | head -n 1 || true)}
+  mirror=$(setting MIRROR "$(host_mirror | head -n 1 || true)")
   if [ -z "$mirror" ]; then
-    echo "test-torch2: no Debian mirror found in the host's apt sources; set DEVCHECK_TORCH2_MIRROR" >&2
+    echo "test-$lane: no Debian mirror found in the host's apt sources; set ${prefix}_MIRROR" >&2
     exit 2
   fi
   if ! command -v debootstrap >/dev/null; then
@@ -125,10 +145,12 @@ make_root() {
   run debootstrap --variant=minbase --components="$components" --include=ca-certificates \
     "$suite" "$new" "$mirror" >>"$make_log" 2>&1 || fail_making
 
+  local suites=$suite
+  if [ "$suite" != sid ]; then suites="$suite $suite-updates"; fi
   cat >"$new/etc/apt/sources.list.d/debian.sources" <<SOURCES
 Types: deb
 URIs: $mirror
-Suites: $suite $suite-updates
+Suites: $suites
 Components: ${components//,/ }
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
@@ -137,7 +159,7 @@ SOURCES
   printf 'Acquire::Check-Valid-Until "false";\nAcquire::Check-Date "false";\n' \
     >"$new/etc/apt/apt.conf.d/99devcheck"
   cp -L /etc/resolv.conf "$new/etc/resolv.conf" 2>/dev/null || true
-  install -m 0755 "$here/torch2/setup-root.sh" "$new/tmp/setup-root.sh"
+  install -m 0755 "$lane_dir/setup-root.sh" "$new/tmp/setup-root.sh"
   mount_once /proc "$new/proc" -t proc
   mount_once /dev "$new/dev" --bind
   mount_once /dev/pts "$new/dev/pts" --bind
@@ -147,7 +169,7 @@ SOURCES
     /tmp/setup-root.sh $(packages) >>"$make_log" 2>&1 || fail_making
   rm -f "$new/tmp/setup-root.sh"
   cleanup
-  stamp_of >"$new/.devcheck-torch2-stamp"
+  stamp_of >"$new/.devcheck-lane-stamp"
   rm -rf --one-file-system "$root"
   mv "$new" "$root"
 }
@@ -155,7 +177,7 @@ SOURCES
 start=$SECONDS
 mkdir -p "$(dirname "$root")"
 exec 9>"$root.lock"
-current_root() { [ "$(cat "$root/.devcheck-torch2-stamp" 2>/dev/null)" = "$(stamp_of)" ]; }
+current_root() { [ "$(cat "$root/.devcheck-lane-stamp" 2>/dev/null)" = "$(stamp_of)" ]; }
 # A current root is shared (runs overlap); only a rebuild needs it alone.
 flock -s 9
 if ! current_root; then
@@ -198,8 +220,8 @@ in_root=(chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/
   HOME=/root LANG=C.UTF-8 CCACHE_DIR=/ccache CCACHE_BASEDIR=/src CCACHE_NOHASHDIR=1
   CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime)
 
-# Torch 2.6 imports and runs without cuDNN's real library (no GPU here).
-run "${in_root[@]}" bash /src/scripts/torch2/stub-cudnn.sh
+# A lane's own preparation on every run (torch 2.6: a cuDNN stand-in).
+if [ -n "$prepare" ]; then run "${in_root[@]}" bash "/src/scripts/$lane/$prepare"; fi
 
 torch_dir=$("${in_root[@]}" bash -c 'dirname "$(ls /usr/lib/*/cmake/Torch/TorchConfig.cmake /usr/share/cmake/Torch/TorchConfig.cmake /usr/lib/cmake/Torch/TorchConfig.cmake 2>/dev/null | head -n 1)"')
 log "Torch_DIR=$torch_dir"
@@ -209,7 +231,7 @@ t=$SECONDS
 run "${in_root[@]}" cmake -S /src -B /src/$build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTorch_DIR="$torch_dir" -DDEVCHECK_PYTHON=/usr/bin/python3 ${CMAKE_ARGS:-}
 targets=()
-for target in ${DEVCHECK_TORCH2_TARGETS:-}; do targets+=(--target "$target"); done
+for target in $(setting TARGETS ""); do targets+=(--target "$target"); done
 run "${in_root[@]}" cmake --build /src/$build -j "$jobs" "${targets[@]}"
 build_s=$((SECONDS - t))
 
