@@ -109,7 +109,7 @@ def test_pylsp_publishes_devcheck_diagnostics_like_devcheck_lsp(tmp_path, cli):
     titles = [a["title"] for a in actions]
     assert "Disable DC109 for this line" in titles, titles
     fix = next(a for a in actions if a.get("isPreferred"))
-    assert fix["edit"]["changes"][uri][0]["newText"] == 'torch.amp.GradScaler("cuda")'
+    assert [e["newText"] for e in fix["edit"]["changes"][uri]] == ["torch.amp.GradScaler", '"cuda"']
     pylsp.close()
 
     direct = Client([cli, "lsp"])

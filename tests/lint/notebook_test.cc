@@ -1,6 +1,6 @@
 // Notebooks in devcheck lint (src/lint/notebook.cc): cells as one program,
 // magics left out, findings in cells, fixes that keep every other byte.
-#include "notebook.h"
+#include "lint/notebook.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "devcheck/lint.h"
-#include "files.h"
+#include "lint/files.h"
 #include "lint_testing_fs.h"
 
 namespace devcheck::lint {

@@ -50,10 +50,14 @@ TEST(CodeActions, OfferTheFixAndADisableComment) {
   EXPECT_EQ(actions[0]["kind"], "quickfix");
   EXPECT_EQ(actions[0]["isPreferred"], true);
   EXPECT_EQ(actions[0]["title"].get<std::string>().substr(0, 7), "DC109: ");
-  const nlohmann::json& edit = actions[0]["edit"]["changes"]["file:///w/t.py"][0];
-  EXPECT_EQ(edit["newText"], "torch.amp.GradScaler(\"cuda\")");
-  EXPECT_EQ(edit["range"]["start"]["line"], 1);
-  EXPECT_EQ(edit["range"]["start"]["character"], 9);
+  // DC109's fix: the name replaced, "cuda" put between the parentheses.
+  const nlohmann::json& edits = actions[0]["edit"]["changes"]["file:///w/t.py"];
+  ASSERT_EQ(edits.size(), 2U) << edits.dump();
+  EXPECT_EQ(edits[0]["newText"], "torch.amp.GradScaler");
+  EXPECT_EQ(edits[0]["range"]["start"]["line"], 1);
+  EXPECT_EQ(edits[0]["range"]["start"]["character"], 9);
+  EXPECT_EQ(edits[1]["newText"], "\"cuda\"");
+  EXPECT_EQ(edits[1]["range"]["start"]["character"], 35);
   EXPECT_EQ(actions[1]["title"], "Disable DC109 for this line");
   const nlohmann::json& off = actions[1]["edit"]["changes"]["file:///w/t.py"][0];
   EXPECT_EQ(off["newText"], "  # devcheck: ignore[DC109]");

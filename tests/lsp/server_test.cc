@@ -122,10 +122,15 @@ TEST(LspServer, CodeActionFixesTheBuffer) {
   const auto r = s.response(7);
   ASSERT_EQ(r["result"].size(), 2U) << r.dump();
   Document doc("file:///nowhere/amp.py", "import torch\nscaler = torch.cuda.amp.GradScaler()\n", 1);
-  const auto& edit = r["result"][0]["edit"]["changes"]["file:///nowhere/amp.py"][0];
-  doc.replace({edit["range"]["start"]["line"], edit["range"]["start"]["character"]},
-              {edit["range"]["end"]["line"], edit["range"]["end"]["character"]},
-              edit["newText"].get<std::string>());
+  // The edits as a client applies them: from the last to the first.
+  const auto& edits = r["result"][0]["edit"]["changes"]["file:///nowhere/amp.py"];
+  ASSERT_FALSE(edits.empty());
+  for (auto e = edits.rbegin(); e != edits.rend(); ++e) {
+    const auto& edit = *e;
+    doc.replace({edit["range"]["start"]["line"], edit["range"]["start"]["character"]},
+                {edit["range"]["end"]["line"], edit["range"]["end"]["character"]},
+                edit["newText"].get<std::string>());
+  }
   EXPECT_EQ(doc.text(), "import torch\nscaler = torch.amp.GradScaler(\"cuda\")\n");
 }
 
