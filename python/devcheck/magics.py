@@ -13,6 +13,7 @@ IPython shows it in tracebacks: "In [7], line 4".
 """
 
 import html
+import re
 import json
 import os
 import shutil
@@ -24,11 +25,15 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from ._watch import watch
 
 
+_SITE = re.compile(r"^(.*?):(\d+)(.*)$", re.S)
+
+
 def _split_site(site):
-    file, sep, line = (site or "").rpartition(":")
-    if not sep or not line.isdigit():
-        return site or "", None
-    return file, int(line)
+    """ "FILE:LINE (function)" -> (FILE, LINE, " (function)"); (site, None, "") otherwise."""
+    m = _SITE.match(site or "")
+    if not m:
+        return site or "", None, ""
+    return m.group(1), int(m.group(2)), m.group(3)
 
 
 class CellReport:
@@ -62,11 +67,9 @@ class CellReport:
     def __repr__(self):
         mismatches, copies, syncs = self._rows()
         lines = [self.summary()]
-        for op, site, made, message, fix in mismatches:
+        for op, site, made, message, _fix in mismatches:
             lines.append(f"mismatch: {op} at {site}: stray tensor {made}")
-            lines.append(f"  {message}")
-            if fix:
-                lines.append(f"  fix: {fix}")
+            lines.append(f"  {message}")  # the sanitizer's message ends with its fix
         if copies:
             lines.append("copies (op, direction, site, count, bytes, synchronizing):")
             lines += [f"  {op}  {d}  {site}  {n}  {b}  {s}" for op, d, site, n, b, s in copies]
@@ -109,11 +112,11 @@ class DevcheckMagics(Magics):
 
     def site_name(self, site):
         """A sanitizer site ("FILE:LINE") as IPython names cells: "In [N], line L"."""
-        file, line = _split_site(site)
+        file, line, rest = _split_site(site)
         number = self._cell_name(file)
         if number is None or line is None:
             return site
-        return f"In [{number}], line {line}"
+        return f"In [{number}], line {line}{rest}"
 
     @cell_magic
     def devcheck(self, line, cell):
@@ -172,7 +175,8 @@ class DevcheckMagics(Magics):
             print(f"devcheck lint: no findings in {len(history)} cells")
             return
         for f in findings:
-            print(f"In [{f.get('cell', '?')}], line {f['line']}:{f['column']}: {f['rule']} {f['message']}")
+            message = re.sub(r"\bcell (\d+), line", r"In [\1], line", f["message"])
+            print(f"In [{f.get('cell', '?')}], line {f['line']}:{f['column']}: {f['rule']} {message}")
         print(f"devcheck lint: {len(findings)} finding{'s' if len(findings) != 1 else ''} "
               f"in {len(history)} cells")
 

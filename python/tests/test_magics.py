@@ -17,8 +17,9 @@ CELLS = [
     "stray = torch.arange(3.0)  # planted: made on the CPU",
     "%%devcheck\n"
     "y = x * 2\n"
+    "w = torch.zeros(3)  # made on the CPU, in this cell\n"
     "try:\n"
-    "    z = y + stray\n"
+    "    z = y + w\n"
     "except RuntimeError as e:\n"
     '    print("raised:", str(e).splitlines()[0])\n'
     "total = y.sum().item()",
@@ -34,10 +35,10 @@ def notebook():
             "nbformat": 4, "nbformat_minor": 5}
 
 
-def text_of(output):
+def text_of(output, kind="text/plain"):
     if output["output_type"] == "stream":
         return "".join(output["text"])
-    return "".join(output.get("data", {}).get("text/plain", ""))
+    return "".join(output.get("data", {}).get(kind, ""))
 
 
 @pytest.fixture
@@ -75,22 +76,22 @@ def test_devcheck_cell_shows_the_mismatch_where_the_stray_tensor_was_made_copies
     assert "raised: Expected all tensors to be on the same device" in printed
     shown = [o for o in outputs if o["output_type"] == "display_data"]
     assert len(shown) == 1, outputs
-    text = shown[0]["data"]["text/plain"]
-    html = shown[0]["data"]["text/html"]
+    text = text_of(shown[0])
+    html = text_of(shown[0], "text/html")
     assert text.startswith("devcheck: 1 device mismatch, "), text
-    # The op's line in this cell (In [5], line 4: `z = y + stray`) and where
-    # the stray tensor was made (In [4], line 1).
-    assert "at In [5], line 4: stray tensor" in text, text
-    assert "at In [4], line 1" in text, text
+    # The op's line in this cell (In [5], line 5: `z = y + w`) and where the
+    # stray tensor was made (In [5], line 3).
+    assert "mismatch: aten::add at In [5], line 5" in text, text
+    assert "made by aten::zeros at In [5], line 3" in text, text
     assert "<caption>device mismatches</caption>" in html
-    assert "In [4], line 1" in html and "In [5], line 4" in html
-    # `.item()` on line 7 copies to the host and waits for the device.
-    assert "copies (op, direction, site, count, bytes, synchronizing):" in text, text
-    assert "In [5], line 7" in text, text
-    assert "<caption>copy ledger</caption>" in html and "<caption>syncs</caption>" in html
+    assert "In [5], line 3" in html and "In [5], line 5" in html
+    # `.item()` on line 8 makes the host wait for the device.
+    assert "syncs (op, site, device, count):" in text, text
+    assert "aten::item  In [5], line 8" in text, text
+    assert "<caption>syncs</caption>" in html
 
 
 def test_devcheck_lint_lints_the_cells_run_so_far(executed):
     text = "".join(text_of(o) for o in executed[5]["outputs"])
-    assert "In [4], line 1:" in text, text
-    assert "DC101 torch.arange(...) without device= makes a tensor on the CPU" in text, text
+    assert "In [5], line 3:5: DC101 torch.zeros(...) without device= makes a tensor on the CPU, and In [5], line 5" in text, text
+    assert "devcheck lint: 1 finding in 6 cells" in text, text

@@ -16,18 +16,18 @@
 namespace devcheck::lsp {
 namespace {
 
-struct Run {
+struct LspRun {
   int status = -1;
   std::string out;
 };
 
 // Runs `devcheck lsp ARGS` with `input` on its stdin.
-Run lsp(const std::string& args, const std::string& input) {
+LspRun lsp(const std::string& args, const std::string& input) {
   lint::testing::ScratchDir dir;
   const std::string in = dir.write("in", input);
   const std::string command = std::string(DEVCHECK_CLI) + " lsp " + args + " < " + in + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
-  Run run;
+  LspRun run;
   if (pipe == nullptr) return run;
   std::array<char, 4096> buffer{};
   std::size_t n = 0;
@@ -58,7 +58,7 @@ TEST(LspCli, AnswersInitializePublishesAndExitsZeroAfterShutdown) {
                 .dump()) +
       frame(R"({"jsonrpc":"2.0","id":2,"method":"shutdown"})") +
       frame(R"({"jsonrpc":"2.0","method":"exit"})");
-  const Run run = lsp("", input);
+  const LspRun run = lsp("", input);
   EXPECT_EQ(run.status, 0) << run.out;
   const auto got = messages(run.out);
   ASSERT_GE(got.size(), 2U) << run.out;
@@ -74,12 +74,13 @@ TEST(LspCli, AnswersInitializePublishesAndExitsZeroAfterShutdown) {
 }
 
 TEST(LspCli, EndOfInputWithoutShutdownExitsOne) {
-  const Run run = lsp("", frame(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})"));
+  const LspRun run =
+      lsp("", frame(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})"));
   EXPECT_EQ(run.status, 1) << run.out;
 }
 
 TEST(LspCli, BadOptionExitsTwo) {
-  const Run run = lsp("--debounce-ms 20000", "");
+  const LspRun run = lsp("--debounce-ms 20000", "");
   EXPECT_EQ(run.status, 2) << run.out;
   EXPECT_NE(run.out.find("--debounce-ms"), std::string::npos) << run.out;
 }
