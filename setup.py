@@ -104,7 +104,7 @@ class CMakeBuild(build_ext):
         build_dir.mkdir(parents=True, exist_ok=True)
         print(
             f"[devcheck] setup: torch {facts['torch_version']} (CUDA {facts['cuda_version'] or 'none'}, "
-            f"_GLIBCXX_USE_CXX11_ABI={int(facts['cxx11_abi'])}, C++17) from {facts['torch_dir']}; "
+            f"_GLIBCXX_USE_CXX11_ABI={int(facts['cxx11_abi'])}) from {facts['torch_dir']}; "
             f"TorchConfig.cmake from {torch_dir}; build folder {build_dir}",
             flush=True,
         )

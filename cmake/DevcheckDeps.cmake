@@ -9,6 +9,55 @@ set(DEVCHECK_DEPS_DIR "" CACHE PATH "Bundled dependencies for machines without D
 find_package(Torch REQUIRED)
 find_package(Threads REQUIRED)
 
+# The language level follows the torch found: C++17 where its headers allow
+# it, C++20 where they require it (LibTorch 2.10 on: ATen/ATen.h stops with
+# "C++20 or later compatible compiler is required"). Decided by preprocessing
+# <ATen/ATen.h> at C++17 with this torch's include folders and flags, never
+# from its version number. DEVCHECK_CXX_STANDARD set by hand skips the probe.
+# Every devcheck library carries the level to its consumers (cxx_std_NN).
+set(DEVCHECK_CXX_STANDARD "" CACHE STRING "C++ level (17 or 20); empty: what the torch found needs")
+function(devcheck_torch_preprocesses standard result_var output_var)
+  set(_flags ${TORCH_CXX_FLAGS})
+  separate_arguments(_flags UNIX_COMMAND "${_flags}")
+  set(_includes "")
+  foreach(dir IN LISTS TORCH_INCLUDE_DIRS)
+    list(APPEND _includes -I${dir})
+  endforeach()
+  file(WRITE ${CMAKE_BINARY_DIR}/devcheck_cxx_probe.cc "#include <ATen/ATen.h>\n")
+  execute_process(
+    COMMAND ${CMAKE_CXX_COMPILER} -std=c++${standard} -E ${_flags} ${_includes}
+            ${CMAKE_BINARY_DIR}/devcheck_cxx_probe.cc -o ${CMAKE_BINARY_DIR}/devcheck_cxx_probe.ii
+    RESULT_VARIABLE _status ERROR_VARIABLE _error OUTPUT_QUIET)
+  file(REMOVE ${CMAKE_BINARY_DIR}/devcheck_cxx_probe.ii)
+  if(_status EQUAL 0)
+    set(${result_var} TRUE PARENT_SCOPE)
+  else()
+    set(${result_var} FALSE PARENT_SCOPE)
+  endif()
+  set(${output_var} "${_error}" PARENT_SCOPE)
+endfunction()
+if(NOT DEVCHECK_CXX_STANDARD)
+  devcheck_torch_preprocesses(17 _cxx17 _cxx17_error)
+  if(_cxx17)
+    set(_standard 17)
+  else()
+    devcheck_torch_preprocesses(20 _cxx20 _cxx20_error)
+    if(NOT _cxx20)
+      message(FATAL_ERROR "[devcheck] <ATen/ATen.h> of the LibTorch in ${Torch_DIR} does not "
+        "preprocess at C++17 or C++20 with ${CMAKE_CXX_COMPILER}:\n${_cxx20_error}")
+    endif()
+    set(_standard 20)
+  endif()
+  set(DEVCHECK_CXX_STANDARD ${_standard} CACHE STRING
+      "C++ level (17 or 20); empty: what the torch found needs" FORCE)
+  if(_standard EQUAL 17)
+    message(STATUS "devcheck: C++17 (LibTorch ${Torch_VERSION}'s headers allow it)")
+  else()
+    message(STATUS "devcheck: C++20 (LibTorch ${Torch_VERSION}'s headers require it)")
+  endif()
+endif()
+set(CMAKE_CXX_STANDARD ${DEVCHECK_CXX_STANDARD})
+
 if(DEVCHECK_DEPS_DIR)
   set(_deps_include ${DEVCHECK_DEPS_DIR}/include)
   add_library(fmt::fmt INTERFACE IMPORTED)

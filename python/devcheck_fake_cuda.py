@@ -614,6 +614,52 @@ def _library(library):
     return "libdevcheck_fake_device.so"
 
 
+class _InstallInChild:
+    """Pickled into the preparation data that multiprocessing's spawn and
+    forkserver start methods send a child before it imports the parent's
+    __main__: unpickling it turns fake CUDA on in the child, with the
+    parent's count, first. A GPU is visible to such children (a fresh
+    process, not a fork), so fake CUDA's devices are too."""
+
+    def __init__(self, library, count, force):
+        self.args = (library, count, force)
+
+    def __reduce__(self):
+        # The child's sys.path is not yet the parent's (prepare() sets it
+        # after this is unpickled): the call names this module's folder.
+        # builtins.exec is the one callable every interpreter can unpickle.
+        here = os.path.dirname(os.path.abspath(__file__))
+        # torch first: an import hook of torch's (devcheck run's
+        # sitecustomize) may import this module itself.
+        source = ("import sys\n"
+                  "if %r not in sys.path: sys.path.append(%r)\n"
+                  "import torch\n"
+                  "import devcheck_fake_cuda\n"
+                  "devcheck_fake_cuda.install(%r, %d, %r)\n" % ((here, here) + self.args))
+        return (exec, (source, {}))
+
+
+def _children_start_with_fake_cuda(library, count, force):
+    """spawn and forkserver children (Python 3.14's default start method,
+    DataLoader workers) start a fresh interpreter: they get fake CUDA before
+    anything of the program runs in them. A forked child inherits this
+    process's fake CUDA as a forked child inherits CUDA (poisoned once the
+    parent used it)."""
+    import multiprocessing.spawn as spawn
+
+    get = spawn.get_preparation_data
+    if getattr(get, "_devcheck_fake_cuda", False):
+        return
+
+    def get_preparation_data(name):
+        data = get(name)
+        data["devcheck_fake_cuda"] = _InstallInChild(library, count, force)
+        return data
+
+    get_preparation_data._devcheck_fake_cuda = True
+    spawn.get_preparation_data = get_preparation_data
+
+
 def install(library=None, count=2, force=False):
     """Turns fake CUDA on (once per process; again with the same count is a
     no-op) and returns its devices, [torch.device("cuda", 0), ...].
@@ -626,8 +672,9 @@ def install(library=None, count=2, force=False):
     global _count
     with _lock:
         if _count == 0:
+            path = _library(library)
             if not hasattr(torch.ops.devcheck, "fake_cuda"):
-                torch.ops.load_library(_library(library))
+                torch.ops.load_library(path)
             n = int(_ops().fake_cuda(int(count), bool(force)))
             for name, value in _torch_c_functions().items():
                 setattr(torch._C, name, value)
@@ -636,6 +683,8 @@ def install(library=None, count=2, force=False):
             _refresh_after_extension_loads()
             _refuse_distributed_cuda()
             _patch_storage()
+            _children_start_with_fake_cuda(os.path.abspath(path) if os.path.exists(path) else path, n,
+                                           bool(force))
         elif int(count) != _count:
             _ops().fake_cuda(int(count), bool(force))  # C++ says why not
     return [torch.device("cuda", i) for i in range(_count)]

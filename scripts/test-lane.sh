@@ -228,8 +228,12 @@ log "Torch_DIR=$torch_dir"
 
 root_s=$((SECONDS - start))
 t=$SECONDS
+# Only what this lane's tests need: devcheck lint is torch-free (its build
+# and its suite run once, in the default lane), and no test runs the
+# benchmarks. CMAKE_ARGS come last and may turn either back on.
 run "${in_root[@]}" cmake -S /src -B /src/$build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DTorch_DIR="$torch_dir" -DDEVCHECK_PYTHON=/usr/bin/python3 ${CMAKE_ARGS:-}
+  -DTorch_DIR="$torch_dir" -DDEVCHECK_PYTHON=/usr/bin/python3 \
+  -DDEVCHECK_BUILD_LINT=OFF -DDEVCHECK_BUILD_BENCH=OFF ${CMAKE_ARGS:-}
 targets=()
 for target in $(setting TARGETS ""); do targets+=(--target "$target"); done
 run "${in_root[@]}" cmake --build /src/$build -j "$jobs" "${targets[@]}"

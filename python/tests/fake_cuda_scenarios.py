@@ -406,6 +406,30 @@ def forked_worker():
     print("forked worker ok")
 
 
+class _CudaWorkInWorker(torch.utils.data.Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        assert torch.cuda.is_available() and torch.cuda.device_count() == 2, "no fake CUDA in the worker"
+        return (torch.full((2,), float(i), device="cuda") * 2).cpu()
+
+
+def fresh_workers():
+    """spawn and forkserver workers (forkserver: Python 3.14's default) start
+    a fresh interpreter: they see fake CUDA's devices, as a GPU's, and use
+    them, even after the parent used CUDA; never a hang."""
+    torch.ones(1, device="cuda")
+    for method in ("spawn", "forkserver"):
+        loader = torch.utils.data.DataLoader(_CudaWorkInWorker(), batch_size=2, num_workers=2,
+                                             multiprocessing_context=method)
+        start = time.time()
+        batches = [b.tolist() for b in loader]
+        assert time.time() - start < 120, method
+        assert batches == [[[0.0, 0.0], [2.0, 2.0]], [[4.0, 4.0], [6.0, 6.0]]], (method, batches)
+    print("fresh workers ok")
+
+
 def distributed():
     """DDP over cuda tensors is not emulated: it says so by name."""
     import torch.distributed as dist
@@ -436,7 +460,8 @@ def bad_count():
 
 
 SCENARIOS = {f.__name__: f for f in (surface, tensors, training_equals_cpu, mismatch_messages, rnn_and_conv, amp,
-                                     pinned_memory, save_and_load, data_parallel, forked_worker, distributed,
+                                     pinned_memory, save_and_load, data_parallel, forked_worker, fresh_workers,
+                                     distributed,
                                      bad_count)}
 ONE_DEVICE = {"load_beyond_count": load_beyond_count}
 

@@ -12,7 +12,8 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENARIOS = os.path.join(HERE, "fake_cuda_scenarios.py")
 NAMES = ("surface", "tensors", "training_equals_cpu", "mismatch_messages", "rnn_and_conv", "amp", "pinned_memory",
-         "save_and_load", "load_beyond_count", "data_parallel", "forked_worker", "distributed", "bad_count")
+         "save_and_load", "load_beyond_count", "data_parallel", "forked_worker", "fresh_workers", "distributed",
+         "bad_count")
 
 
 @pytest.mark.parametrize("name", NAMES)

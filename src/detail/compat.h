@@ -238,8 +238,21 @@ inline void register_fake_backend_extras() {
 
 namespace devcheck::detail {
 
+// The accelerator API (at::accelerator, torch.accelerator; 2.6 on) takes a
+// build's accelerator to be the one whose hooks say isBuilt(); the autograd
+// engine of 2.10 on asks it on every backward that has a device input. Fake
+// CUDA answers as a CUDA build: built, available while it has devices. Where
+// the interface has no such members (1.13 .. 2.5), nothing is added.
+template <typename S, typename Base, typename = void>
+struct FakeAcceleratorAnswers : Base {};
+template <typename S, typename Base>
+struct FakeAcceleratorAnswers<S, Base, std::void_t<decltype(&Base::isBuilt)>> : Base {
+  bool isBuilt() const override { return true; }
+  bool isAvailable() const override { return S::count() > 0; }
+};
+
 template <typename S>
-struct FakeCudaHooks final : at::CUDAHooksInterface {
+struct FakeCudaHooks final : FakeAcceleratorAnswers<S, at::CUDAHooksInterface> {
 #if DEVCHECK_TORCH_AT_LEAST(2, 0)
   void init() const override { S::init(); }
   const at::Generator& getDefaultGenerator(c10::DeviceIndex index) const override {
@@ -364,11 +377,15 @@ inline void disable_fused_attention() {
 // c10d::ProcessGroup. 2.x: backends derive from c10d::Backend, and a
 // c10d::ProcessGroup over the store dispatches each collective to the
 // backend registered for the tensors' device type. Templates, so this header
-// needs no c10d include; checked against 1.13 and 2.6. (Reducer's
-// constructor takes per_bucket_size_limits by value in 1.13 and by const
-// reference in 2.6: one call compiles against both. Debian's 1.13 package
-// lacks a header reducer.hpp includes: src/distributed/torch_1_13/.)
+// needs no c10d include; checked against 1.13, 2.6 and 2.14. (Debian's 1.13
+// package lacks a header reducer.hpp includes: src/distributed/torch_1_13/.)
 #include <c10/util/intrusive_ptr.h>
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace devcheck::detail {
 
@@ -407,5 +424,43 @@ auto use_classic_tcp_store(Options& options, int /*has_option*/)
 }
 template <typename Options>
 void use_classic_tcp_store(Options& /*options*/, long /*no_option*/) {}
+
+// c10d::Reducer's constructor. 1.13 .. 2.9: (params, bucket_indices,
+// per_bucket_size_limits, process_group, expect_sparse_gradients,
+// bucket_bytes_cap, find_unused_parameters, gradient_as_bucket_view,
+// param_names, first_bucket_bytes_cap); the per-bucket limits only labelled
+// the first buckets. 2.10 on: the limits go, process_group comes third, and
+// skip_all_reduce_unused_params, use_python_reducer and bucket_bytes_cap_list
+// (int64 caps for rebuilt buckets; empty: first_bucket_bytes_cap, then
+// bucket_bytes_cap, as before) follow. Told apart by which call compiles.
+template <typename ReducerT, typename Tensor, typename GroupPtr>
+std::unique_ptr<ReducerT> make_reducer(std::vector<Tensor> params,
+                                       std::vector<std::vector<size_t>> bucket_indices,
+                                       std::vector<size_t> per_bucket_size_limits,
+                                       GroupPtr process_group, std::vector<bool> sparse,
+                                       int64_t bucket_bytes_cap, bool gradient_as_bucket_view,
+                                       std::unordered_map<size_t, std::string> param_names,
+                                       int64_t first_bucket_bytes_cap) {
+  constexpr bool kWithoutLimits =
+      std::is_constructible_v<ReducerT, std::vector<Tensor>, std::vector<std::vector<size_t>>,
+                              GroupPtr, std::vector<bool>, int64_t, bool, bool,
+                              std::unordered_map<size_t, std::string>, int64_t, bool, bool,
+                              std::vector<int64_t>>;
+  if constexpr (kWithoutLimits) {
+    (void)per_bucket_size_limits;
+    return std::make_unique<ReducerT>(
+        std::move(params), std::move(bucket_indices), std::move(process_group), std::move(sparse),
+        bucket_bytes_cap, /*find_unused_parameters=*/false, gradient_as_bucket_view,
+        std::move(param_names), first_bucket_bytes_cap,
+        /*skip_all_reduce_unused_params=*/false, /*use_python_reducer=*/false,
+        /*bucket_bytes_cap_list=*/std::vector<int64_t>{});
+  } else {
+    return std::make_unique<ReducerT>(std::move(params), std::move(bucket_indices),
+                                      std::move(per_bucket_size_limits), std::move(process_group),
+                                      std::move(sparse), bucket_bytes_cap,
+                                      /*find_unused_parameters=*/false, gradient_as_bucket_view,
+                                      std::move(param_names), first_bucket_bytes_cap);
+  }
+}
 
 }  // namespace devcheck::detail

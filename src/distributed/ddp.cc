@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/compat.h"
 #include "detail/cores.h"
 #include "detail/names.h"
 #include "devcheck/distributed.h"
@@ -229,10 +230,9 @@ class ReducerSync final : public DistributedDataParallel::Sync {
     std::reverse(indices.begin(), indices.end());
     std::reverse(limits.begin(), limits.end());
     buckets = indices;
-    reducer_ = std::make_unique<c10d::Reducer>(
-        params, std::move(indices), limits, group.c10d_group(), sparse, o.bucket_bytes(),
-        /*find_unused_parameters=*/false, o.gradient_as_bucket_view(), std::move(names),
-        o.first_bucket_bytes());
+    reducer_ = detail::make_reducer<c10d::Reducer>(
+        params, std::move(indices), std::move(limits), group.c10d_group(), sparse, o.bucket_bytes(),
+        o.gradient_as_bucket_view(), std::move(names), o.first_bucket_bytes());
     const c10::DeviceType type = group.device().type();
     staged_ = type != c10::kCPU && type != c10::kCUDA;
     transport = group.backend();

@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
+#ifdef USE_C10D_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
 #ifdef USE_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -53,6 +55,7 @@ int env_int(const char* name, long low, long high, const char* what) {
   return static_cast<int>(value);
 }
 
+#ifdef USE_C10D_GLOO
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
@@ -66,6 +69,7 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const std::string& master
   if (is_loopback(master_addr)) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
+#endif
 
 // The device policy applied to LOCAL_RANK.
 c10::Device rank_device(const std::string& policy, int local_rank) {
@@ -154,6 +158,17 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const ProcessGroupOptions&
   impl->timeout = options.timeout();
   impl->device = rank_device(options.device(), env.local_rank);
   impl->backend = impl->device.is_cuda() ? "nccl" : "gloo";
+#ifndef USE_C10D_GLOO
+  // Before the store: no rank waits for the others only to fail.
+  if (impl->backend == "gloo") {
+    throw DeviceUnavailableError(fmt::format(
+        "[devcheck] distributed: rank {} would train on {}, which needs c10d's Gloo backend, but "
+        "this build of devcheck has none: the LibTorch it was built against ships no gloo headers "
+        "(a torch pip wheel); install them (Debian: libgloo-dev, or gloo's include/ beside "
+        "torch's) and rebuild devcheck, or train on CUDA (NCCL)",
+        env.rank, impl->device.str()));
+  }
+#endif
 
   c10d::TCPStoreOptions store_options;
   store_options.port = static_cast<std::uint16_t>(env.master_port);
@@ -182,12 +197,14 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const ProcessGroupOptions&
         env.rank, impl->device.str()));
 #endif
   } else {
+#ifdef USE_C10D_GLOO
     auto gloo_options = c10d::ProcessGroupGloo::Options::create(options.timeout());
     gloo_options->devices.push_back(gloo_device(env.master_addr));
     auto gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(backend_store, env.rank, env.world_size,
                                                             gloo_options);
     impl->group = detail::process_group_over<c10d::ProcessGroup>(
         gloo, tcp, env.rank, env.world_size, c10::kCPU, detail::C10dBackend::kGloo);
+#endif
   }
   impl_ = std::move(impl);
 }

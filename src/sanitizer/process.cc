@@ -7,6 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
@@ -14,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 
 #include "devcheck/error.h"
@@ -397,6 +400,18 @@ void finish_process_report(const std::string& reason) {
         write_file_atomically(o.json_path(), report.to_json(), "sanitizer report");
       }
       if (!o.trace_path().empty()) report.write_trace(o.trace_path());
+    }
+  } catch (const c10::Error& e) {
+    if (p.config.role == Role::kRunChild && !std::filesystem::is_directory(p.config.report_dir)) {
+      // devcheck run has finished and taken its folder away: a daemon
+      // descendant that outlived the run by more than its grace.
+      Engine::warn(fmt::format(
+          "[devcheck] sanitizer: process {} outlived `devcheck run`; its report is not in the "
+          "run's",
+          static_cast<long>(getpid())));
+    } else {
+      Engine::warn(std::string("[devcheck] sanitizer: could not write the report: ") +
+                   e.what_without_backtrace());
     }
   } catch (const std::exception& e) {
     Engine::warn(std::string("[devcheck] sanitizer: could not write the report: ") + e.what());

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -32,6 +35,42 @@ namespace devcheck {
 namespace {
 
 namespace fs = std::filesystem;
+
+// While it lives, orphaned descendants of the program become this process's
+// children (PR_SET_CHILD_SUBREAPER), so the run can wait for the ones that
+// outlive the program by a moment and write their reports as they exit:
+// multiprocessing's forkserver (Python 3.14's default start method) leaves
+// only once it sees its parent gone. The earlier setting comes back after.
+class Subreaper {
+ public:
+  Subreaper() {
+    if (prctl(PR_GET_CHILD_SUBREAPER, &was_) != 0) was_ = 0;
+    if (was_ == 0) prctl(PR_SET_CHILD_SUBREAPER, 1);
+  }
+  Subreaper(const Subreaper&) = delete;
+  Subreaper& operator=(const Subreaper&) = delete;
+  ~Subreaper() {
+    if (was_ == 0) prctl(PR_SET_CHILD_SUBREAPER, 0);
+  }
+
+  // Reaps the descendants that were left to this process, for at most
+  // `grace`; a daemon that stays longer is left running (its report is then
+  // not in the run's).
+  static void reap_orphans(std::chrono::milliseconds grace) {
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    for (;;) {
+      int status = 0;
+      const pid_t reaped = waitpid(-1, &status, WNOHANG);
+      if (reaped > 0) continue;
+      if (reaped < 0 && errno == EINTR) continue;
+      if (reaped < 0 || std::chrono::steady_clock::now() >= deadline) return;  // none left
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+ private:
+  int was_ = 0;
+};
 
 std::string slurp(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -183,6 +222,7 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
   std::vector<char*> argv = sanitizer::c_string_array(argv_store);
   std::vector<char*> envp = sanitizer::c_string_array(env);
   pid_t pid = 0;
+  Subreaper subreaper;
   const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
   if (rc != 0) {
     throw IoError(
@@ -194,6 +234,7 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) break;
   }
+  Subreaper::reap_orphans(std::chrono::seconds(5));
   SanitizedRun run;
   run.through_python_package = plan.through_package;
   if (WIFEXITED(status)) {

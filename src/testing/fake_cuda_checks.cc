@@ -12,7 +12,9 @@ namespace devcheck::detail {
 namespace {
 
 const CudaCheckRule kRules[] = {
-#if DEVCHECK_TORCH_AT_LEAST(2, 6)
+#if DEVCHECK_TORCH_AT_LEAST(2, 14)
+#include "testing/fake_cuda_checks_2_14.inc"
+#elif DEVCHECK_TORCH_AT_LEAST(2, 6)
 #include "testing/fake_cuda_checks_2_6.inc"
 #else
 #include "testing/fake_cuda_checks_1_13.inc"

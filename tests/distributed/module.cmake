@@ -25,3 +25,12 @@ devcheck_use_pch(devcheck_test_ranks)
 target_link_libraries(devcheck_distributed_tests PRIVATE devcheck_test_ranks)
 add_dependencies(devcheck_distributed_tests devcheck_distributed_worker
                  devcheck_shared_memory_worker)
+
+# The wheel's layout: no gloo headers (tests/distributed/without_gloo.sh).
+if(NOT DEVCHECK_SANITIZE)
+  add_test(NAME distributed.BuildsWithoutGlooHeadersAndSaysWhichBackendItLacks
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/without_gloo.sh ${PROJECT_SOURCE_DIR}
+            ${PROJECT_BINARY_DIR} ${Torch_DIR} ${DEVCHECK_PYTHON})
+  set_tests_properties(distributed.BuildsWithoutGlooHeadersAndSaysWhichBackendItLacks
+    PROPERTIES TIMEOUT 1800 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+endif()

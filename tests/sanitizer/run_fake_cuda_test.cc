@@ -58,8 +58,8 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, FakeCudaScenario,
                          ::testing::Values("surface", "tensors", "training_equals_cpu",
                                            "mismatch_messages", "rnn_and_conv", "amp",
                                            "pinned_memory", "save_and_load", "load_beyond_count",
-                                           "data_parallel", "forked_worker", "distributed",
-                                           "bad_count"));
+                                           "data_parallel", "forked_worker", "fresh_workers",
+                                           "distributed", "bad_count"));
 
 std::vector<std::string> loss_lines(const std::string& output) {
   std::vector<std::string> lines;
