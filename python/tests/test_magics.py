@@ -10,6 +10,11 @@ import sys
 
 import pytest
 
+# The editor and notebook clients are torch-independent: tested once, in the
+# default lane (scripts/install-deps.sh installs them).
+pytest.importorskip("nbconvert", reason="jupyter-nbconvert and python3-ipykernel: installed by scripts/install-deps.sh in the default lane; the torch lanes' roots have no Jupyter or pylsp")
+pytest.importorskip("ipykernel", reason="jupyter-nbconvert and python3-ipykernel: installed by scripts/install-deps.sh in the default lane; the torch lanes' roots have no Jupyter or pylsp")
+
 CELLS = [
     "%load_ext devcheck",
     "%devcheck_fake_cuda 1",
