@@ -130,6 +130,9 @@ void Server::handle(std::string_view body) {
   const std::string method = message["method"].get<std::string>();
   const nlohmann::json params =
       message.contains("params") ? message["params"] : nlohmann::json::object();
+  // What the buffers still wait for (the debounce) is published before
+  // shutdown's answer: no text a client sent goes without its diagnostics.
+  if (method == "shutdown") lint_due(/*all=*/true);
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (!initialized_ && method != "initialize" && method != "exit") {
