@@ -62,6 +62,8 @@ def load_ipython_extension(ipython):
     from .magics import load_ipython_extension as load
 
     load(ipython)
+
+
 TORCH_VERSION = _build_info.TORCH_VERSION
 CUDA_VERSION = _build_info.CUDA_VERSION
 CXX11_ABI = _build_info.CXX11_ABI
