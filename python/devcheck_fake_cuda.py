@@ -20,6 +20,7 @@ driver) is in the section "torch 1.13 and 2.x" below; the C++ side's
 differences are in src/detail/compat.h.
 """
 
+import functools
 import importlib
 import os
 import sys
@@ -347,21 +348,39 @@ def _devices(devices):
     return [torch.device("cuda", d) if isinstance(d, int) else torch.device(d) for d in devices]
 
 
-# torch/csrc/cuda/python_comm.cpp's functions (nn.DataParallel, torch.cuda.comm)
+# torch/csrc/cuda/python_comm.cpp's functions (nn.DataParallel, torch.cuda.comm).
+# On a GPU each call is one coalesced transfer inside NCCL or comm, not the
+# program's own copies: each runs in a "devcheck.coalesced:<op>" scope, which
+# the sanitizer counts as one transfer per direction at the user's line
+# (src/sanitizer/steps.h), never as many small copies.
+def _coalesced(function):
+    scope = "devcheck.coalesced:torch.cuda.comm." + function.__name__.lstrip("_")
+
+    @functools.wraps(function)
+    def one_transfer(*args, **kwargs):
+        with torch.autograd.profiler.record_function(scope):
+            return function(*args, **kwargs)
+    return one_transfer
+
+
+@_coalesced
 def _broadcast_coalesced(tensors, devices, buffer_size):
     return [[t if t.device == d else t.to(d, copy=True) for t in tensors] for d in _devices(devices)]
 
 
+@_coalesced
 def _broadcast(tensor, devices):
     return [tensor if tensor.device == d else tensor.to(d, copy=True) for d in _devices(devices)]
 
 
+@_coalesced
 def _broadcast_out(tensor, out_tensors):
     for out in out_tensors:
         out.copy_(tensor)
     return out_tensors
 
 
+@_coalesced
 def _scatter(tensor, devices, chunk_sizes, dim, streams):
     if chunk_sizes is None:
         chunks = tensor.chunk(len(devices), dim)
@@ -370,6 +389,7 @@ def _scatter(tensor, devices, chunk_sizes, dim, streams):
     return tuple(c.to(d, copy=True).contiguous() for c, d in zip(chunks, _devices(devices)))
 
 
+@_coalesced
 def _scatter_out(tensor, out_tensors, dim, streams):
     chunks = tensor.split([out.size(dim) for out in out_tensors], dim)
     for chunk, out in zip(chunks, out_tensors):
@@ -377,6 +397,7 @@ def _scatter_out(tensor, out_tensors, dim, streams):
     return tuple(out_tensors)
 
 
+@_coalesced
 def _gather(tensors, dim, destination_index):
     if destination_index == -1:
         destination = torch.device("cpu")
@@ -386,6 +407,7 @@ def _gather(tensors, dim, destination_index):
     return torch.cat([t.to(destination) for t in tensors], dim)
 
 
+@_coalesced
 def _gather_out(tensors, out_tensor, dim):
     torch.cat([t.to(out_tensor.device) for t in tensors], dim, out=out_tensor)
     return out_tensor
@@ -527,9 +549,15 @@ def _rebind_torch_cuda():
     # flatten_parameters() must not try, nor warn that a CPU build has none.
     import torch.backends.cudnn as cudnn
     cudnn.is_acceptable = lambda tensor: False
-    # nn.DataParallel's backward asks NCCL to reduce; fake CUDA has no NCCL.
+    # nn.DataParallel's backward asks NCCL to reduce; fake CUDA has no NCCL,
+    # so torch's own reduction copies each gradient: as NCCL's one call, one
+    # coalesced transfer (torch.cuda.comm re-exports these).
     import torch.cuda.nccl as nccl
     nccl.is_available = lambda tensors: False
+    import torch.nn.parallel.comm as comm
+    for name in ("reduce_add", "reduce_add_coalesced"):
+        if hasattr(comm, name) and not hasattr(getattr(comm, name), "__wrapped__"):
+            setattr(comm, name, _coalesced(getattr(comm, name)))
 
 
 _DISTRIBUTED_NOTE = ("is not emulated: it hands CUDA tensors to the process group (NCCL, or Gloo's CUDA "

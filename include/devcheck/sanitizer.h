@@ -93,8 +93,9 @@ class DEVCHECK_API SanitizerOptions {
   }
   std::uint64_t small_copy_bytes() const { return small_copy_bytes_; }
 
-  /// Small copies of one direction from one call site needed before they
-  /// are a finding ("stack them and copy once"). Default 64.
+  /// Small copies of one direction from one call site, pieces of the same
+  /// tensors within one step (docs/sanitizer.md, "Many small copies"), needed
+  /// before they are a finding ("stack them and copy once"). Default 64.
   SanitizerOptions& small_copy_count(std::uint64_t value) {
     small_copy_count_ = value;
     return *this;
@@ -102,9 +103,9 @@ class DEVCHECK_API SanitizerOptions {
   std::uint64_t small_copy_count() const { return small_copy_count_; }
 
   /// Two copies from one site on one thread with at most this many ATen ops
-  /// between them are "in a loop". A site is a finding only when most of its
-  /// copies are, so a once-per-batch copy of labels (hundreds of ops apart)
-  /// is not. Default 32 ops.
+  /// between them are in one burst; a flood is one burst's copies. A step
+  /// boundary (a backward pass, an optimizer step) also ends a burst.
+  /// Default 32 ops.
   SanitizerOptions& small_copy_burst_ops(std::uint64_t value) {
     burst_ops_ = value;
     return *this;

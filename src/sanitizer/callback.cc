@@ -26,6 +26,7 @@
 #include "sanitizer/ops.h"
 #include "sanitizer/report.h"
 #include "sanitizer/stack.h"
+#include "sanitizer/steps.h"
 
 // LibTorch's headers change layouts and add asserts when NDEBUG is unset;
 // LibTorch is built with it, so this file must be too.
@@ -269,22 +270,37 @@ c10::optional<c10::Device> destination(const c10::FunctionSchema& schema,
   return c10::nullopt;
 }
 
-// One copy of `m.bytes` from m.src to m.dst: counted per site, a blocking
-// copy to the host also as a sync, and in warn mode a new batching finding printed.
-void add_transfer(Movement& m, bool non_blocking, Engine& e, ThreadState& t) {
+// One copy of `m.bytes` from m.src to m.dst, reading `read` and writing
+// `written` (null when the copy makes its output): counted per site, a
+// blocking copy to the host also as a sync, and in warn mode a new flood
+// printed.
+void add_transfer(Movement& m, bool non_blocking, const c10::Storage* read,
+                  const c10::Storage* written, Engine& e, ThreadState& t) {
   const bool sync = m.dst.is_cpu() && !m.src.is_cpu() && !m.src.is_meta() && !non_blocking;
+  const SanitizerOptions& settings = e.settings();
+  CopyEvent copy{m.bytes, sync, thread_key(), t.ops, step_epoch(), read, written, true};
+  FloodRule rule{settings.small_copy_bytes(), settings.small_copy_burst_ops(),
+                 settings.small_copy_count()};
   // devcheck's own staging copies are whole batches on purpose: counted under
-  // their label, never "small".
-  const char* staged = detail::staging_label();
-  m.site = staged != nullptr ? sites().intern(RawStack{}, staged) : capture_site();
-  const std::uint64_t small_bytes = staged != nullptr ? 0 : e.settings().small_copy_bytes();
-  const bool flagged = e.ledger.add_transfer(
-      TransferKey{m.site, m.op, m.src, m.dst, false}, m.bytes, sync, thread_key(), t.ops,
-      small_bytes, e.settings().small_copy_burst_ops(), e.settings().small_copy_count());
-  if (sync) e.ledger.add_sync(SyncKey{m.site, m.op, m.src});
-  m.traced = e.settings().trace();
-  const SanitizerMode mode = e.settings().mode();
-  if (flagged && mode != SanitizerMode::kReport) {
+  // their label, never "small". A coalesced transfer (fake CUDA's
+  // torch.cuda.comm) is one transfer per direction at the user's line.
+  if (const char* staged = detail::staging_label()) {
+    m.site = sites().intern(RawStack{}, staged);
+    rule.small_bytes = 0;
+  } else if (const char* coalesced = coalesced_op()) {
+    m.site = capture_site();
+    m.op = coalesced;
+    copy.counted = first_of_coalesced(m.src, m.dst);
+    copy.synchronizing = sync && copy.counted;
+    rule.small_bytes = 0;
+  } else {
+    m.site = capture_site();
+  }
+  const bool flagged =
+      e.ledger.add_transfer(TransferKey{m.site, m.op, m.src, m.dst, false}, copy, rule);
+  if (copy.synchronizing) e.ledger.add_sync(SyncKey{m.site, m.op, m.src});
+  m.traced = settings.trace();
+  if (flagged && settings.mode() != SanitizerMode::kReport) {
     for (const auto& f : make_copy_findings(e)) {
       if (f.second == m.site) Engine::warn(f.first.message);
     }
@@ -298,7 +314,9 @@ void record_copy(const at::Tensor& self, const at::Tensor& src, bool non_blockin
   m.bytes = nbytes(src);
   m.src = src.device();
   m.dst = self.device();
-  add_transfer(m, non_blocking, e, t);
+  const c10::Storage* read = src.has_storage() ? &src.storage() : nullptr;
+  const c10::Storage* written = self.has_storage() ? &self.storage() : nullptr;
+  add_transfer(m, non_blocking, read, written, e, t);
 }
 
 // to(), _to_copy(), _copy_from(): self goes where destination() says.
@@ -315,7 +333,8 @@ void record_transfer(const c10::FunctionSchema& schema, c10::ArrayRef<const c10:
   m.bytes = nbytes(*self);
   m.src = self->device();
   m.dst = *dst;
-  add_transfer(m, bool_argument(schema, inputs, "non_blocking"), e, t);
+  add_transfer(m, bool_argument(schema, inputs, "non_blocking"),
+               self->has_storage() ? &self->storage() : nullptr, nullptr, e, t);
 }
 
 void record_pin(c10::ArrayRef<const c10::IValue> inputs, Engine& e, ThreadState& t, Movement& m) {
@@ -325,8 +344,9 @@ void record_pin(c10::ArrayRef<const c10::IValue> inputs, Engine& e, ThreadState&
   m.src = self->device();
   m.dst = self->device();
   m.site = capture_site();
-  e.ledger.add_transfer(TransferKey{m.site, m.op, m.src, m.dst, true}, m.bytes, false, thread_key(),
-                        t.ops, 0, 0, ~0ULL);
+  e.ledger.add_transfer(TransferKey{m.site, m.op, m.src, m.dst, true},
+                        CopyEvent{m.bytes, false, thread_key(), t.ops, 0, nullptr, nullptr, true},
+                        FloodRule{});
   m.traced = e.settings().trace();
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "devcheck/error.h"
+#include "sanitizer/steps.h"
 
 namespace devcheck::sanitizer {
 namespace {
@@ -51,6 +52,7 @@ void Engine::start(const SanitizerOptions& options) {
   handle_ = at::addGlobalCallback(at::RecordFunctionCallback(&join_on_sampled_op)
                                       .samplingProb(kJoinSampling)
                                       .scopes({at::RecordScope::FUNCTION}));
+  steps_handle_ = add_step_callback();
   active_.store(true);
   join_new_threads(true);
   join_this_thread();
@@ -62,7 +64,9 @@ void Engine::stop() {
   active_.store(false);
   join_new_threads(false);
   at::removeCallback(handle_);
+  at::removeCallback(steps_handle_);
   handle_ = 0;
+  steps_handle_ = 0;
   leave_this_thread();       // the others leave at their next op
   generation_.fetch_add(1);  // explain() no longer reports this session's findings
 }

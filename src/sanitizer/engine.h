@@ -124,6 +124,7 @@ class Engine {
   std::atomic<bool> active_{false};
   std::atomic<std::uint64_t> generation_{0};
   at::CallbackHandle handle_ = 0;
+  at::CallbackHandle steps_handle_ = 0;  // steps.h
 
   mutable std::mutex findings_mutex_;
   std::vector<MismatchRecord> mismatches_;

@@ -1,5 +1,7 @@
 #include "sanitizer/ledger.h"
 
+#include <algorithm>
+
 namespace devcheck::sanitizer {
 namespace {
 
@@ -27,22 +29,43 @@ std::size_t SyncKeyHash::operator()(const SyncKey& k) const {
   return mix(h, device_bits(k.device));
 }
 
-bool Ledger::add_transfer(const TransferKey& key, std::uint64_t bytes, bool synchronizing,
-                          std::uint64_t thread, std::uint64_t op_index, std::uint64_t small_bytes,
-                          std::uint64_t burst_ops, std::uint64_t min_count) {
+// At most this many storages are remembered per burst: enough to see the
+// pieces of a flood, bounded when one call moves thousands of tensors once.
+constexpr std::size_t kMaxTouched = 512;
+
+bool Ledger::touched_again(Burst& burst, const c10::Storage* storage) {
+  if (storage == nullptr || !*storage) return false;
+  const c10::StorageImpl* impl = storage->unsafeGetStorageImpl();
+  if (burst.touched.count(impl) != 0) return true;
+  if (burst.touched.size() < kMaxTouched)
+    burst.touched.emplace(impl, storage->getWeakStorageImpl());
+  return false;
+}
+
+bool Ledger::add_transfer(const TransferKey& key, const CopyEvent& copy, const FloodRule& rule) {
   std::lock_guard<std::mutex> lock(mutex_);
   TransferEntry& e = transfers_[key];
-  if (bytes <= small_bytes) {
-    ++e.small;
-    if (e.count > 0 && e.last_thread == thread && op_index - e.last_op <= burst_ops)
-      ++e.small_burst;
+  if (copy.counted) ++e.count;
+  e.bytes += copy.bytes;
+  if (copy.synchronizing) ++e.synchronizing;
+  if (copy.bytes > rule.small_bytes || !copy.counted) return false;
+  ++e.small;
+  Burst& b = bursts_[key];
+  if (b.thread != copy.thread || b.step != copy.step ||
+      copy.op_index - b.last_op > rule.burst_ops || b.touched.empty()) {
+    b.thread = copy.thread;
+    b.step = copy.step;
+    b.pieces = 0;
+    b.touched.clear();
   }
-  ++e.count;
-  e.bytes += bytes;
-  if (synchronizing) ++e.synchronizing;
-  e.last_thread = thread;
-  e.last_op = op_index;
-  if (!e.flagged && is_small_copy_finding(e, min_count)) {
+  b.last_op = copy.op_index;
+  const bool read_again = touched_again(b, copy.read);
+  const bool written_again = touched_again(b, copy.written);
+  if (read_again || written_again) {
+    ++b.pieces;
+    e.flood = std::max(e.flood, b.pieces + 1);  // the first piece started the flood
+  }
+  if (!e.flagged && is_small_copy_finding(e, rule.min_count)) {
     e.flagged = true;
     return true;
   }
@@ -66,6 +89,7 @@ void Ledger::add_event(const TraceEvent& event, std::size_t max_events) {
 void Ledger::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   transfers_.clear();
+  bursts_.clear();
   syncs_.clear();
   events_.clear();
   dropped_ = 0;
@@ -88,7 +112,7 @@ std::vector<TraceEvent> Ledger::events(std::uint64_t* dropped) const {
 }
 
 bool is_small_copy_finding(const TransferEntry& entry, std::uint64_t min_count) {
-  return entry.small >= min_count && entry.small_burst * 2 >= entry.small;
+  return entry.flood >= min_count;
 }
 
 }  // namespace devcheck::sanitizer

@@ -3,6 +3,9 @@
 // counted per (site, direction), and the timeline for the Chrome trace.
 
 #include <c10/core/Device.h>
+#include <c10/core/Storage.h>
+#include <c10/core/StorageImpl.h>
+#include <c10/util/intrusive_ptr.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -35,11 +38,32 @@ struct TransferEntry {
   std::uint64_t count = 0;
   std::uint64_t bytes = 0;
   std::uint64_t synchronizing = 0;
-  std::uint64_t small = 0;        // copies of at most small_copy_bytes
-  std::uint64_t small_burst = 0;  // small copies close (in ops) to the previous one here
-  std::uint64_t last_thread = 0;
-  std::uint64_t last_op = 0;
+  std::uint64_t small = 0;  // copies of at most small_copy_bytes
+  // The most small copies one flood of this site made: copies within one step
+  // and one burst, each reading or writing a tensor (storage) another copy of
+  // that burst also read or wrote (see Ledger::add_transfer).
+  std::uint64_t flood = 0;
   bool flagged = false;  // became a finding (warned once)
+};
+
+// One copy as the ledger counts it.
+struct CopyEvent {
+  std::uint64_t bytes = 0;
+  bool synchronizing = false;
+  std::uint64_t thread = 0;    // thread_key()
+  std::uint64_t op_index = 0;  // the thread's op counter
+  std::uint64_t step = 0;      // step_epoch() (steps.h)
+  // The storages the copy reads and writes (null for none), alive during the call.
+  const c10::Storage* read = nullptr;
+  const c10::Storage* written = nullptr;
+  bool counted = true;  // false: more bytes of a coalesced transfer already counted
+};
+
+// When small copies are a flood.
+struct FloodRule {
+  std::uint64_t small_bytes = 0;  // a copy of at most this many bytes is small (0: none)
+  std::uint64_t burst_ops = 0;    // consecutive copies at most this many ops apart
+  std::uint64_t min_count = ~0ULL;
 };
 
 struct SyncKey {
@@ -71,12 +95,15 @@ struct TraceEvent {
 // Thread-safe.
 class Ledger {
  public:
-  // `thread` and `op_index` (per-thread op counter) detect copies in a loop.
-  // Returns true exactly once per key: when its copies first become a
-  // "many small copies" finding (`min_count` small copies, most in a loop).
-  bool add_transfer(const TransferKey& key, std::uint64_t bytes, bool synchronizing,
-                    std::uint64_t thread, std::uint64_t op_index, std::uint64_t small_bytes,
-                    std::uint64_t burst_ops, std::uint64_t min_count);
+  // Counts a copy. A site's small copies are a flood when one burst of them
+  // (same thread, same step, each at most rule.burst_ops ops after the
+  // previous one) has rule.min_count copies that are pieces of the same
+  // tensors: each reads or writes a storage an earlier copy of the burst read
+  // or wrote (per-sample slices of one batch, a tensor filled element by
+  // element, the same tensor copied again). One copy per tensor per step is
+  // never one: a module's or a state dict's tensors moved once, a batch per
+  // step. Returns true exactly once per key: when it first floods.
+  bool add_transfer(const TransferKey& key, const CopyEvent& copy, const FloodRule& rule);
   void add_sync(const SyncKey& key);
   void add_event(const TraceEvent& event, std::size_t max_events);
   void clear();
@@ -87,14 +114,28 @@ class Ledger {
 
  private:
   mutable std::mutex mutex_;
+  // The burst a site's copies are in: where it started and the storages its
+  // copies touched (held weakly, so a recorded address is never reused by
+  // another storage while it is compared).
+  struct Burst {
+    std::uint64_t thread = 0;
+    std::uint64_t last_op = 0;
+    std::uint64_t step = 0;
+    std::uint64_t pieces = 0;
+    std::unordered_map<const c10::StorageImpl*, c10::weak_intrusive_ptr<c10::StorageImpl>> touched;
+  };
+  // Whether `storage` was touched in the burst (and remembers it).
+  static bool touched_again(Burst& burst, const c10::Storage* storage);
+
   std::unordered_map<TransferKey, TransferEntry, TransferKeyHash> transfers_;
+  std::unordered_map<TransferKey, Burst, TransferKeyHash> bursts_;
   std::unordered_map<SyncKey, std::uint64_t, SyncKeyHash> syncs_;
   std::vector<TraceEvent> events_;
   std::uint64_t dropped_ = 0;
 };
 
-// Whether a site's copies are a "many small copies" finding: enough small
-// copies, most of them in a loop.
+// Whether a site's copies are a "many small copies" finding: one flood of at
+// least min_count copies.
 bool is_small_copy_finding(const TransferEntry& entry, std::uint64_t min_count);
 
 }  // namespace devcheck::sanitizer

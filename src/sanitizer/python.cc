@@ -79,7 +79,7 @@ std::string innermost_user_frame(const PythonApi& py) {
     PyObj* code = py.frame_code(frame);
     if (code != nullptr) {
       const std::string file = attr_string(py, code, "co_filename");
-      if (!file.empty() && !is_torch_python_file(file)) {
+      if (!file.empty() && !is_library_python_file(file)) {
         const std::string function = attr_string(py, code, "co_name");
         result = file + ":" + std::to_string(py.frame_line(frame));
         if (!function.empty()) result += " (" + function + ")";
@@ -100,9 +100,18 @@ std::string innermost_user_frame(const PythonApi& py) {
 
 bool python_present() { return api().ok; }
 
-bool is_torch_python_file(const std::string& filename) {
-  return filename.rfind("<frozen", 0) == 0 ||
-         filename.find("-packages/torch/") != std::string::npos;
+bool is_library_python_file(const std::string& filename) {
+  auto has = [&](const char* part) { return filename.find(part) != std::string::npos; };
+  auto ends_with = [&](const std::string& tail) {
+    return filename.size() >= tail.size() &&
+           filename.compare(filename.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return filename.rfind("<frozen", 0) == 0 || has("-packages/torch/") ||
+         // devcheck's package (installed, or its source tree's python/devcheck)
+         has("-packages/devcheck/") || has("/python/devcheck/") ||
+         // the helpers `devcheck run` loads (share/devcheck/python, or python/ in the source tree)
+         has("/share/devcheck/python/") || ends_with("/devcheck_fake_cuda.py") ||
+         ends_with("/devcheck_fake.py");
 }
 
 std::string python_location() {

@@ -16,12 +16,14 @@ namespace devcheck::sanitizer {
 // True when the Python C API is present in this process.
 bool python_present();
 
-// "prog.py:12 (main)": the innermost frame outside torch's own package on
-// this thread; "" when this thread runs no Python code, Python is absent or
-// finalizing.
+// "prog.py:12 (main)": the innermost frame outside torch's own package and
+// devcheck's own Python files on this thread (the user's code); "" when this thread runs no Python
+// code, Python is absent or finalizing.
 std::string python_location();
 
-// Whether `filename` belongs to PyTorch's own Python package (skipped frames).
-bool is_torch_python_file(const std::string& filename);
+// Whether `filename` belongs to PyTorch's own Python package or to devcheck's
+// (its package, fake CUDA's and the fake device's helpers, its
+// sitecustomize): frames python_location() skips.
+bool is_library_python_file(const std::string& filename);
 
 }  // namespace devcheck::sanitizer

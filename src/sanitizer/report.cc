@@ -104,9 +104,8 @@ SanitizerFinding copy_finding(const TransferKey& key, const TransferEntry& e, Si
   const std::uint64_t each = e.count == 0 ? 0 : e.bytes / e.count;
   f.message = fmt::format(
       "[devcheck] many small copies: {} {} copies of {} each ({} total) from {} ({}), {} of them "
-      "back to back in a loop",
-      e.count, f.direction, format_bytes(each), format_bytes(e.bytes), f.site, f.op,
-      e.small_burst + 1);
+      "pieces of the same tensors within one step",
+      e.count, f.direction, format_bytes(each), format_bytes(e.bytes), f.site, f.op, e.flood);
   f.fix = fmt::format(
       "stack them and copy once: collect the samples on the host, then one "
       "torch::stack(samples).to({}) (Python: torch.stack(samples).to(device)) per batch; or "

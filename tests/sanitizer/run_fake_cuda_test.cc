@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -184,6 +186,57 @@ TEST(RunFakeCuda, ABadCountIsBadInputNamingIt) {
   EXPECT_THAT(env.output,
               HasSubstr("invalid DEVCHECK_FAKE_CUDA='lots': expected a number of fake CUDA devices "
                         "from 1 to 8"));
+}
+
+// "Many small copies" is a flood within one step: a batch per step (from a
+// DataLoader or slices of one tensor), a module moved by one call, a state
+// dict saved, loaded and read back, nn.DataParallel's broadcast, scatter and
+// gather are not; per-sample copies of one batch and a device tensor filled
+// element by element are, at their lines. Fake CUDA's torch.cuda.comm is one
+// coalesced transfer per call at the user's line, never devcheck's file.
+TEST(RunFakeCuda, ManySmallCopiesAreFloodsWithinAStepNeverOneCopyPerTensorPerStep) {
+  const testing::TempDir dir;
+  const std::string script = sanitizer_source("python/copies_per_step.py");
+  const std::string json = (dir / "report.json").string();
+  const ProcessResult r =
+      devcheck_run({"--fake-cuda=2", "--json", json}, {DEVCHECK_PYTHON, script});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("copies 300 100")) << r.output;
+  const auto report = nlohmann::json::parse(testing::read_file(json));
+  ASSERT_EQ(report["processes"].size(), 1U) << report.dump(1);
+  const auto& process = report["processes"][0];
+  auto at = [&](const char* mark) {
+    return script + ":" + std::to_string(marked_line("python/copies_per_step.py", mark));
+  };
+  std::vector<std::string> flooded;
+  for (const auto& f : process["findings"]) {
+    ASSERT_EQ(f["kind"], "small_copies") << f.dump(1);
+    const std::string site = f["site"];
+    flooded.push_back(site.substr(0, site.find(' ')));
+  }
+  EXPECT_THAT(flooded, ::testing::UnorderedElementsAre(at("flood_samples"), at("flood_fill")))
+      << process["findings"].dump(1);
+  for (const auto& f : process["findings"]) {
+    if (std::string(f["site"]).rfind(at("flood_samples"), 0) == 0) {
+      EXPECT_EQ(f["count"], 100);
+      EXPECT_THAT(std::string(f["message"]), HasSubstr("100 cpu -> cuda copies of 12 B each"));
+      EXPECT_THAT(std::string(f["message"]),
+                  HasSubstr("100 of them pieces of the same tensors within one step"));
+    }
+  }
+  bool broadcast = false;
+  for (const auto& t : process["transfers"]) {
+    const std::string site = t["site"];
+    EXPECT_THAT(site, Not(HasSubstr("devcheck_fake_cuda.py"))) << t.dump();
+    if (t["op"] == "torch.cuda.comm.broadcast_coalesced") {
+      broadcast = true;
+      EXPECT_EQ(site.substr(0, site.find(' ')), at("parallel")) << t.dump();
+      EXPECT_EQ(t["direction"], "cuda:0 -> cuda:1") << t.dump();
+      EXPECT_EQ(t["count"], 70) << t.dump();  // one per forward, as NCCL's one call
+    }
+  }
+  EXPECT_TRUE(broadcast) << process["transfers"].dump(1);
+  EXPECT_THAT(r.output, Not(HasSubstr("devcheck_fake_cuda.py")));
 }
 
 // Needs a real GPU: scripts/gpu-check.sh runs it (the refusal), it skips here.

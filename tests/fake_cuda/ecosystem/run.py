@@ -25,15 +25,10 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Findings known to be false, each with the open issue that removes it: the
 # run still fails on any other finding, and on one of these that changed or
-# went away (then this table is out of date). Issue 40: "many small copies"
-# counts one call that moves many tensors once (Module.to of a ResNet-18) and
-# a loop copying each tensor of a state dict once as a flood.
-KNOWN_FALSE = {
-    "torchvision_resnet": [
-        ("many small copies", "cuda:0 -> cpu", "torchvision_resnet.py:20 (digest)", "issue 40"),
-        ("many small copies", "cpu -> cuda", "torchvision_resnet.py:26 (main)", "issue 40"),
-    ],
-}
+# went away (then this table is out of date). None today: the two "many small
+# copies" of torchvision_resnet (Module.to of a ResNet-18, a loop copying each
+# tensor of its state dict once) went with issue 40's flood rule.
+KNOWN_FALSE = {}
 PROGRAMS = {  # program -> the module it needs
     "torchvision_resnet": "torchvision",
     "ignite_trainer": "ignite",
