@@ -2,7 +2,7 @@
 // model is on its device: moved only after the wrap, or (with device_ids)
 // never moved at all. DDP takes the parameters' devices when it is built.
 #include "../common.h"
-#include "../flow.h"
+#include "../flow/flow.h"
 #include "../rule.h"
 
 namespace devcheck::lint::detail {

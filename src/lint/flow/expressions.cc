@@ -6,10 +6,9 @@
 #include <cstring>
 #include <optional>
 
-#include "common.h"
-#include "flow_run.h"
-
-extern "C" const TSLanguage* tree_sitter_python();
+#include "../common.h"
+#include "../grammar.h"
+#include "run.h"
 
 namespace devcheck::lint::detail {
 namespace {
@@ -93,19 +92,9 @@ Sym sym(TSNode node) {
         {"true", Sym::kTrue},
         {"false", Sym::kFalse},
     };
-    const TSLanguage* language = tree_sitter_python();
-    std::vector<Sym> out(ts_language_symbol_count(language), Sym::kOther);
-    for (uint32_t symbol = 0; symbol < out.size(); ++symbol) {
-      const auto id = static_cast<TSSymbol>(symbol);
-      if (ts_language_symbol_type(language, id) != TSSymbolTypeRegular) continue;
-      for (const auto& [name, value] : kNames) {
-        if (std::strcmp(ts_language_symbol_name(language, id), name) == 0) out[symbol] = value;
-      }
-    }
-    return out;
+    return symbol_table(kNames, Sym::kOther);
   }();
-  const TSSymbol symbol = ts_node_symbol(node);
-  return symbol < table.size() ? table[symbol] : Sym::kOther;
+  return symbol_of(table, node, Sym::kOther);
 }
 
 bool tensor_method(std::string_view m) {

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "syntax.h"
+#include "../syntax.h"
 
 namespace devcheck::lint::detail {
 
@@ -181,6 +181,7 @@ class Flow {
 
  private:
   friend class FlowRun;
+  Flow() = default;
   std::vector<Meeting> meetings_;
   std::vector<NumpyRead> numpy_reads_;
   std::vector<Move> moves_;

@@ -1,9 +1,9 @@
-// The flow's expressions (flow_eval.cc): where values come from and where
+// The flow's expressions (src/lint/flow/expressions.cc): where values come from and where
 // they meet.
 #include <gtest/gtest.h>
 
 #include "flow_testing.h"
-#include "lint/flow_run.h"
+#include "lint/flow/run.h"
 
 namespace devcheck::lint::detail {
 namespace {

@@ -4,8 +4,8 @@
 #include <array>
 #include <cctype>
 
-#include "common.h"
-#include "flow_run.h"
+#include "../common.h"
+#include "run.h"
 
 namespace devcheck::lint::detail {
 namespace {
@@ -87,6 +87,23 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     self.kind = Kind::kModule;
     self.place = Place::kModuleDevice;
     return eval_module_call(call, function, self, args, frame);
+  }
+  // zip(*rows) regroups what the rows hold; map(np.asarray, xs) gives each
+  // of xs to NumPy.
+  if (is(function, "identifier") && source_.text(function) == "zip" && args.size() == 1 &&
+      is(args[0].node, "list_splat") && args[0].value.kind == Kind::kList) {
+    return args[0].value;
+  }
+  if (is(function, "identifier") && source_.text(function) == "map" && args.size() == 2 &&
+      source_.qualify(args[0].node).rfind("numpy.", 0) == 0) {
+    const Value e = effective(args[1].value);
+    if (args[1].value.kind == Kind::kList && device_value(e) && e.place == Place::kDevice) {
+      out_.numpy_reads_.push_back({call, e});
+    }
+    Value arrays;
+    arrays.kind = Kind::kArray;
+    arrays.place = Place::kHost;
+    return list_of(arrays);
   }
   // tuple(...) and list(...) keep what they are given.
   if (is(function, "identifier") &&
@@ -243,6 +260,10 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   }
   if (is(function, "identifier")) {
     const auto c = source_.classes().find(std::string(source_.text(function)));
+    if (c != source_.classes().end()) {
+      const int init = method_of(c->second.scope, "__init__");
+      if (init >= 0) record_call(init, call, args, frame);
+    }
     if (c != source_.classes().end() && (c->second.is_module || c->second.is_dataset)) {
       v.kind = c->second.is_module ? Kind::kModule : Kind::kDataset;
       v.place = Place::kHost;
@@ -274,6 +295,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     }
   }
   if (f >= 0) {
+    record_call(f, call, args, frame);
     const Summary& summary = analyze(f);
     last_tuple_ = summary.tuple;
     return summary.value;
@@ -283,6 +305,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     int method_scope = -1;
     if (member(receiver, method, found, method_scope)) {
       if (method_scope >= 0) {
+        record_call(method_scope, call, args, frame);
         last_tuple_ = summaries_[method_scope].tuple;
         for (Value& part : last_tuple_) {
           if (part.place == Place::kModuleDevice) part.place = receiver.place;
@@ -522,6 +545,23 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
       held.made = module.held_made;
       out_.meetings_.push_back({call, module.held_argument, held, e, frame.scope});
       break;
+    }
+  }
+  // A module without parameters (a loss, an activation) computes on what it
+  // is given: a host tensor and a device one meet there, as in a torch
+  // function (`criterion(model(x), labels)` with labels left on the host).
+  if (module.place == Place::kHost && module.origin != Origin::kUnmovedModule &&
+      module.held_place != Place::kHost && !module.scatters) {
+    const Arg* host = nullptr;
+    const Arg* device = nullptr;
+    for (const Arg& a : args) {
+      const Value e = effective(a.value);
+      if (host == nullptr && host_tensor(e)) host = &a;
+      if (device == nullptr && device_value(e) && e.place == Place::kDevice) device = &a;
+    }
+    if (host != nullptr && device != nullptr) {
+      out_.meetings_.push_back(
+          {call, host->node, effective(host->value), effective(device->value), frame.scope});
     }
   }
   Value out;
