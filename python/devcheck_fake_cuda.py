@@ -171,7 +171,8 @@ class _CudaEventBase:
     """torch.cuda.Event's base: complete once recorded; elapsed_time() is the
     host time between two records, in milliseconds."""
 
-    def __new__(cls, enable_timing=False, blocking=False, interprocess=False):
+    def __new__(cls, enable_timing=False, blocking=False, interprocess=False, external=False):
+        # external (2.10+): how a CUDA graph captures the event; no graphs here.
         self = object.__new__(cls)
         self._enable_timing = enable_timing
         self._time = None
@@ -517,6 +518,11 @@ def _rebind_torch_cuda():
         # is_bf16_supported() reads torch.version.cuda, which a CPU build has
         # none of; fake CUDA's devices are sm_80, which supports bfloat16.
         cuda.is_bf16_supported = lambda including_emulation=True: True
+        # torch.cuda.Stream() asks it first from 2.10 on ("requires CUDA
+        # support"): a CUDA build's answer.
+        import torch.backends.cuda as backends_cuda
+
+        backends_cuda.is_built = lambda: True
     # Fake CUDA runs no cuDNN kernel (its hooks say so to ATen): nn.RNN's
     # flatten_parameters() must not try, nor warn that a CPU build has none.
     import torch.backends.cudnn as cudnn

@@ -13,6 +13,7 @@ packages=(
   lintian debootstrap groff-base
   pybind11-dev python3-dev python3-venv python3-pip python3-pytest python3-setuptools python3-wheel
   libmimalloc-dev python3-flake8 python3-pyflakes python3-jsonschema
+  neovim python3-pylsp jupyter-nbconvert python3-ipykernel
 )
 
 missing=()

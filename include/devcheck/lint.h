@@ -28,6 +28,10 @@ struct RuleInfo {
 /// Thread-safe (a constant table).
 DEVCHECK_API const std::vector<RuleInfo>& rules();
 
+/// Where a rule is documented: docs/lint.md's section on it, online (what
+/// SARIF's helpUri and the language server's codeDescription link to).
+DEVCHECK_API std::string rule_url(std::string_view id);
+
 /// One replacement of source bytes [start_byte, end_byte) by `content`.
 struct Edit {
   std::size_t start_byte = 0;
@@ -52,6 +56,15 @@ struct Finding {
   std::string rule;
   std::string message;
   std::optional<Fix> fix;
+  /// In a notebook (.ipynb): the 1-based cell the finding is in, counting
+  /// every cell; `line`, `column`, `end_line` and `end_column` then count
+  /// within that cell's source, and the fix's edits are byte ranges of the
+  /// notebook's file. 0 for a Python file.
+  int cell = 0;
+  /// In a notebook: where the finding starts in the .ipynb file read as text
+  /// (1-based line and byte column; what SARIF shows). 0 for a Python file.
+  int file_line = 0;
+  int file_column = 0;
 };
 
 /// What to check and how. Defaults lint every rule, on all cores.
@@ -82,10 +95,12 @@ class DEVCHECK_API LintReport {
   bool has_findings() const { return !findings_.empty(); }
   bool has_errors() const { return !errors_.empty(); }
 
-  /// `path:line:col: DC101 message` lines, then a summary line.
+  /// `path:line:col: DC101 message` lines (`nb.ipynb:cell 5:3:9: ...` in a
+  /// notebook), then a summary line.
   std::string to_text() const;
   /// A JSON array of findings: path, line, column, end_line, end_column,
-  /// rule, message and, when there is one, fix {message, edits}.
+  /// rule, message and, when there is one, fix {message, edits}; in a
+  /// notebook also cell (lines and columns count within it).
   std::string to_json() const;
   /// SARIF 2.1.0, one run of tool `devcheck`, every rule described.
   std::string to_sarif() const;
@@ -111,7 +126,8 @@ class DEVCHECK_API LintReport {
 DEVCHECK_API std::vector<Finding> lint_source(std::string_view source, const std::string& path,
                                               const LintOptions& options = {});
 
-/// Lints files and folders (folders recursively, `*.py` and `*.pyi`).
+/// Lints files and folders (folders recursively, `*.py`, `*.pyi` and
+/// `*.ipynb`: a notebook's code cells as one program, magics left out).
 /// Unreadable inputs are listed in errors(), never thrown. Thread-safe.
 DEVCHECK_API LintReport lint_paths(const std::vector<std::string>& paths,
                                    const LintOptions& options = {});

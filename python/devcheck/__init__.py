@@ -55,6 +55,15 @@ from ._api import (  # noqa: E402
 from ._watch import Report, watch  # noqa: E402
 
 __version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython):
+    """`%load_ext devcheck`: the %%devcheck, %devcheck_fake_cuda and %devcheck_lint magics (magics.py)."""
+    from .magics import load_ipython_extension as load
+
+    load(ipython)
+
+
 TORCH_VERSION = _build_info.TORCH_VERSION
 CUDA_VERSION = _build_info.CUDA_VERSION
 CXX11_ABI = _build_info.CXX11_ABI

@@ -1,4 +1,4 @@
-# Sourced by the scripts that make Debian roots (test-torch2.sh, test-deb.sh).
+# Sourced by the scripts that make Debian roots (test-lane.sh, test-deb.sh).
 # host_mirror: the host's Debian mirror, the first archive URI (not -security)
 # in its apt sources, one per line (deb822 .sources first, then .list files).
 host_mirror() {

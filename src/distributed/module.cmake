@@ -21,8 +21,10 @@ if(NOT DEVCHECK_GLOO STREQUAL "OFF")
       "headers (Debian: libgloo-dev) or set DEVCHECK_GLOO_INCLUDE_DIR")
   endif()
 endif()
+# DEVCHECK_HAS_GLOO, not USE_C10D_GLOO: a wheel's TorchConfig defines the
+# latter for every consumer (torch was built with Gloo) without its headers.
 if(_devcheck_with_gloo)
-  target_compile_definitions(devcheck_distributed_objects PRIVATE USE_C10D_GLOO)
+  target_compile_definitions(devcheck_distributed_objects PRIVATE USE_C10D_GLOO DEVCHECK_HAS_GLOO=1)
   target_include_directories(devcheck_distributed_objects SYSTEM PRIVATE ${DEVCHECK_GLOO_INCLUDE_DIR})
   message(STATUS "devcheck::distributed: Gloo backend built (headers in ${DEVCHECK_GLOO_INCLUDE_DIR})")
 else()

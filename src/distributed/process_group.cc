@@ -6,7 +6,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
-#ifdef USE_C10D_GLOO
+#ifdef DEVCHECK_HAS_GLOO
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
 #ifdef USE_C10D_NCCL
@@ -55,7 +55,7 @@ int env_int(const char* name, long low, long high, const char* what) {
   return static_cast<int>(value);
 }
 
-#ifdef USE_C10D_GLOO
+#ifdef DEVCHECK_HAS_GLOO
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
@@ -158,7 +158,7 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const ProcessGroupOptions&
   impl->timeout = options.timeout();
   impl->device = rank_device(options.device(), env.local_rank);
   impl->backend = impl->device.is_cuda() ? "nccl" : "gloo";
-#ifndef USE_C10D_GLOO
+#ifndef DEVCHECK_HAS_GLOO
   // Before the store: no rank waits for the others only to fail.
   if (impl->backend == "gloo") {
     throw DeviceUnavailableError(fmt::format(
@@ -197,7 +197,7 @@ ProcessGroup::ProcessGroup(const DistributedEnv& env, const ProcessGroupOptions&
         env.rank, impl->device.str()));
 #endif
   } else {
-#ifdef USE_C10D_GLOO
+#ifdef DEVCHECK_HAS_GLOO
     auto gloo_options = c10d::ProcessGroupGloo::Options::create(options.timeout());
     gloo_options->devices.push_back(gloo_device(env.master_addr));
     auto gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(backend_store, env.rank, env.world_size,

@@ -44,7 +44,7 @@ void add_gitignore(const fs::path& dir, std::vector<IgnoreRule>& rules) {
 
 bool is_python(const fs::path& path) {
   const std::string ext = path.extension().string();
-  return ext == ".py" || ext == ".pyi";
+  return ext == ".py" || ext == ".pyi" || ext == ".ipynb";
 }
 
 void walk(const fs::path& dir, bool gitignore, std::vector<IgnoreRule> rules,

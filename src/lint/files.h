@@ -22,10 +22,10 @@ std::vector<IgnoreRule> parse_gitignore(const std::string& text, const std::stri
 // Whether the last rule matching `path` (absolute) ignores it.
 bool ignored(const std::vector<IgnoreRule>& rules, const std::string& path, bool is_dir);
 
-// Files named in `paths` as they are; folders walked for *.py and *.pyi,
-// skipping .git and __pycache__ and, with `gitignore`, what the .gitignore
-// files of the folders walked and their parents up to the repository root
-// exclude. Missing paths are added to `errors`. Sorted, without duplicates.
+// Files named in `paths` as they are; folders walked for *.py, *.pyi and
+// *.ipynb, skipping .git and __pycache__ and, with `gitignore`, what the
+// .gitignore files of the folders walked and their parents up to the
+// repository root exclude. Missing paths are added to `errors`. Sorted, without duplicates.
 std::vector<std::string> collect_files(const std::vector<std::string>& paths, bool gitignore,
                                        std::vector<std::string>& errors);
 

@@ -16,6 +16,7 @@
 #include "devcheck/lint.h"
 #include "files.h"
 #include "format/output.h"
+#include "notebook.h"
 
 namespace devcheck::lint {
 namespace {
@@ -160,7 +161,7 @@ LintReport lint_paths(const std::vector<std::string>& paths, const LintOptions& 
   std::vector<FileResult> results = for_each_file(
       files, options,
       [](const std::string& path, const Rules& rules, const std::string& text, FileResult& r) {
-        r.findings = detail::check_source(text, path, rules.select, rules.ignore);
+        r.findings = detail::check_file(text, path, rules.select, rules.ignore);
       });
   for (FileResult& r : results) {
     if (!r.error.empty()) report.add_error(std::move(r.error));
@@ -181,8 +182,7 @@ FixResult fix_paths(const std::vector<std::string>& paths, const LintOptions& op
   std::vector<FileResult> results = for_each_file(
       files, options,
       [&](const std::string& path, const Rules& rules, const std::string& text, FileResult& r) {
-        std::vector<Finding> findings =
-            detail::check_source(text, path, rules.select, rules.ignore);
+        std::vector<Finding> findings = detail::check_file(text, path, rules.select, rules.ignore);
         std::vector<Finding> to_fix;
         for (const Finding& f : findings) {
           if (f.fix && fixable(f.rule)) to_fix.push_back(f);
@@ -193,7 +193,7 @@ FixResult fix_paths(const std::vector<std::string>& paths, const LintOptions& op
           return;
         }
         // What remains is what the fixed text still has.
-        r.findings = detail::check_source(after, path, rules.select, rules.ignore);
+        r.findings = detail::check_file(after, path, rules.select, rules.ignore);
         r.diff = unified_diff(path, text, after);
         r.changed = true;
         if (write) {

@@ -34,9 +34,14 @@ std::string plural(std::size_t n, const char* word) {
 
 }  // namespace
 
+std::string rule_url(std::string_view id) {
+  return fmt::format("{}/blob/main/docs/lint.md#{}", kHome, lower(id));
+}
+
 void LintReport::finish() {
   std::sort(findings_.begin(), findings_.end(), [](const Finding& a, const Finding& b) {
-    return std::tie(a.path, a.line, a.column, a.rule) < std::tie(b.path, b.line, b.column, b.rule);
+    return std::tie(a.path, a.cell, a.line, a.column, a.rule) <
+           std::tie(b.path, b.cell, b.line, b.column, b.rule);
   });
   std::sort(errors_.begin(), errors_.end());
 }
@@ -46,7 +51,8 @@ std::string LintReport::to_text() const {
   std::set<std::string> files;
   std::size_t fixable = 0;
   for (const Finding& f : findings_) {
-    out += fmt::format("{}:{}:{}: {} {}\n", f.path, f.line, f.column, f.rule, f.message);
+    const std::string cell = f.cell == 0 ? "" : fmt::format("cell {}:", f.cell);
+    out += fmt::format("{}:{}{}:{}: {} {}\n", f.path, cell, f.line, f.column, f.rule, f.message);
     files.insert(f.path);
     if (f.fix) ++fixable;
   }
@@ -70,6 +76,7 @@ std::string LintReport::to_json() const {
                         {"end_column", f.end_column},
                         {"rule", f.rule},
                         {"message", f.message}};
+    if (f.cell != 0) j["cell"] = f.cell;
     if (f.fix) {
       nlohmann::json edits = nlohmann::json::array();
       for (const Edit& e : f.fix->edits) {
@@ -92,7 +99,7 @@ std::string LintReport::to_sarif() const {
         {{"id", r.id},
          {"name", r.name},
          {"shortDescription", {{"text", r.summary}}},
-         {"helpUri", fmt::format("{}/blob/main/docs/lint.md#{}", kHome, lower(r.id))},
+         {"helpUri", rule_url(r.id)},
          {"defaultConfiguration", {{"level", r.id == "DC100" ? "error" : "warning"}}}});
   }
   nlohmann::json results = nlohmann::json::array();
@@ -108,6 +115,14 @@ std::string LintReport::to_sarif() const {
                                     {"startColumn", f.column},
                                     {"endLine", f.end_line},
                                     {"endColumn", f.end_column}}}}}}}}};
+    if (f.cell != 0) {
+      // A notebook: the region is where the finding sits in the .ipynb file
+      // as text (what a SARIF viewer shows); the cell and the place in it
+      // are properties.
+      nlohmann::json& region = result["locations"][0]["physicalLocation"]["region"];
+      region = {{"startLine", f.file_line}, {"startColumn", f.file_column}};
+      result["properties"] = {{"cell", f.cell}, {"cellLine", f.line}, {"cellColumn", f.column}};
+    }
     const auto found = index.find(f.rule);
     if (found != index.end()) result["ruleIndex"] = found->second;
     results.push_back(std::move(result));

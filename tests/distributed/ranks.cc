@@ -8,12 +8,31 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <sstream>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "support/support.h"
 
 namespace devcheck::testing {
+namespace {
+
+// Gloo of 2025 on (Debian sid's) logs every TCP connection to stderr
+// unconditionally ("[./gloo/transport/tcp/context.cc:243] INFO Rank 0 is
+// connected to 1. ..."): the library's line, not the rank's own output.
+std::string without_gloo_info_lines(const std::string& text) {
+  std::string kept;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const bool gloo_info = line.rfind("[", 0) == 0 && line.find("gloo/") != std::string::npos &&
+                           line.find("] INFO ") != std::string::npos;
+    if (!gloo_info) kept += line + (in.eof() ? "" : "\n");
+  }
+  return kept;
+}
+
+}  // namespace
 
 int free_port() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -89,7 +108,8 @@ std::vector<RankResult> run_ranks(const std::vector<std::string>& argv, int worl
     if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   for (int r = 0; r < world; ++r) {
-    results[static_cast<size_t>(r)].output = read_file(logs.path() / ("rank" + std::to_string(r)));
+    results[static_cast<size_t>(r)].output =
+        without_gloo_info_lines(read_file(logs.path() / ("rank" + std::to_string(r))));
   }
   return results;
 }

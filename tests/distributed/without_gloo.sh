@@ -26,6 +26,8 @@ if [ "${DEVCHECK_WITHOUT_GLOO_NS:-}" != 1 ]; then
 fi
 
 empty=$(mktemp -d "${TMPDIR:-/tmp}/devcheck-no-gloo.XXXXXX")
+logs=$(mktemp -d "${TMPDIR:-/tmp}/devcheck-no-gloo-logs.XXXXXX")
+trap 'rm -rf "$logs"' EXIT
 hidden=0
 for dir in /usr/include /usr/local/include $(dirname "$torch_dir")/../../../include; do
   if [ -f "$dir/gloo/algorithm.h" ]; then
@@ -44,14 +46,14 @@ generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build/CMakeCache.txt")
 cmake -S "$source" -B "$scratch" -G "$generator" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTorch_DIR="$torch_dir" -DDEVCHECK_PYTHON="$python" -DDEVCHECK_BUILD_TESTS=OFF \
   -DDEVCHECK_BUILD_BENCH=OFF -DDEVCHECK_BUILD_EXAMPLES=OFF -DDEVCHECK_BUILD_LINT=OFF \
-  >"$scratch.configure.log" 2>&1 || { cat "$scratch.configure.log"; exit 1; }
-if ! grep -q "devcheck::distributed: no Gloo backend" "$scratch.configure.log"; then
+  >"$logs/configure.log" 2>&1 || { cat "$logs/configure.log"; exit 1; }
+if ! grep -q "devcheck::distributed: no Gloo backend" "$logs/configure.log"; then
   echo "FAIL: the configure did not say it builds without Gloo:" >&2
-  grep "devcheck::distributed" "$scratch.configure.log" >&2 || true
+  grep "devcheck::distributed" "$logs/configure.log" >&2 || true
   exit 1
 fi
-cmake --build "$scratch" --target devcheck_runtime >"$scratch.build.log" 2>&1 ||
-  { tail -n 60 "$scratch.build.log"; exit 1; }
+cmake --build "$scratch" --target devcheck_runtime >"$logs/build.log" 2>&1 ||
+  { tail -n 60 "$logs/build.log"; exit 1; }
 echo "without_gloo: built devcheck_runtime without Gloo"
 
 status=0
@@ -65,6 +67,6 @@ for want in "needs c10d's Gloo backend" "this build of devcheck has none" \
   grep -qF "$want" <<<"$out" || { echo "FAIL: the message lacks \"$want\"" >&2; fail=1; }
 done
 [ ! -e "$empty/never.pt" ] || { echo "FAIL: a checkpoint was written" >&2; fail=1; }
-rm -rf "$scratch" "$scratch".*.log
+rm -rf "$scratch"
 [ "$fail" -eq 0 ] && echo "without_gloo: ok"
 exit "$fail"

@@ -24,6 +24,7 @@ def main():
     parser.add_argument("--devices", type=int, default=2, help="fake CUDA devices (default 2)")
     parser.add_argument("--python-dir", default=REPO_PYTHON,
                         help="folder of devcheck_fake_cuda.py (default: this checkout's python/)")
+    parser.add_argument("--start-method", help="multiprocessing's start method for the program")
     parser.add_argument("program")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     options = parser.parse_args()
@@ -34,6 +35,10 @@ def main():
     devcheck_fake_cuda.install(options.lib, options.devices)
     sys.path.remove(options.python_dir)
 
+    if options.start_method:
+        import multiprocessing
+
+        multiprocessing.set_start_method(options.start_method)
     program = os.path.abspath(options.program)
     sys.argv = [program] + options.args
     sys.path.insert(0, os.path.dirname(program))

@@ -124,11 +124,25 @@ class Runner:
     def __init__(self, options):
         self.o = options
 
-    def fake_cmd(self, prog, devices, json_path):
+    def program(self, prog, header):
+        """The command that runs `prog` as its author ran it. `# start-method:
+        fork` marks a program written for Linux's default before Python 3.14
+        (fork); on 3.14, whose default is forkserver, its unguarded top level
+        would run again in every DataLoader worker, on any device."""
+        method = first(header, "start-method")
+        if not method:
+            return [self.o.python, prog]
+        wrap = ("import multiprocessing, runpy, sys; multiprocessing.set_start_method(%r); "
+                "sys.argv = [sys.argv[1]]; runpy.run_path(sys.argv[0], run_name='__main__')" % method)
+        return [self.o.python, "-c", wrap, prog]
+
+    def fake_cmd(self, prog, devices, json_path, header):
         if self.o.devcheck:
             return [self.o.devcheck, "run", "--fake-cuda=%d" % devices, "--mode", "fail",
-                    "--json", json_path, "--", self.o.python, prog]
-        return [self.o.python, LAUNCH, "--lib", self.o.lib, "--devices", str(devices), prog]
+                    "--json", json_path, "--"] + self.program(prog, header)
+        method = first(header, "start-method")
+        return [self.o.python, LAUNCH, "--lib", self.o.lib, "--devices", str(devices)] + \
+            (["--start-method", method] if method else []) + [prog]
 
     def prepare(self, header, cwd, fake):
         script = first(header, "prepare")
@@ -154,7 +168,7 @@ class Runner:
                 return dict(rc=None, out="", err=problem, seconds=0.0, timed_out=False,
                             prepare_failed=True), None
             json_path = os.path.join(cwd, "report.json")
-            cmd = self.fake_cmd(prog, devices, json_path) if fake else [self.o.python, prog]
+            cmd = self.fake_cmd(prog, devices, json_path, header) if fake else self.program(prog, header)
             r = run(cmd, cwd, self.o.timeout)
             report = None
             if fake and self.o.devcheck and os.path.exists(json_path):

@@ -110,6 +110,25 @@ TEST(RunSanitized, ACleanProgramHasNoFinding) {
   EXPECT_EQ(r.status_for(SanitizerMode::kFail), 0);
 }
 
+// A descendant left running when the program exits (as multiprocessing's
+// forkserver is, for a moment) is waited for: its report is in the run's.
+TEST(RunSanitized, ADescendantThatOutlivesTheProgramByAMomentHasItsReportInTheRun) {
+  DEVCHECK_SKIP_PYTHON_UNDER_TSAN();
+  const char* program =
+      "import subprocess, sys, torch\n"
+      "torch.ones(2) + 1\n"
+      "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1.5); import torch; "
+      "print(int((torch.ones(3) * 2).sum()))'])\n"
+      "print('the program leaves first')\n";
+  const auto r = run({DEVCHECK_PYTHON, "-c", program});
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 2U);
+  for (const auto& p : r.processes) {
+    EXPECT_THAT(p.text, Not(HasSubstr("in 0 ops checked"))) << p.text;
+    EXPECT_THAT(p.text, Not(HasSubstr("outlived"))) << p.text;
+  }
+}
+
 TEST(RunSanitized, ReportIsWrittenOnAnUncaughtException) {
   const auto r = run({sanitizer_program("planted"), "throw"});
   EXPECT_EQ(r.term_signal, SIGABRT);

@@ -3,6 +3,7 @@
 # fix: return CPU tensors from the Dataset and move each batch to the device in the training loop
 # expect: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
 # sanitizer: none
+# start-method: fork
 """A custom Dataset whose __getitem__ ends by moving the sample to the GPU,
 read by a DataLoader with worker processes (fork, Linux's default)."""
 import torch

@@ -2,6 +2,7 @@
 # fixed twin: the same program as the fix made it; runs clean on a GPU
 # source: https://github.com/pytorch/pytorch/issues/77159
 # fix: return CPU tensors from the Dataset and move each batch to the device in the training loop
+# start-method: fork
 """A custom Dataset whose __getitem__ ends by moving the sample to the GPU,
 read by a DataLoader with worker processes (fork, Linux's default)."""
 import torch

@@ -4,6 +4,7 @@
 # fix: build the batch tensors on the CPU in collate_fn and move them to the device in the training loop
 # expect: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method
 # sanitizer: none
+# start-method: fork
 """Sequence labelling with a collate_fn that pads the token ids and labels
 and builds the batch with torch.tensor(..., device=device), read with
 num_workers > 0."""

@@ -3,6 +3,7 @@
 # source: https://github.com/Tongjilibo/bert4torch/issues/149
 # source: https://github.com/meta-pytorch/data/issues/966
 # fix: build the batch tensors on the CPU in collate_fn and move them to the device in the training loop
+# start-method: fork
 """Sequence labelling with a collate_fn that pads the token ids and labels
 and builds the batch with torch.tensor(..., device=device), read with
 num_workers > 0."""

@@ -1,0 +1,4 @@
+!ls
+files = !ls
+%%time
+x = torch.zeros(3).cuda()
