@@ -153,7 +153,13 @@ std::vector<WholeMove> whole_moves(const Source& source, int scope) {
           text.find("bfloat") != std::string_view::npos) {
         continue;
       }
-      const auto s = string_value(source, target);
+      auto s = string_value(source, target);
+      // `torch.device("cpu")`: the string inside.
+      if (!s && is(target, "call") &&
+          source.qualify(field(target, fields().function)) == "torch.device") {
+        const std::vector<TSNode> device_args = source.positional(target);
+        if (device_args.size() == 1) s = string_value(source, device_args[0]);
+      }
       if (s && (*s == "cpu" || *s == "meta")) continue;
     }
     out.push_back({call.node, source.text(object)});

@@ -70,8 +70,17 @@ void check_without_variable(const Source& source, Sink& sink) {
     }
   }
   for (const Call& call : source.calls()) {
-    if (!hard_coded(source, call) || under_device_test(source, call.node, none)) continue;
+    if (!hard_coded(source, call) || under_device_test(source, call.node, none) ||
+        source.has_splat(call.node)) {
+      continue;
+    }
     const int function = source.function_of(call.scope);
+    // A class's own `cuda()` / `to()` (PackedSequence.cuda): moving to CUDA
+    // is what it is for.
+    if (function >= 0 &&
+        (source.scopes()[function].name == "cuda" || source.scopes()[function].name == "to")) {
+      continue;
+    }
     const auto choice = std::find_if(guarded.begin(), guarded.end(), [&](const auto& g) {
       return g.first == function && function >= 0;
     });

@@ -1,6 +1,6 @@
 // DC121 layer-added-after-move: a model moved to its device whose layers are
 // then replaced or added on the CPU: `model.fc = nn.Linear(...)` after
-// `model.to(device)`, `convert_sync_batchnorm(model)` after the move, or a
+// `model.to(device)`, or a
 // method of one of the file's classes that builds `self.<layer> =
 // nn.Linear(...)` without device= called on the moved model
 // (`model.reset_classifier(10)`). The new layer's parameters are on the CPU
@@ -79,19 +79,17 @@ void check(const RuleContext& c) {
       if (call.scope != scope || call.moved) continue;
       const uint32_t at = ts_node_start_byte(call.node);
       const TSNode function = field(call.node, fields().function);
-      // `model.fc = nn.Linear(...)` / `model = convert_sync_batchnorm(model)`.
+      // `model.fc = nn.Linear(...)`.
       std::string_view model;
       std::string what;
       const TSNode parent = ts_node_parent(call.node);
-      if (call.method == "convert_sync_batchnorm") {
-        const std::vector<TSNode> args = source.positional(call.node);
-        if (!args.empty()) model = source.text(args[0]);
-        what = "SyncBatchNorm.convert_sync_batchnorm(" + std::string(model) +
-               ") makes its new layers on the CPU";
-      } else if (module_class(source, call.qualified, function) &&
-                 ts_node_is_null(source.keyword(call.node, "device")) && is(parent, "assignment") &&
-                 ts_node_eq(field(parent, fields().right), call.node) &&
-                 is(field(parent, fields().left), "attribute")) {
+      // Not convert_sync_batchnorm(model): the layers it makes take the old
+      // ones' parameters and buffers (torch 1.13's batchnorm.py and later),
+      // so they are where the model is.
+      if (module_class(source, call.qualified, function) &&
+          ts_node_is_null(source.keyword(call.node, "device")) && is(parent, "assignment") &&
+          ts_node_eq(field(parent, fields().right), call.node) &&
+          is(field(parent, fields().left), "attribute")) {
         const TSNode left = field(parent, fields().left);
         model = source.text(field(left, fields().object));
         what = std::string(source.text(left)) + " is replaced by a layer made on the CPU";

@@ -118,5 +118,19 @@ TEST(LintDC112, FindsAModuleMovingOneOfItsOwnLayers) {
             std::string::npos);
 }
 
+// A class's own cuda() (torch's PackedSequence.cuda) moves to CUDA on
+// purpose, whatever its test of where a tensor is.
+TEST(LintDC112, SaysNothingInAClassesOwnCudaMethod) {
+  EXPECT_EQ(found("import torch\n"
+                  "class Packed:\n"
+                  "    def cuda(self, *args, **kwargs):\n"
+                  "        ex = torch.tensor((), device=self.data.device).to(*args, **kwargs)\n"
+                  "        if ex.is_cuda:\n"
+                  "            return self.to(*args, **kwargs)\n"
+                  "        return self.to(*args, device='cuda', **kwargs)\n",
+                  "DC112"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -57,5 +57,19 @@ TEST(LintDC122, SaysNothingWhenTheModelMovesFirstOrTheLoadIsAModels) {
             Lines{});
 }
 
+// A copy moved to the CPU after the load (torchvision's quantization
+// script evaluates a CPU copy of the model) is no move to the device.
+TEST(LintDC122, SaysNothingOfAMoveToTheCpuAfterTheLoad) {
+  EXPECT_EQ(found("import copy\n"
+                  "import torch\n"
+                  "def main(model, optimizer, path, device):\n"
+                  "    model.to(device)\n"
+                  "    optimizer.load_state_dict(torch.load(path)['optimizer'])\n"
+                  "    copied = copy.deepcopy(model)\n"
+                  "    copied.to(torch.device('cpu'))\n",
+                  "DC122"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
