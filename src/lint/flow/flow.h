@@ -77,6 +77,9 @@ struct Value {
   TSNode held_argument{};
   // A function's parameter, as it came in (not assigned since).
   bool parameter = false;
+  // What the file's calls pass to a parameter (a ParamHint), or made from
+  // one: the value crossed a call to get here.
+  bool passed = false;
   // DataParallel / DistributedDataParallel: it moves its inputs itself.
   bool scatters = false;
   // A module made from a class of this file: that class's scope.

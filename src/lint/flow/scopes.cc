@@ -46,6 +46,7 @@ Value join(const Value& a, const Value& b) {
   out.pin_unknown = a.pin_unknown || b.pin_unknown;
   out.registered = a.registered && b.registered;
   out.sample = a.sample && b.sample;
+  out.passed = a.passed || b.passed;
   if (a.held_place != b.held_place || !ts_node_eq(a.held_made, b.held_made)) {
     out.held_place = Place::kUnknown;
     out.held_origin = Origin::kNone;
@@ -428,6 +429,7 @@ void FlowRun::bind_parameters(TSNode function, Frame& frame) {
     if (const Value* passed = hint(hints_in_, frame.scope, text)) {
       v = *passed;
       v.parameter = true;
+      v.passed = true;
     }
     frame.env.set(text, v);
   });
