@@ -367,6 +367,14 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
                                                                "ne",           "lt",
                                                                "gt",           "le",
                                                                "ge",           "lerp"};
+  // Methods given an index or a mask, which must be where the tensor is
+  // (index_select of a CUDA tensor with a host index fails; `x[index]`
+  // does not, and is not here). Only tensors have these, so a receiver the
+  // flow knows only the place of is taken for one.
+  static constexpr std::array<std::string_view, 13> kIndexed = {
+      "index_select", "index_add",   "index_add_",   "index_copy", "index_copy_",
+      "take",         "gather",      "scatter",      "scatter_",   "scatter_add",
+      "scatter_add_", "masked_fill", "masked_select"};
   static constexpr std::array<std::string_view, 9> kReductions = {
       "sum", "mean", "max", "min", "norm", "prod", "all", "any", "std"};
   Value v;
@@ -384,7 +392,7 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
   switch (receiver.kind) {
     case Kind::kTensor:
       if (non_tensor_method(method)) return Value{};
-      if (among(method, kBinary)) {
+      if (among(method, kBinary) || among(method, kIndexed)) {
         for (const Arg& a : args) meet(call, object, receiver, a.node, effective(a.value), frame);
       }
       v = receiver;
@@ -401,6 +409,11 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
       return receiver;
     case Kind::kUnknown:
       if (receiver.place != Place::kUnknown && tensor_method(method)) {
+        if (among(method, kIndexed)) {
+          for (const Arg& a : args) {
+            meet(call, object, receiver, a.node, effective(a.value), frame, true);
+          }
+        }
         v = receiver;
         v.kind = Kind::kTensor;
         v.scalar = among(method, kReductions) && args.empty();

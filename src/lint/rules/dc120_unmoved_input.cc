@@ -33,8 +33,8 @@ void check(const RuleContext& c) {
     const std::string made = ts_node_is_null(m.host.made) ? "" : " (" + line_of(m.host.made) + ")";
     std::string message;
     if (o == Origin::kUnmovedModule && !unmoved_here) {
-      message = name + " is a model " +
-                std::string(c.source.text(field(m.host.made, "function"))) + "(...) made" + made +
+      message = name + " is a model " + std::string(c.source.text(field(m.host.made, "function"))) +
+                "(...) made" + made +
                 " on the CPU and never moved to a device; passed here, it is given tensors on a "
                 "device: a device mismatch; move it where it is made (.to(device)) or here";
     } else if (o == Origin::kUnmovedModule) {
