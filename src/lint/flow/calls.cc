@@ -315,6 +315,17 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       if (found.kind == Kind::kModule) return eval_module_call(call, function, found, args, frame);
     }
   }
+  // `buffer.update_priorities(idxes, ...)` on an object the flow knows
+  // nothing of, where one class of the file alone has a method of that
+  // name: what the call passes reaches that method's parameters.
+  if (attribute && !self_call && receiver.kind == Kind::kUnknown &&
+      receiver.place == Place::kUnknown) {
+    const int only = only_method(method);
+    if (only >= 0) {
+      record_call(only, call, args, frame);
+      analyze(only);
+    }
+  }
   if (attribute && !self_call) return eval_method(call, object, method, receiver, args, frame);
   Value callee;
   if (!attribute) {

@@ -197,6 +197,9 @@ class FlowRun {
   // file's classes.
   std::vector<std::tuple<int, std::string_view, int>> methods_;
   int method_of(int class_scope, std::string_view name) const;
+  // The method of that name where one class of the file alone has one
+  // (not a dunder, not forward); -1 otherwise.
+  int only_method(std::string_view name) const;
   // Names made here (`self.<name>` of register_buffer("name", ...)), kept
   // where the views of them stay valid.
   std::deque<std::string> interned_;

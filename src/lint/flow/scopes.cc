@@ -188,6 +188,17 @@ int FlowRun::method_of(int class_scope, std::string_view name) const {
              : -1;
 }
 
+int FlowRun::only_method(std::string_view name) const {
+  if (name.empty() || name.rfind("__", 0) == 0 || name == "forward") return -1;
+  int found = -1;
+  for (const auto& [cls, method, scope] : methods_) {
+    if (method != name) continue;
+    if (found >= 0) return -1;
+    found = scope;
+  }
+  return found;
+}
+
 void FlowRun::find_relevant() {
   const auto& scopes = source_.scopes();
   relevant_.assign(scopes.size(), false);

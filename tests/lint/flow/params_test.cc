@@ -88,5 +88,29 @@ TEST(LintFlowParams, ALossMeetsHostLabelsAndDeviceOutputsOfAModelPassedIn) {
   EXPECT_EQ(meetings(f), (Lines{"7 batch@5 meets device"}));
 }
 
+// A method called on an object the flow knows nothing of, where one class
+// of the file alone has a method of that name: the call's arguments reach
+// it (a replay buffer given device indices); not where two classes have one.
+TEST(LintFlowParams, AMethodOnlyOneClassHasIsGivenTheCallsArguments) {
+  const std::string code =
+      "import numpy as np\n"
+      "import torch\n"
+      "class Buffer:\n"
+      "    def update_priorities(self, idxes):\n"
+      "        return np.unique(idxes)\n"
+      "def update(buffer, device):\n"
+      "    buffer.update_priorities(torch.as_tensor([1, 2], device=device))\n";
+  const Flowed one(code);
+  ASSERT_EQ(one.flow.numpy_reads().size(), 1U);
+  EXPECT_EQ(one.flow.numpy_reads()[0].value.place, Place::kDevice);
+  const Flowed two(code +
+                   "class Other:\n"
+                   "    def update_priorities(self, idxes):\n"
+                   "        return np.unique(idxes)\n");
+  for (const NumpyRead& read : two.flow.numpy_reads()) {
+    EXPECT_NE(read.value.place, Place::kDevice);
+  }
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
