@@ -35,7 +35,10 @@ Value effective(const Value& v) {
     return tensors;
   }
   if (v.kind != Kind::kList) return v;
-  return element_value(v);
+  // Lists of lists (rows of boxes): the innermost elements.
+  Value e = element_value(v);
+  for (int depth = 0; depth < 3 && e.kind == Kind::kList; ++depth) e = element_value(e);
+  return e;
 }
 
 bool is_literal_number(TSNode node) {

@@ -527,6 +527,14 @@ Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
     case Kind::kModule:
       // The modules of a container (for layer in self.layers).
       return container_element(iterable, node).value_or(out);
+    case Kind::kUnknown:
+      // A model's output, a tensor or a tuple of them: what it holds is
+      // where it is.
+      if (iterable.place == Place::kDevice) {
+        out.place = Place::kDevice;
+        return out;
+      }
+      break;
     default:
       break;
   }

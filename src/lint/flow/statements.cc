@@ -276,12 +276,24 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
       std::fill(parts.begin(), parts.end(), part);
     } else if (value.kind == Kind::kList) {
       std::fill(parts.begin(), parts.end(), element_value(value));
+    } else if (value.kind == Kind::kUnknown && value.place == Place::kDevice) {
+      // The parts of something on a device (a row of a model's output).
+      Value part;
+      part.place = Place::kDevice;
+      std::fill(parts.begin(), parts.end(), part);
     }
     std::size_t i = 0;
     for_each_named_child(target, [&](TSNode part) {
       if (i < parts.size()) bind(part, parts[i], frame, value_node);
       ++i;
     });
+    return;
+  }
+  // `*rest` of a pattern: a list of what the other parts are.
+  if (is(target, "list_splat_pattern") && ts_node_named_child_count(target) == 1) {
+    bind(ts_node_named_child(target, 0),
+         value.kind == Kind::kUnknown && value.place == Place::kUnknown ? value : list_of(value),
+         frame, value_node);
   }
 }
 

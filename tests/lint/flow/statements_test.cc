@@ -75,5 +75,32 @@ TEST(LintFlowStatements, RecordsMovesAsStatementsOrNot) {
   EXPECT_TRUE(f.flow.module_input(0, "x") == false);
 }
 
+// A model's output iterated row by row and unpacked (`*box, conf, cls`):
+// the parts are where the output is, and a list of lists of them given to
+// np.array is read on the device; the same rows copied with .cpu() are not.
+TEST(LintFlowStatements, RowsOfADeviceOutputUnpackedIntoListsStayOnTheDevice) {
+  const Flowed f(
+      "import numpy as np\n"
+      "def to_target(output):\n"
+      "    targets = []\n"
+      "    for i, o in enumerate(output):\n"
+      "        for *box, conf, cls in o:\n"
+      "            targets.append([i, cls, *box, conf])\n"
+      "    return np.array(targets)\n"
+      "def to_host(output):\n"
+      "    rows = []\n"
+      "    for *box, conf in output:\n"
+      "        rows.append([conf.cpu()])\n"
+      "    return np.array(rows)\n"
+      "def test(model, img, device):\n"
+      "    output = model(img.to(device))\n"
+      "    to_target(output)\n"
+      "    to_host(output)\n");
+  // Only reads of device values are recorded.
+  ASSERT_EQ(f.flow.numpy_reads().size(), 1U);
+  EXPECT_EQ(testing::line(f.flow.numpy_reads()[0].call), 7);
+  EXPECT_EQ(f.flow.numpy_reads()[0].value.place, Place::kDevice);
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
