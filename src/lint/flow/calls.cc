@@ -58,6 +58,27 @@ bool is_module_class(std::string_view q) {
          last != "Parameter" && last != "Module";
 }
 
+// A torchvision model's builder: torchvision.models.resnet50(...),
+// torchvision.models.detection.fasterrcnn_resnet50_fpn(...), get_model(...);
+// not the weights (ResNet50_Weights), nor feature extraction from a model.
+bool is_torchvision_model(std::string_view q) {
+  constexpr std::string_view kModels = "torchvision.models.";
+  if (q.rfind(kModels, 0) != 0) return false;
+  std::string_view rest = q.substr(kModels.size());
+  const std::size_t dot = rest.find('.');
+  if (dot != std::string_view::npos) {
+    const std::string_view package = rest.substr(0, dot);
+    if (package != "detection" && package != "segmentation" && package != "video" &&
+        package != "quantization" && package != "optical_flow") {
+      return false;
+    }
+    rest = rest.substr(dot + 1);
+  }
+  return !rest.empty() && rest.find('.') == std::string_view::npos &&
+         std::islower(static_cast<unsigned char>(rest[0])) != 0 && rest != "get_weight" &&
+         rest != "get_model_weights" && rest != "list_models" && rest != "get_model_builder";
+}
+
 bool is_wrapper(std::string_view q) {
   return q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
          q == "torch.nn.parallel.DistributedDataParallel" ||
@@ -84,6 +105,15 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   if (attribute && q.empty() && !self_call) receiver = eval(object, frame);
   const std::vector<Arg> args = eval_args(call, frame);
   Value v;
+  // torchvision.models.__dict__[arch](): a torchvision model by its name.
+  if (is(function, "subscript") &&
+      source_.qualify(field(function, fields().value)) == "torchvision.models.__dict__") {
+    v.kind = Kind::kModule;
+    v.place = Place::kHost;
+    v.origin = Origin::kUnmovedModule;
+    v.made = call;
+    return v;
+  }
   // In a module's method, `self(...)` runs its forward.
   if (is(function, "identifier") && source_.text(function) == "self" && frame.module_method) {
     Value self;
@@ -200,6 +230,13 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       if (keyword_arg(args, "device_ids") != nullptr) v.place = Place::kDevice;
       v.scatters = true;
       v.origin = Origin::kNone;
+      return v;
+    }
+    if (is_torchvision_model(q)) {
+      v.kind = Kind::kModule;
+      v.place = Place::kHost;
+      v.origin = Origin::kUnmovedModule;
+      v.made = call;
       return v;
     }
     if (is_module_class(q)) {

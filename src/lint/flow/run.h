@@ -257,6 +257,8 @@ bool computes_on_arguments(std::string_view qualified);
 std::optional<bool> legacy_type_on_cuda(std::string_view qualified);
 // torch.nn's module classes (nn.Linear, not nn.functional or nn.init).
 bool is_module_class(std::string_view qualified);
+// A torchvision model's builder (torchvision.models.resnet50, ...).
+bool is_torchvision_model(std::string_view qualified);
 // DataParallel and DistributedDataParallel.
 bool is_wrapper(std::string_view qualified);
 

@@ -218,7 +218,8 @@ void FlowRun::find_relevant() {
           q == "torch.asarray" || q.rfind("numpy.", 0) == 0 || legacy_type_on_cuda(q) ||
           q.rfind("torchvision.datasets.", 0) == 0 || q.find("DataLoader") != std::string::npos ||
           q.find("TensorDataset") != std::string::npos ||
-          q.find("Parameter") != std::string::npos || is_module_class(q) || is_wrapper(q);
+          q.find("Parameter") != std::string::npos || is_module_class(q) || is_wrapper(q) ||
+          is_torchvision_model(q);
     }
     if (!r && q.empty()) {
       const TSNode function = field(call.node, fields().function);
@@ -226,6 +227,8 @@ void FlowRun::find_relevant() {
         const std::string_view name = source_.text(function);
         r = functions_.count(name) != 0 || source_.classes().count(std::string(name)) != 0 ||
             out_.moved_anywhere(name);
+      } else if (is(function, "subscript")) {
+        r = source_.qualify(field(function, fields().value)) == "torchvision.models.__dict__";
       } else if (is(call.object, "identifier") && source_.text(call.object) == "self") {
         // A method of the class (self.init_hidden()), which may return host tensors.
         const int owner = scopes[call.scope].owner_class;
