@@ -446,10 +446,17 @@ std::optional<Value> container_element(const Value& v, TSNode node) {
 }  // namespace
 
 Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
-  const Value v = eval(field(node, fields().value), frame);
+  const TSNode value_node = field(node, fields().value);
+  const Value v = eval(value_node, frame);
   for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
     const TSNode part = ts_node_named_child(node, i);
-    if (!ts_node_eq(part, field(node, fields().value))) eval(part, frame);
+    if (ts_node_eq(part, value_node)) continue;
+    const Value index = eval(part, frame);
+    // A host tensor indexed by a device tensor fails ("indices should be
+    // either on cpu or on the same device"); the other way round works.
+    if (host_tensor(v) && index.kind == Kind::kTensor && index.place == Place::kDevice) {
+      meet(node, value_node, v, part, index, frame, true);
+    }
   }
   Value out;
   switch (v.kind) {

@@ -9,14 +9,19 @@ namespace {
 
 bool alike(const Value& a, const Value& b) {
   return a.kind == b.kind && a.place == b.place && a.origin == b.origin && a.cls == b.cls &&
-         a.scatters == b.scatters;
+         a.scatters == b.scatters && (a.origin != Origin::kFactory || ts_node_eq(a.made, b.made));
 }
 
 // What a rule may use of a value passed in: on a device (a tensor, a model
-// moved), or a model made in this file and never moved.
+// moved), a model made in this file and never moved, or a tensor one
+// factory of the file made without device= (DC101 reports that factory).
 bool worth_passing(const Value& v) {
   if (v.kind == Kind::kList || v.kind == Kind::kArray || v.scalar) return false;
   if (v.place == Place::kDevice || v.place == Place::kModuleDevice) return true;
+  if (v.kind == Kind::kTensor && v.place == Place::kHost && v.origin == Origin::kFactory &&
+      !ts_node_is_null(v.made)) {
+    return true;
+  }
   return v.kind == Kind::kModule && v.place == Place::kHost && v.origin == Origin::kUnmovedModule;
 }
 

@@ -94,5 +94,19 @@ TEST(LintFlowEval, TellsDtypesAndTorchOps) {
   EXPECT_FALSE(tensor_method("item"));
 }
 
+// A host tensor indexed by a device tensor fails; a device tensor indexed
+// by a host one does not (PyTorch moves the index).
+TEST(LintFlowExpressions, AHostTensorIndexedByADeviceTensorMeetsIt) {
+  const Flowed f(
+      "import torch\n"
+      "def pick(t):\n"
+      "    table = torch.linspace(0, 1, 10)\n"
+      "    ok = t[torch.arange(2)]\n"
+      "    return table[t]\n"
+      "def main():\n"
+      "    pick(torch.randint(0, 10, (4,), device='cuda'))\n");
+  EXPECT_EQ(meetings(f), (Lines{"5 factory@3 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -112,5 +112,23 @@ TEST(LintFlowParams, AMethodOnlyOneClassHasIsGivenTheCallsArguments) {
   }
 }
 
+// A tensor one factory made without device=, passed by every call, reaches
+// the parameter: a helper that indexes it with device indices meets them.
+TEST(LintFlowParams, AHostFactoryTensorPassedByEveryCallReachesTheParameter) {
+  const Flowed f(
+      "import torch\n"
+      "def gather(table, t):\n"
+      "    return table[t]\n"
+      "class Schedule:\n"
+      "    def __init__(self, n):\n"
+      "        self.betas = torch.linspace(1e-4, 0.02, n)\n"
+      "    def at(self, t):\n"
+      "        return gather(self.betas, t)\n"
+      "def step(schedule, device):\n"
+      "    t = torch.randint(0, 10, (4,), device=device)\n"
+      "    return schedule.at(t)\n");
+  EXPECT_EQ(meetings(f), (Lines{"3 factory@6 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
