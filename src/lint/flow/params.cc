@@ -65,6 +65,11 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
   const bool has_self = scope.owner_class >= 0 &&
                         !(is(decorated, "decorated_definition") &&
                           source_.text(decorated).find("@staticmethod") != std::string_view::npos);
+  bool module_method = false;
+  if (scope.owner_class >= 0) {
+    const auto c = source_.classes().find(source_.scopes()[scope.owner_class].name);
+    module_method = c == source_.classes().end() || c->second.is_module;
+  }
   const uint32_t count = ts_node_named_child_count(parameters);
   for (uint32_t i = 0; i < count; ++i) {
     TSNode p = ts_node_named_child(parameters, i);
@@ -103,6 +108,12 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
       value = Value{};
     }
     if (!worth_passing(value)) value = Value{};
+    // A module's method reads its inputs as on the module's device, which
+    // is where the module is: a host tensor given to a module left on the
+    // CPU is no mismatch, so none goes in.
+    if (value.place == Place::kHost && value.kind == Kind::kTensor && module_method) {
+      value = Value{};
+    }
     if (keyword) {
       const std::string_view name = source_.text(field(arg, fields().name));
       for (ParamHint& p : now) {

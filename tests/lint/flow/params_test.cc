@@ -130,5 +130,23 @@ TEST(LintFlowParams, AHostFactoryTensorPassedByEveryCallReachesTheParameter) {
   EXPECT_EQ(meetings(f), (Lines{"3 factory@6 meets device"}));
 }
 
+// Not into a module's method: there the inputs are where the module is,
+// and a module left on the CPU takes host tensors.
+TEST(LintFlowParams, AHostFactoryTensorDoesNotEnterAModulesMethod) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(1, 1)\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x)\n"
+      "def run():\n"
+      "    model = torch.nn.parallel.DistributedDataParallel(Net())\n"
+      "    return model.forward(torch.rand((1,)))\n");
+  EXPECT_EQ(meetings(f), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
