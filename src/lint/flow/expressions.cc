@@ -537,8 +537,8 @@ Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
     case Kind::kUnknown:
       // A model's output, a tensor or a tuple of them: what it holds is
       // where it is.
-      if (iterable.place == Place::kDevice) {
-        out.place = Place::kDevice;
+      if (iterable.place == Place::kDevice || iterable.place == Place::kModuleDevice) {
+        out.place = iterable.place;
         return out;
       }
       break;
@@ -549,6 +549,19 @@ Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
   // (`tqdm(loader)`): batches on the host, pinning unknown.
   if (is(node, "call")) {
     const std::vector<TSNode> args = source_.positional(node);
+    // zip(a, b): tuples of their elements, where they are when all agree.
+    if (source_.text(field(node, fields().function)) == "zip" && !args.empty()) {
+      Value parts = element_of(eval(args[0], frame), args[0], frame);
+      for (std::size_t i = 1; i < args.size(); ++i) {
+        const Value next = element_of(eval(args[i], frame), args[i], frame);
+        if (next.place != parts.place) parts.place = Place::kUnknown;
+      }
+      if (parts.place == Place::kDevice || parts.place == Place::kModuleDevice) {
+        out.place = parts.place;
+        return out;
+      }
+      return Value{};
+    }
     if (!args.empty()) {
       const Value inner = eval(args[0], frame);
       if (inner.kind == Kind::kLoader || inner.kind == Kind::kDataset) {

@@ -27,6 +27,16 @@ bool worth_passing(const Value& v) {
 
 }  // namespace
 
+bool static_method(const Source& source, TSNode function) {
+  const TSNode decorated = ts_node_parent(function);
+  if (!is(decorated, "decorated_definition")) return false;
+  bool found = false;
+  for_each_named_child(decorated, [&](TSNode child) {
+    if (is(child, "decorator") && source.text(child) == "@staticmethod") found = true;
+  });
+  return found;
+}
+
 bool same_hints(const ParamHints& a, const ParamHints& b) {
   auto count = [](const ParamHints& h) {
     std::size_t n = 0;
@@ -61,10 +71,7 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
   // passes nothing or a list, or splats).
   std::vector<ParamHint> now;
   // A static method has no `self` to skip.
-  const TSNode decorated = ts_node_parent(scope.node);
-  const bool has_self = scope.owner_class >= 0 &&
-                        !(is(decorated, "decorated_definition") &&
-                          source_.text(decorated).find("@staticmethod") != std::string_view::npos);
+  const bool has_self = scope.owner_class >= 0 && !static_method(source_, scope.node);
   bool module_method = false;
   if (scope.owner_class >= 0) {
     const auto c = source_.classes().find(source_.scopes()[scope.owner_class].name);

@@ -87,6 +87,8 @@ struct ParamHint {
   Value value;
 };
 using ParamHints = std::vector<std::vector<ParamHint>>;  // by the callee's scope
+// Whether a method is a @staticmethod (it has no `self` to skip).
+bool static_method(const Source& source, TSNode function);
 // Whether two runs found the same hints.
 bool same_hints(const ParamHints& a, const ParamHints& b);
 // The hint for parameter `name` of `scope`, if any.

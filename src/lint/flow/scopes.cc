@@ -409,7 +409,7 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
 
 void FlowRun::bind_parameters(TSNode function, Frame& frame) {
   const TSNode parameters = field(function, fields().parameters);
-  bool first = true;
+  bool first = frame.owner_class >= 0 && !static_method(source_, function);
   for_each_named_child(parameters, [&](TSNode p) {
     TSNode name = p;
     TSNode type{};
@@ -420,7 +420,7 @@ void FlowRun::bind_parameters(TSNode function, Frame& frame) {
       const TSNode named = field(p, fields().name);
       name = ts_node_is_null(named) ? ts_node_named_child(p, 0) : named;
     }
-    const bool method_self = first && frame.owner_class >= 0;
+    const bool method_self = first;
     first = false;
     if (!is(name, "identifier") || method_self) return;
     Value v;

@@ -276,10 +276,11 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
       std::fill(parts.begin(), parts.end(), part);
     } else if (value.kind == Kind::kList) {
       std::fill(parts.begin(), parts.end(), element_value(value));
-    } else if (value.kind == Kind::kUnknown && value.place == Place::kDevice) {
+    } else if (value.kind == Kind::kUnknown &&
+               (value.place == Place::kDevice || value.place == Place::kModuleDevice)) {
       // The parts of something on a device (a row of a model's output).
       Value part;
-      part.place = Place::kDevice;
+      part.place = value.place;
       std::fill(parts.begin(), parts.end(), part);
     }
     std::size_t i = 0;

@@ -102,5 +102,25 @@ TEST(LintFlowStatements, RowsOfADeviceOutputUnpackedIntoListsStayOnTheDevice) {
   EXPECT_EQ(f.flow.numpy_reads()[0].value.place, Place::kDevice);
 }
 
+// A forward's inputs zipped and iterated (lengths per sample) are where the
+// module is, down a static method they are handed to: a grid made there
+// with arange meets them.
+TEST(LintFlowStatements, ElementsOfZippedInputsStayOnTheModulesDevice) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Loss(nn.Module):\n"
+      "    def masks(self, ilens, olens):\n"
+      "        for idx, (ilen, olen) in enumerate(zip(ilens, olens)):\n"
+      "            self.mask(ilen, olen)\n"
+      "    @staticmethod\n"
+      "    def mask(ilen, olen):\n"
+      "        grid = torch.arange(olen).float()\n"
+      "        return grid / ilen\n"
+      "    def forward(self, att, ilens, olens):\n"
+      "        return self.masks(ilens, olens)\n");
+  EXPECT_EQ(meetings(f), (Lines{"10 factory@9 meets module"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
