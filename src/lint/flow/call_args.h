@@ -10,11 +10,6 @@
 
 namespace devcheck::lint::detail {
 
-template <std::size_t N>
-bool among(std::string_view word, const std::array<std::string_view, N>& words) {
-  return std::find(words.begin(), words.end(), word) != words.end();
-}
-
 inline const FlowRun::Arg* keyword_arg(const std::vector<FlowRun::Arg>& args,
                                        std::string_view name) {
   for (const FlowRun::Arg& a : args) {

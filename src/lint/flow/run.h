@@ -3,6 +3,8 @@
 // (statements.cc), expressions (expressions.cc), calls (calls.cc) and what
 // calls pass to parameters (params.cc). Internal to the flow.
 
+#include <algorithm>
+#include <array>
 #include <deque>
 #include <optional>
 #include <string>
@@ -14,6 +16,12 @@
 #include "flow.h"
 
 namespace devcheck::lint::detail {
+
+// Whether `word` is one of `words`.
+template <std::size_t N>
+bool among(std::string_view word, const std::array<std::string_view, N>& words) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
 
 // Calls `visit` on each named child, in order (a cursor: a child by index
 // costs a walk over the ones before it).
