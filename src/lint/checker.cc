@@ -5,7 +5,7 @@
 #include <set>
 
 #include "checker.h"
-#include "flow.h"
+#include "flow/flow.h"
 #include "rule.h"
 #include "syntax.h"
 

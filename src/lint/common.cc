@@ -121,3 +121,50 @@ TSNode enclosing_loop(TSNode node) {
 }
 
 }  // namespace devcheck::lint::detail
+
+namespace devcheck::lint::detail {
+
+std::vector<WholeMove> whole_moves(const Source& source, int scope) {
+  std::vector<WholeMove> out;
+  for (const Call& call : source.calls()) {
+    if (call.scope != scope || (call.method != "to" && call.method != "cuda") ||
+        !call.qualified.empty()) {
+      continue;
+    }
+    const TSNode object = call.object;
+    if (!is(object, "identifier") &&
+        !(is(object, "attribute") && source.text(field(object, fields().object)) == "self")) {
+      continue;
+    }
+    const TSNode parent = ts_node_parent(call.node);
+    const bool statement = is(parent, "expression_statement");
+    const bool rebound = is(parent, "assignment") &&
+                         source.text(field(parent, fields().left)) == source.text(object) &&
+                         ts_node_eq(field(parent, fields().right), call.node);
+    if (!statement && !rebound) continue;
+    if (call.method == "to") {
+      const std::vector<TSNode> args = source.positional(call.node);
+      const TSNode target = args.empty() ? source.keyword(call.node, "device") : args[0];
+      if (ts_node_is_null(target)) continue;
+      const std::string_view text = source.text(target);
+      if (text.find("float") != std::string_view::npos ||
+          text.find("half") != std::string_view::npos ||
+          text.find("dtype") != std::string_view::npos ||
+          text.find("bfloat") != std::string_view::npos) {
+        continue;
+      }
+      auto s = string_value(source, target);
+      // `torch.device("cpu")`: the string inside.
+      if (!s && is(target, "call") &&
+          source.qualify(field(target, fields().function)) == "torch.device") {
+        const std::vector<TSNode> device_args = source.positional(target);
+        if (device_args.size() == 1) s = string_value(source, device_args[0]);
+      }
+      if (s && (*s == "cpu" || *s == "meta")) continue;
+    }
+    out.push_back({call.node, source.text(object)});
+  }
+  return out;
+}
+
+}  // namespace devcheck::lint::detail

@@ -43,3 +43,17 @@ std::string where_in(const Source& source, TSNode node);
 TSNode enclosing_loop(TSNode node);
 
 }  // namespace devcheck::lint::detail
+
+namespace devcheck::lint::detail {
+
+// An object moved whole to a device as a statement: `model.to(device)`,
+// `model.cuda()`, `model = model.to(device)`, `self.net = self.net.cuda()`
+// (not `.to(torch.float16)`, not `.to("cpu")`).
+struct WholeMove {
+  TSNode call;
+  std::string_view name;  // `model`, `self.net`
+};
+// Those of `scope` (its own statements, not nested functions'), in order.
+std::vector<WholeMove> whole_moves(const Source& source, int scope);
+
+}  // namespace devcheck::lint::detail

@@ -5,7 +5,7 @@
 #include <iterator>
 #include <stdexcept>
 
-extern "C" const TSLanguage* tree_sitter_python();
+#include "grammar.h"
 
 namespace devcheck::lint::detail {
 namespace {
@@ -34,7 +34,8 @@ enum class Kind : uint8_t {
   kArguments,
 };
 
-Kind kind_of(const char* type) {
+// Symbol id -> Kind, for every symbol of the grammar.
+const std::vector<Kind>& kinds() {
   static constexpr std::pair<const char*, Kind> kKinds[] = {
       {"function_definition", Kind::kFunction},
       {"class_definition", Kind::kClass},
@@ -72,36 +73,14 @@ Kind kind_of(const char* type) {
       {"argument_list", Kind::kArguments},
       {"parameters", Kind::kArguments},
   };
-  for (const auto& [name, kind] : kKinds) {
-    if (std::strcmp(type, name) == 0) return kind;
-  }
-  return Kind::kOther;
-}
-
-// Symbol id -> Kind, for every symbol of the grammar (aliases included: a
-// node's symbol is the one its type names).
-const std::vector<Kind>& kinds() {
-  static const std::vector<Kind> table = [] {
-    const TSLanguage* language = tree_sitter_python();
-    std::vector<Kind> out(ts_language_symbol_count(language), Kind::kOther);
-    for (uint32_t symbol = 0; symbol < out.size(); ++symbol) {
-      if (ts_language_symbol_type(language, static_cast<TSSymbol>(symbol)) == TSSymbolTypeRegular) {
-        out[symbol] = kind_of(ts_language_symbol_name(language, static_cast<TSSymbol>(symbol)));
-      }
-    }
-    return out;
-  }();
+  static const std::vector<Kind> table = symbol_table(kKinds, Kind::kOther);
   return table;
 }
 
 // A character of a Python name (ASCII; other names take the long ways).
 bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
-Kind kind(TSNode node) {
-  const std::vector<Kind>& table = kinds();
-  const TSSymbol symbol = ts_node_symbol(node);
-  return symbol < table.size() ? table[symbol] : Kind::kOther;
-}
+Kind kind(TSNode node) { return symbol_of(kinds(), node, Kind::kOther); }
 
 }  // namespace
 

@@ -1,7 +1,7 @@
 // The shared judgements (common.cc).
 #include <gtest/gtest.h>
 
-#include "flow_testing.h"
+#include "flow/flow_testing.h"
 #include "lint/common.h"
 #include "lint/rule.h"
 

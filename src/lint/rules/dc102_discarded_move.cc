@@ -2,7 +2,7 @@
 // where the device flow knows t is a tensor (made as one, or used as one and
 // never as a module): tensors do not move in place, the copy is dropped.
 #include "../common.h"
-#include "../flow.h"
+#include "../flow/flow.h"
 #include "../rule.h"
 
 namespace devcheck::lint::detail {

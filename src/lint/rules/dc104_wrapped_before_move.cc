@@ -1,8 +1,10 @@
 // DC104 wrapped-before-move: DistributedDataParallel(model) built before the
 // model is on its device: moved only after the wrap, or (with device_ids)
 // never moved at all. DDP takes the parameters' devices when it is built.
+// And DataParallel(model, device_ids=ids).cuda(): moved after the wrap to
+// the current device, which need not be device_ids[0].
 #include "../common.h"
-#include "../flow.h"
+#include "../flow/flow.h"
 #include "../rule.h"
 
 namespace devcheck::lint::detail {
@@ -49,8 +51,57 @@ bool moved_after(const RuleContext& c, const Call& call) {
   return true;
 }
 
+bool is_data_parallel(std::string_view q) {
+  return q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
+         q == "torch.nn.parallel.data_parallel.DataParallel";
+}
+
+// `DataParallel(model, device_ids=ids).cuda()`: the bare .cuda() puts the
+// model on the current device (cuda:0 unless set_device says otherwise),
+// and DataParallel needs it on device_ids[0]. Not where the ids are a
+// literal list from 0, nor where the code calls torch.cuda.set_device.
+void data_parallel_then_cuda(const RuleContext& c, const Call& call) {
+  TSNode ids = c.source.keyword(call.node, "device_ids");
+  if (ts_node_is_null(ids)) {
+    const std::vector<TSNode> args = c.source.positional(call.node);
+    if (args.size() >= 2) ids = args[1];
+  }
+  if (ts_node_is_null(ids) || is(ids, "none")) return;
+  if ((is(ids, "list") || is(ids, "tuple")) &&
+      (ts_node_named_child_count(ids) == 0 || c.source.text(ts_node_named_child(ids, 0)) == "0")) {
+    return;
+  }
+  // The wrapper moved by a bare .cuda() (or .to("cuda")) in the same
+  // expression.
+  const TSNode attribute = ts_node_parent(call.node);
+  if (!is(attribute, "attribute")) return;
+  const TSNode move = ts_node_parent(attribute);
+  if (!is(move, "call")) return;
+  const std::string_view method = c.source.text(field(attribute, "attribute"));
+  const std::vector<TSNode> move_args = c.source.positional(move);
+  const bool bare = (method == "cuda" && move_args.empty() &&
+                     ts_node_is_null(c.source.keyword(move, "device"))) ||
+                    (method == "to" && move_args.size() == 1 &&
+                     string_value(c.source, move_args[0]) == std::optional<std::string>("cuda"));
+  if (!bare) return;
+  for (const Call& other : c.source.calls()) {
+    if (other.method == "set_device" || other.qualified == "torch.cuda.set_device") return;
+  }
+  const std::string ids_text(c.source.text(ids));
+  c.sink.report(call.node, "DC104",
+                "DataParallel(..., device_ids=" + ids_text + ")." + std::string(method) +
+                    "(...) moves the model to the current CUDA device (cuda:0), and DataParallel "
+                    "needs it on device_ids[0]: it fails where the first id is not 0; move it "
+                    "there first: DataParallel(model.cuda(" +
+                    ids_text + "[0]), device_ids=" + ids_text + ")");
+}
+
 void check(const RuleContext& c) {
   for (const Call& call : c.source.calls()) {
+    if (is_data_parallel(call.qualified)) {
+      data_parallel_then_cuda(c, call);
+      continue;
+    }
     if (!is_ddp(call.qualified) || moved_after(c, call)) continue;
     // device_ids=[...] for a model made in this file and never moved: DDP
     // refuses CPU parameters with device_ids.

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "../common.h"
-#include "../flow.h"
+#include "../flow/flow.h"
 #include "../rule.h"
 
 namespace devcheck::lint::detail {

@@ -4,7 +4,7 @@
 // tensor just made by a factory or from NumPy. The copy is synchronous anyway.
 #include <set>
 
-#include "../flow.h"
+#include "../flow/flow.h"
 #include "../rule.h"
 
 namespace devcheck::lint::detail {

@@ -4,7 +4,7 @@
 // or tensors: model.to(device) moves neither. Not a 0-dim tensor, which mixes
 // with tensors on any device.
 #include "../common.h"
-#include "../flow.h"
+#include "../flow/flow.h"
 #include "../rule.h"
 
 namespace devcheck::lint::detail {

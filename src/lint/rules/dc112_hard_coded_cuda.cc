@@ -43,6 +43,70 @@ bool under_device_test(const Source& source, TSNode node, const std::vector<std:
   return false;
 }
 
+// `.cuda()` with no device, `.to("cuda")` or `device="cuda"`.
+bool hard_coded(const Source& source, const Call& call) {
+  bool hard = call.method == "cuda" && call.qualified.empty() &&
+              ts_node_named_child_count(field(call.node, "arguments")) == 0;
+  if (call.method == "to") {
+    const std::vector<TSNode> args = source.positional(call.node);
+    hard = !args.empty() && cuda_string(source, args[0]);
+  }
+  const TSNode dev = source.keyword(call.node, "device");
+  return hard || (!ts_node_is_null(dev) && cuda_string(source, dev));
+}
+
+// Without a device variable, the choice can be a test: in a function where
+// some moves run only under a test of CUDA (`if args.cuda: model.cuda()`),
+// one that runs whatever the test said ignores it. And a module's method
+// that moves one of its own layers with `.cuda()` puts that layer on the GPU
+// whatever device the module is on.
+void check_without_variable(const Source& source, Sink& sink) {
+  const std::vector<std::string> none;
+  std::vector<std::pair<int, TSNode>> guarded;  // function scope, the guarded move
+  for (const Call& call : source.calls()) {
+    if ((call.method == "cuda" || call.method == "to") &&
+        under_device_test(source, call.node, none)) {
+      guarded.emplace_back(source.function_of(call.scope), call.node);
+    }
+  }
+  for (const Call& call : source.calls()) {
+    if (!hard_coded(source, call) || under_device_test(source, call.node, none) ||
+        source.has_splat(call.node)) {
+      continue;
+    }
+    const int function = source.function_of(call.scope);
+    // A class's own `cuda()` / `to()` (PackedSequence.cuda): moving to CUDA
+    // is what it is for.
+    if (function >= 0 &&
+        (source.scopes()[function].name == "cuda" || source.scopes()[function].name == "to")) {
+      continue;
+    }
+    const auto choice = std::find_if(guarded.begin(), guarded.end(), [&](const auto& g) {
+      return g.first == function && function >= 0;
+    });
+    if (choice != guarded.end()) {
+      sink.report(call.node, "DC112",
+                  "hard-coded CUDA in a function that moves to CUDA only under a test (" +
+                      line_of(choice->second) +
+                      "): this line ignores that choice and fails where CUDA is absent; "
+                      "follow the same test, or use .to(device)");
+      continue;
+    }
+    const int owner = function >= 0 ? source.scopes()[function].owner_class : -1;
+    const TSNode parent = ts_node_parent(call.node);
+    if (owner < 0 || call.method != "cuda" || !is(parent, "assignment")) continue;
+    const TSNode left = field(parent, "left");
+    if (!is(left, "attribute") || source.text(field(left, "object")) != "self") continue;
+    const auto c = source.classes().find(source.scopes()[owner].name);
+    if (c == source.classes().end() || !c->second.is_module) continue;
+    sink.report(call.node, "DC112",
+                std::string(source.text(left)) +
+                    " is moved to CUDA by the module itself: that part goes to the GPU "
+                    "whatever device the rest of the module is on (and fails where CUDA is "
+                    "absent); let the module's owner move it whole (model.to(device))");
+  }
+}
+
 void check(const RuleContext& c) {
   const Source& source = c.source;
   Sink& sink = c.sink;
@@ -73,7 +137,10 @@ void check(const RuleContext& c) {
       }
     }
   }
-  if (definitions.empty()) return;
+  if (definitions.empty()) {
+    check_without_variable(source, sink);
+    return;
+  }
   for (const Call& call : source.calls()) {
     const int function = source.function_of(call.scope);
     bool served = false;
@@ -85,15 +152,7 @@ void check(const RuleContext& c) {
     }
     if (!served || inside) continue;
     // `.cuda(rank)` picks a device on purpose; `.cuda()` takes CUDA's default.
-    bool hard = call.method == "cuda" && call.qualified.empty() &&
-                ts_node_named_child_count(field(call.node, "arguments")) == 0;
-    if (call.method == "to") {
-      const std::vector<TSNode> args = source.positional(call.node);
-      hard = !args.empty() && cuda_string(source, args[0]);
-    }
-    const TSNode dev = source.keyword(call.node, "device");
-    hard = hard || (!ts_node_is_null(dev) && cuda_string(source, dev));
-    if (!hard || under_device_test(source, call.node, names)) continue;
+    if (!hard_coded(source, call) || under_device_test(source, call.node, names)) continue;
     sink.report(call.node, "DC112",
                 "hard-coded CUDA where a device variable is defined: this line ignores it "
                 "and fails where CUDA is absent; use .to(device) / device=device");
@@ -104,8 +163,8 @@ void check(const RuleContext& c) {
 
 extern const Rule kRuleDC112;
 const Rule kRuleDC112 = {
-    {"DC112", "hard-coded-cuda", "Hard-coded CUDA in a file that defines a device variable.",
-     false},
+    {"DC112", "hard-coded-cuda",
+     "Hard-coded CUDA where the code chooses a device (a variable, a test).", false},
     "import torch\n"
     "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
     "x = torch.zeros(3).cuda()\n",

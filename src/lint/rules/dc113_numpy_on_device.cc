@@ -2,7 +2,7 @@
 // device flow knows is on a device: a TypeError at run time.
 #include <set>
 
-#include "../flow.h"
+#include "../flow/flow.h"
 #include "../rule.h"
 
 namespace devcheck::lint::detail {

@@ -22,6 +22,31 @@ bool is_wrapper_value(const Source& source, TSNode value, int depth = 0) {
          is_wrapper_value(source, field(function, "object"), depth + 1);
 }
 
+// The value `object` holds where `at` reads it: its last assignment before
+// `at` in its scope (else the enclosing ones'), followed back through
+// `x = x.cuda()` and `x = x.to(...)` (a wrapper moved is still one).
+TSNode value_at(const Source& source, TSNode object, int scope, uint32_t at, int depth = 0) {
+  if (!is(object, "identifier") || depth > 8) return value_of_object(source, object, scope);
+  const std::string name(source.text(object));
+  TSNode value{};
+  for (int s = scope; s >= 0 && ts_node_is_null(value); s = source.scopes()[s].parent) {
+    const auto found = source.scopes()[s].assigns.find(name);
+    if (found == source.scopes()[s].assigns.end()) continue;
+    for (const TSNode rhs : found->second) {
+      if (s != scope || ts_node_start_byte(rhs) < at) value = rhs;
+    }
+  }
+  if (!is(value, "call")) return value;
+  const TSNode function = field(value, "function");
+  if (!is(function, "attribute")) return value;
+  const std::string_view method = source.text(field(function, "attribute"));
+  const TSNode moved = field(function, "object");
+  if ((method == "cuda" || method == "to") && source.text(moved) == name) {
+    return value_at(source, moved, scope, ts_node_start_byte(value), depth + 1);
+  }
+  return value;
+}
+
 // The state_dict() calls of wrappers inside [start, end).
 void report_wrapper_states(const Source& source, uint32_t start, uint32_t end, Sink& sink) {
   for (const Call& inner : source.calls()) {
@@ -29,7 +54,8 @@ void report_wrapper_states(const Source& source, uint32_t start, uint32_t end, S
         ts_node_end_byte(inner.node) > end) {
       continue;
     }
-    if (!is_wrapper_value(source, value_of_object(source, inner.object, inner.scope))) continue;
+    const TSNode held = value_at(source, inner.object, inner.scope, ts_node_start_byte(inner.node));
+    if (!is_wrapper_value(source, held)) continue;
     const std::string name(source.text(inner.object));
     std::string message = name;
     message +=

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "../common.h"
-#include "../flow.h"
+#include "../flow/flow.h"
 #include "../rule.h"
 
 namespace devcheck::lint::detail {
@@ -15,17 +15,29 @@ void check(const RuleContext& c) {
   for (const Meeting& m : c.flow.meetings()) {
     const Origin o = m.host.origin;
     // A model left on the CPU is found where it is made (there it is moved),
-    // a batch or an item where it meets the device.
-    const TSNode at = o == Origin::kUnmovedModule ? m.host.made : m.host_at;
+    // unless a call passed it to the function that gives it device tensors
+    // (a trainer given the model): there, once, where the two meet. A batch
+    // or an item where it meets the device.
+    const bool unmoved_here = o == Origin::kUnmovedModule && !m.host.passed;
+    const TSNode at = unmoved_here ? m.host.made : m.host_at;
     if ((o != Origin::kBatch && o != Origin::kDatasetItem && o != Origin::kHostCopy &&
          o != Origin::kUnmovedModule) ||
         ts_node_is_null(at) || !done.insert(ts_node_start_byte(at)).second) {
       continue;
     }
+    if (o == Origin::kUnmovedModule && !unmoved_here && !ts_node_is_null(m.host.made) &&
+        !done.insert(ts_node_start_byte(m.host.made)).second) {
+      continue;
+    }
     const std::string name(c.source.text(m.host_at));
     const std::string made = ts_node_is_null(m.host.made) ? "" : " (" + line_of(m.host.made) + ")";
     std::string message;
-    if (o == Origin::kUnmovedModule) {
+    if (o == Origin::kUnmovedModule && !unmoved_here) {
+      message = name + " is a model " + std::string(c.source.text(field(m.host.made, "function"))) +
+                "(...) made" + made +
+                " on the CPU and never moved to a device; passed here, it is given tensors on a "
+                "device: a device mismatch; move it where it is made (.to(device)) or here";
+    } else if (o == Origin::kUnmovedModule) {
       message = std::string(c.source.text(field(m.host.made, "function"))) +
                 "(...) makes a model on the CPU that is never moved to a device, and " +
                 line_of(m.where) + " gives " + name +

@@ -47,5 +47,47 @@ TEST(LintDC104, FindsDeviceIdsForAModelNeverMoved) {
   EXPECT_NE(only(source, "DC104").message.find("made on the CPU (line 5)"), std::string::npos);
 }
 
+// DataParallel needs the model on device_ids[0]; a bare .cuda() after the
+// wrap puts it on the current device. Not with ids from 0 or set_device.
+TEST(LintDC104, FindsDataParallelWithDeviceIdsMovedByABareCuda) {
+  const std::string bad =
+      "import torch\n"
+      "def build(model, args):\n"
+      "    return torch.nn.DataParallel(model, device_ids=args.gpus).cuda()\n";
+  EXPECT_EQ(found(bad, "DC104"), (Lines{"3 DC104"}));
+  EXPECT_NE(only(bad, "DC104").message.find("needs it on device_ids[0]"), std::string::npos);
+  EXPECT_EQ(found("import torch\n"
+                  "def build(model, args):\n"
+                  "    a = torch.nn.DataParallel(model).cuda()\n"
+                  "    b = torch.nn.DataParallel(model, device_ids=[0, 1]).cuda()\n"
+                  "    c = torch.nn.DataParallel(model.cuda(args.gpus[0]), device_ids=args.gpus)\n"
+                  "    d = torch.nn.DataParallel(model, device_ids=args.gpus).cuda(args.gpus[0])\n"
+                  "    return a, b, c, d\n",
+                  "DC104"),
+            Lines{});
+  EXPECT_EQ(found("import torch\n"
+                  "def build(model, args):\n"
+                  "    torch.cuda.set_device(args.gpus[0])\n"
+                  "    return torch.nn.DataParallel(model, device_ids=args.gpus).cuda()\n",
+                  "DC104"),
+            Lines{});
+}
+
+// A torchvision model built in the file (by its builder, or by name from
+// models.__dict__) and never moved is a model on the CPU.
+TEST(LintDC104, FindsATorchvisionModelNeverMovedWrappedWithDeviceIds) {
+  EXPECT_EQ(
+      found("import torch\n"
+            "import torchvision.models as models\n"
+            "def worker(args):\n"
+            "    model = models.__dict__[args.arch]()\n"
+            "    a = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])\n"
+            "    net = models.resnet50()\n"
+            "    net.cuda(args.gpu)\n"
+            "    b = torch.nn.parallel.DistributedDataParallel(net, device_ids=[args.gpu])\n",
+            "DC104"),
+      (Lines{"5 DC104"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

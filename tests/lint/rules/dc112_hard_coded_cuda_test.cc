@@ -73,5 +73,64 @@ TEST(LintDC112, SaysNothingUnderATestOfTheDeviceOrOfCuda) {
   EXPECT_EQ(found(source, "DC112"), (Lines{"12 DC112", "14 DC112"}));
 }
 
+// Without a device variable the choice can be a test: a function that moves
+// the model only under `if args.cuda:` and the data always ignores it.
+TEST(LintDC112, FindsCudaThatIgnoresAFunctionsOwnTest) {
+  const std::string source =
+      "def evaluate(args, model, image):\n"
+      "    if args.cuda:\n"
+      "        model.cuda()\n"
+      "    image = image.cuda()\n"
+      "    return model(image)\n"
+      "def follows(args, model, image):\n"
+      "    if args.cuda:\n"
+      "        model.cuda()\n"
+      "    image = image.cuda() if args.cuda else image\n"
+      "    return model(image)\n"
+      "def no_choice(model, image):\n"
+      "    return model.cuda()(image.cuda())\n";
+  EXPECT_EQ(found(source, "DC112"), (Lines{"4 DC112"}));
+  EXPECT_NE(only("def f(args, m, x):\n"
+                 "    if args.cuda:\n"
+                 "        m.cuda()\n"
+                 "    return x.cuda()\n",
+                 "DC112")
+                .message.find("moves to CUDA only under a test (line 3)"),
+            std::string::npos);
+}
+
+// A module that moves one of its own layers with .cuda() splits itself.
+TEST(LintDC112, FindsAModuleMovingOneOfItsOwnLayers) {
+  const std::string source =
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def reset_classifier(self, n, to_gpu=False):\n"
+      "        self.head = nn.Linear(8, n).cuda()\n"
+      "    def placed(self, n):\n"
+      "        self.tail = nn.Linear(8, n)\n"
+      "        if self.to_gpu:\n"
+      "            self.tail = self.tail.cuda()\n"
+      "class Plain:\n"
+      "    def setup(self, n):\n"
+      "        self.head = nn.Linear(8, n).cuda()\n";
+  EXPECT_EQ(found(source, "DC112"), (Lines{"4 DC112"}));
+  EXPECT_NE(only(source, "DC112").message.find("self.head is moved to CUDA by the module itself"),
+            std::string::npos);
+}
+
+// A class's own cuda() (torch's PackedSequence.cuda) moves to CUDA on
+// purpose, whatever its test of where a tensor is.
+TEST(LintDC112, SaysNothingInAClassesOwnCudaMethod) {
+  EXPECT_EQ(found("import torch\n"
+                  "class Packed:\n"
+                  "    def cuda(self, *args, **kwargs):\n"
+                  "        ex = torch.tensor((), device=self.data.device).to(*args, **kwargs)\n"
+                  "        if ex.is_cuda:\n"
+                  "            return self.to(*args, **kwargs)\n"
+                  "        return self.to(*args, device='cuda', **kwargs)\n",
+                  "DC112"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -26,5 +26,28 @@ TEST(LintDC117, FindsSavingAWrappersStateDict) {
       std::string::npos);
 }
 
+// The wrapper the name holds where the save reads it: wrapped under a
+// branch and then moved is still a wrapper; unwrapped before the save, or
+// wrapped only after it, is not.
+TEST(LintDC117, FollowsTheNameToTheSave) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def train(net, n_gpus, path):\n"
+      "    if n_gpus > 1:\n"
+      "        net = nn.DataParallel(net)\n"
+      "    net = net.cuda()\n"
+      "    torch.save({'net_state': net.state_dict()}, path)\n"
+      "def before(net, path):\n"
+      "    torch.save(net.state_dict(), path)\n"
+      "    net = nn.DataParallel(net)\n"
+      "    return net\n"
+      "def unwrapped(net, path):\n"
+      "    net = nn.DataParallel(net)\n"
+      "    net = net.module\n"
+      "    torch.save(net.state_dict(), path)\n";
+  EXPECT_EQ(found(source, "DC117"), (Lines{"7 DC117"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

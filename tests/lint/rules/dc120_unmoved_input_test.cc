@@ -74,5 +74,28 @@ TEST(LintDC120, SaysNothingWhereInputsAreMovedForIt) {
             Lines{});
 }
 
+// A model never moved and handed to a trainer: found where the trainer
+// gives it the batches it moved (once), naming where the model was made.
+TEST(LintDC120, FindsAModelNeverMovedWhereTheFunctionGivenItUsesIt) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Trainer:\n"
+      "    def __init__(self, model, device):\n"
+      "        self.model = model\n"
+      "        self.device = device\n"
+      "    def step(self, images):\n"
+      "        images = images.to(self.device)\n"
+      "        self.model(images)\n"
+      "        return self.model(images)\n"
+      "def main(images):\n"
+      "    model = nn.Sequential(nn.Conv2d(3, 8, 3))\n"
+      "    Trainer(model, torch.device('cuda')).step(images)\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"9 DC120"}));
+  EXPECT_NE(only(source, "DC120")
+                .message.find("self.model is a model nn.Sequential(...) made (line 12) on the CPU"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -1,9 +1,9 @@
-// The flow's expressions (flow_eval.cc): where values come from and where
+// The flow's expressions (src/lint/flow/expressions.cc): where values come from and where
 // they meet.
 #include <gtest/gtest.h>
 
 #include "flow_testing.h"
-#include "lint/flow_run.h"
+#include "lint/flow/run.h"
 
 namespace devcheck::lint::detail {
 namespace {
@@ -67,31 +67,18 @@ TEST(LintFlowEval, ComprehensionsBindTheirVariablesOnly) {
   EXPECT_EQ(meetings(f), (Lines{"5 factory@3 meets device"}));
 }
 
-TEST(LintFlowEval, TellsDtypesAndTorchOps) {
+// A host tensor indexed by a device tensor fails; a device tensor indexed
+// by a host one does not (PyTorch moves the index).
+TEST(LintFlowExpressions, AHostTensorIndexedByADeviceTensorMeetsIt) {
   const Flowed f(
-      "import torch\nx = (torch.float32, torch.long, y.dtype, torch.nn.functional.relu)\n");
-  const TSNode tuple =
-      ts_node_named_child(ts_node_named_child(ts_node_named_child(f.source.root(), 1), 0), 1);
-  const TSNode right =
-      field(ts_node_named_child(ts_node_named_child(f.source.root(), 1), 0), "right");
-  ASSERT_TRUE(is(right, "parenthesized_expression") || is(right, "tuple")) << ts_node_type(right);
-  (void)tuple;
-  const TSNode inner = is(right, "tuple") ? right : ts_node_named_child(right, 0);
-  EXPECT_TRUE(is_dtype(f.source, ts_node_named_child(inner, 0)));
-  EXPECT_TRUE(is_dtype(f.source, ts_node_named_child(inner, 1)));
-  EXPECT_TRUE(is_dtype(f.source, ts_node_named_child(inner, 2)));
-  EXPECT_FALSE(is_dtype(f.source, ts_node_named_child(inner, 3)));
-  EXPECT_TRUE(computes_on_arguments("torch.cat"));
-  EXPECT_TRUE(computes_on_arguments("torch.nn.functional.cross_entropy"));
-  EXPECT_FALSE(computes_on_arguments("torch.save"));
-  EXPECT_FALSE(computes_on_arguments("torch.cuda.synchronize"));
-  EXPECT_FALSE(computes_on_arguments("torch.nn.Linear"));
-  EXPECT_EQ(legacy_type_on_cuda("torch.cuda.LongTensor"), std::optional<bool>(true));
-  EXPECT_EQ(legacy_type_on_cuda("torch.FloatTensor"), std::optional<bool>(false));
-  EXPECT_EQ(legacy_type_on_cuda("torch.zeros"), std::nullopt);
-  EXPECT_TRUE(tensor_method("tril"));
-  EXPECT_TRUE(non_tensor_method("item"));
-  EXPECT_FALSE(tensor_method("item"));
+      "import torch\n"
+      "def pick(t):\n"
+      "    table = torch.linspace(0, 1, 10)\n"
+      "    ok = t[torch.arange(2)]\n"
+      "    return table[t]\n"
+      "def main():\n"
+      "    pick(torch.randint(0, 10, (4,), device='cuda'))\n");
+  EXPECT_EQ(meetings(f), (Lines{"5 factory@3 meets device"}));
 }
 
 }  // namespace

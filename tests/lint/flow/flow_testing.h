@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "lint/flow.h"
+#include "lint/flow/flow.h"
 #include "lint/syntax.h"
 
 namespace devcheck::lint::detail::testing {

@@ -1,4 +1,4 @@
-// used_as_tensor (usage.cc): what the uses of a name say of it.
+// used_as_tensor (src/lint/flow/usage.cc): what the uses of a name say of it.
 #include <gtest/gtest.h>
 
 #include "flow_testing.h"

@@ -1,7 +1,10 @@
 #pragma once
-// The device flow's pass (flow.h): statements (flow.cc) and expressions
-// (flow_eval.cc). Internal to the two.
+// The device flow's pass (flow.h): scopes (scopes.cc), statements
+// (statements.cc), expressions (expressions.cc), calls (calls.cc) and what
+// calls pass to parameters (params.cc). Internal to the flow.
 
+#include <algorithm>
+#include <array>
 #include <deque>
 #include <optional>
 #include <string>
@@ -13,6 +16,27 @@
 #include "flow.h"
 
 namespace devcheck::lint::detail {
+
+// Whether `word` is one of `words`.
+template <std::size_t N>
+bool among(std::string_view word, const std::array<std::string_view, N>& words) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+// Calls `visit` on each named child, in order (a cursor: a child by index
+// costs a walk over the ones before it).
+template <typename Visit>
+void for_each_named_child(TSNode node, Visit visit) {
+  if (ts_node_child_count(node) == 0) return;
+  TSTreeCursor cursor = ts_tree_cursor_new(node);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      const TSNode child = ts_tree_cursor_current_node(&cursor);
+      if (ts_node_is_named(child)) visit(child);
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+}
 
 // What is known of each name at one point of a scope.
 class Env {
@@ -61,10 +85,30 @@ struct Frame {
   std::vector<std::pair<TSNode, Value>> loops;
 };
 
+// What the calls in this file pass to one parameter of one of its functions
+// (methods and constructors too): a value the flow knows at every call, all
+// alike (a model moved in main() and passed to train(), a device tensor
+// passed to a metrics helper). Found by one run of the flow, used by the
+// next (Flow's constructor runs it again while they grow).
+struct ParamHint {
+  std::string_view name;
+  Value value;
+};
+using ParamHints = std::vector<std::vector<ParamHint>>;  // by the callee's scope
+// Whether a method is a @staticmethod (it has no `self` to skip).
+bool static_method(const Source& source, TSNode function);
+// Whether two runs found the same hints.
+bool same_hints(const ParamHints& a, const ParamHints& b);
+// The hint for parameter `name` of `scope`, if any.
+const Value* hint(const ParamHints& hints, int scope, std::string_view name);
+
 class FlowRun {
  public:
-  FlowRun(const Source& source, Flow& out);
+  FlowRun(const Source& source, Flow& out, const ParamHints& hints);
   void run();
+  // What this run's calls passed, for the next run: only what a rule may
+  // use (on a device, or a model never moved), known at every call.
+  ParamHints param_hints() const;
 
   // One argument of a call, evaluated: a list's or tuple's elements each
   // (torch.cat([a, b]), an RNN's (h, c)).
@@ -82,7 +126,7 @@ class FlowRun {
     std::vector<Value> tuple;
   };
 
-  // flow.cc: scopes and statements.
+  // scopes.cc and statements.cc.
   void prepass();
   // Whether a function's body can tell the flow anything a rule reads: it
   // makes, moves or reads a tensor's place, builds a module, a loader or a
@@ -100,7 +144,7 @@ class FlowRun {
   void bind(TSNode target, const Value& value, Frame& frame, TSNode value_node);
   void bind_parameters(TSNode function, Frame& frame);
 
-  // flow_eval.cc: expressions.
+  // expressions.cc and calls.cc.
   Value eval(TSNode node, Frame& frame);
   Value eval_call(TSNode call, Frame& frame);
   std::vector<Arg> eval_args(TSNode call, Frame& frame);
@@ -135,8 +179,14 @@ class FlowRun {
   // module's device inside is where the instance is). False when unknown.
   bool member(const Value& instance, std::string_view name, Value& value, int& method);
 
+  // params.cc: the calls' arguments, by callee and parameter.
+  void record_call(int callee, TSNode call, const std::vector<Arg>& args, const Frame& frame);
+
   const Source& source_;
   Flow& out_;
+  const ParamHints& hints_in_;
+  ParamHints passed_;           // what each callee's calls passed (strictly joined)
+  std::vector<bool> recorded_;  // whether a call of each scope was seen
   std::vector<Summary> summaries_;
   Env globals_;
   const Env* module_env_ = nullptr;  // the module's names while its code runs
@@ -157,6 +207,9 @@ class FlowRun {
   // file's classes.
   std::vector<std::tuple<int, std::string_view, int>> methods_;
   int method_of(int class_scope, std::string_view name) const;
+  // The method of that name where one class of the file alone has one
+  // (not a dunder, not forward); -1 otherwise.
+  int only_method(std::string_view name) const;
   // Names made here (`self.<name>` of register_buffer("name", ...)), kept
   // where the views of them stay valid.
   std::deque<std::string> interned_;
@@ -214,6 +267,8 @@ bool computes_on_arguments(std::string_view qualified);
 std::optional<bool> legacy_type_on_cuda(std::string_view qualified);
 // torch.nn's module classes (nn.Linear, not nn.functional or nn.init).
 bool is_module_class(std::string_view qualified);
+// A torchvision model's builder (torchvision.models.resnet50, ...).
+bool is_torchvision_model(std::string_view qualified);
 // DataParallel and DistributedDataParallel.
 bool is_wrapper(std::string_view qualified);
 

@@ -3,9 +3,9 @@
 #include <array>
 #include <string_view>
 
-#include "common.h"
+#include "../common.h"
 #include "flow.h"
-#include "flow_run.h"
+#include "run.h"
 
 namespace devcheck::lint::detail {
 namespace {

@@ -1,42 +1,16 @@
-// The device flow's calls (flow.h): factories, moves, modules, torch
-// functions, this file's functions and methods.
+// The device flow's calls (flow.h): factories, modules, torch functions,
+// this file's functions and methods (methods of values and moves:
+// methods.cc).
 #include <algorithm>
 #include <array>
 #include <cctype>
 
-#include "common.h"
-#include "flow_run.h"
+#include "../common.h"
+#include "call_args.h"
+#include "run.h"
 
 namespace devcheck::lint::detail {
 namespace {
-
-template <std::size_t N>
-bool among(std::string_view word, const std::array<std::string_view, N>& words) {
-  return std::find(words.begin(), words.end(), word) != words.end();
-}
-
-const FlowRun::Arg* keyword_arg(const std::vector<FlowRun::Arg>& args, std::string_view name) {
-  for (const FlowRun::Arg& a : args) {
-    if (a.keyword == name) return &a;
-  }
-  return nullptr;
-}
-
-bool has_splat(const std::vector<FlowRun::Arg>& args) {
-  return std::any_of(args.begin(), args.end(), [](const FlowRun::Arg& a) {
-    return is(a.node, "list_splat") || is(a.node, "dictionary_splat");
-  });
-}
-
-Value effective(const Value& v) {
-  if (v.kind == Kind::kEncoding) {
-    Value tensors = v;
-    tensors.kind = Kind::kTensor;
-    return tensors;
-  }
-  if (v.kind != Kind::kList) return v;
-  return element_value(v);
-}
 
 bool is_literal_number(TSNode node) {
   if (is(node, "unary_operator")) node = field(node, fields().argument);
@@ -53,6 +27,27 @@ bool is_module_class(std::string_view q) {
   const std::string_view last = q.substr(q.rfind('.') + 1);
   return !last.empty() && std::isupper(static_cast<unsigned char>(last[0])) != 0 &&
          last != "Parameter" && last != "Module";
+}
+
+// A torchvision model's builder: torchvision.models.resnet50(...),
+// torchvision.models.detection.fasterrcnn_resnet50_fpn(...), get_model(...);
+// not the weights (ResNet50_Weights), nor feature extraction from a model.
+bool is_torchvision_model(std::string_view q) {
+  constexpr std::string_view kModels = "torchvision.models.";
+  if (q.rfind(kModels, 0) != 0) return false;
+  std::string_view rest = q.substr(kModels.size());
+  const std::size_t dot = rest.find('.');
+  if (dot != std::string_view::npos) {
+    const std::string_view package = rest.substr(0, dot);
+    if (package != "detection" && package != "segmentation" && package != "video" &&
+        package != "quantization" && package != "optical_flow") {
+      return false;
+    }
+    rest = rest.substr(dot + 1);
+  }
+  return !rest.empty() && rest.find('.') == std::string_view::npos &&
+         std::islower(static_cast<unsigned char>(rest[0])) != 0 && rest != "get_weight" &&
+         rest != "get_model_weights" && rest != "list_models" && rest != "get_model_builder";
 }
 
 bool is_wrapper(std::string_view q) {
@@ -81,12 +76,38 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   if (attribute && q.empty() && !self_call) receiver = eval(object, frame);
   const std::vector<Arg> args = eval_args(call, frame);
   Value v;
+  // torchvision.models.__dict__[arch](): a torchvision model by its name.
+  if (is(function, "subscript") &&
+      source_.qualify(field(function, fields().value)) == "torchvision.models.__dict__") {
+    v.kind = Kind::kModule;
+    v.place = Place::kHost;
+    v.origin = Origin::kUnmovedModule;
+    v.made = call;
+    return v;
+  }
   // In a module's method, `self(...)` runs its forward.
   if (is(function, "identifier") && source_.text(function) == "self" && frame.module_method) {
     Value self;
     self.kind = Kind::kModule;
     self.place = Place::kModuleDevice;
     return eval_module_call(call, function, self, args, frame);
+  }
+  // zip(*rows) regroups what the rows hold; map(np.asarray, xs) gives each
+  // of xs to NumPy.
+  if (is(function, "identifier") && source_.text(function) == "zip" && args.size() == 1 &&
+      is(args[0].node, "list_splat") && args[0].value.kind == Kind::kList) {
+    return args[0].value;
+  }
+  if (is(function, "identifier") && source_.text(function) == "map" && args.size() == 2 &&
+      source_.qualify(args[0].node).rfind("numpy.", 0) == 0) {
+    const Value e = effective(args[1].value);
+    if (args[1].value.kind == Kind::kList && device_value(e) && e.place == Place::kDevice) {
+      out_.numpy_reads_.push_back({call, e});
+    }
+    Value arrays;
+    arrays.kind = Kind::kArray;
+    arrays.place = Place::kHost;
+    return list_of(arrays);
   }
   // tuple(...) and list(...) keep what they are given.
   if (is(function, "identifier") &&
@@ -182,6 +203,13 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       v.origin = Origin::kNone;
       return v;
     }
+    if (is_torchvision_model(q)) {
+      v.kind = Kind::kModule;
+      v.place = Place::kHost;
+      v.origin = Origin::kUnmovedModule;
+      v.made = call;
+      return v;
+    }
     if (is_module_class(q)) {
       v.kind = Kind::kModule;
       v.place = Place::kHost;
@@ -243,6 +271,10 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   }
   if (is(function, "identifier")) {
     const auto c = source_.classes().find(std::string(source_.text(function)));
+    if (c != source_.classes().end()) {
+      const int init = method_of(c->second.scope, "__init__");
+      if (init >= 0) record_call(init, call, args, frame);
+    }
     if (c != source_.classes().end() && (c->second.is_module || c->second.is_dataset)) {
       v.kind = c->second.is_module ? Kind::kModule : Kind::kDataset;
       v.place = Place::kHost;
@@ -274,6 +306,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     }
   }
   if (f >= 0) {
+    record_call(f, call, args, frame);
     const Summary& summary = analyze(f);
     last_tuple_ = summary.tuple;
     return summary.value;
@@ -283,6 +316,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     int method_scope = -1;
     if (member(receiver, method, found, method_scope)) {
       if (method_scope >= 0) {
+        record_call(method_scope, call, args, frame);
         last_tuple_ = summaries_[method_scope].tuple;
         for (Value& part : last_tuple_) {
           if (part.place == Place::kModuleDevice) part.place = receiver.place;
@@ -290,6 +324,17 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
         return found;
       }
       if (found.kind == Kind::kModule) return eval_module_call(call, function, found, args, frame);
+    }
+  }
+  // `buffer.update_priorities(idxes, ...)` on an object the flow knows
+  // nothing of, where one class of the file alone has a method of that
+  // name: what the call passes reaches that method's parameters.
+  if (attribute && !self_call && receiver.kind == Kind::kUnknown &&
+      receiver.place == Place::kUnknown) {
+    const int only = only_method(method);
+    if (only >= 0) {
+      record_call(only, call, args, frame);
+      analyze(only);
     }
   }
   if (attribute && !self_call) return eval_method(call, object, method, receiver, args, frame);
@@ -325,147 +370,6 @@ Value FlowRun::computed_from(TSNode function, const Value& callee,
     }
   }
   return Value{};
-}
-
-Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
-                           const Value& receiver, const std::vector<Arg>& args, Frame& frame) {
-  static constexpr std::array<std::string_view, 30> kBinary = {"add",          "add_",
-                                                               "sub",          "sub_",
-                                                               "mul",          "mul_",
-                                                               "div",          "div_",
-                                                               "matmul",       "mm",
-                                                               "bmm",          "masked_fill",
-                                                               "masked_fill_", "masked_select",
-                                                               "gather",       "scatter",
-                                                               "scatter_",     "scatter_add",
-                                                               "scatter_add_", "where",
-                                                               "dot",          "maximum",
-                                                               "minimum",      "eq",
-                                                               "ne",           "lt",
-                                                               "gt",           "le",
-                                                               "ge",           "lerp"};
-  static constexpr std::array<std::string_view, 9> kReductions = {
-      "sum", "mean", "max", "min", "norm", "prod", "all", "any", "std"};
-  Value v;
-  if (method == "numpy") {
-    out_.numpy_reads_.push_back({call, receiver});
-    v.kind = Kind::kArray;
-    v.place = Place::kHost;
-    return v;
-  }
-  if (method == "pin_memory") {
-    v = receiver;
-    v.pinned = true;
-    return v;
-  }
-  switch (receiver.kind) {
-    case Kind::kTensor:
-      if (non_tensor_method(method)) return Value{};
-      if (among(method, kBinary)) {
-        for (const Arg& a : args) meet(call, object, receiver, a.node, effective(a.value), frame);
-      }
-      v = receiver;
-      v.scalar = among(method, kReductions) && args.empty();
-      return v;
-    case Kind::kModule:
-      if (method == "forward") return eval_module_call(call, object, receiver, args, frame);
-      if (method == "train" || method == "eval" || method == "float" || method == "half" ||
-          method == "double" || method == "bfloat16" || method == "requires_grad_") {
-        return receiver;
-      }
-      return Value{};
-    case Kind::kArray:
-      return receiver;
-    case Kind::kUnknown:
-      if (receiver.place != Place::kUnknown && tensor_method(method)) {
-        v = receiver;
-        v.kind = Kind::kTensor;
-        v.scalar = among(method, kReductions) && args.empty();
-        return v;
-      }
-      return receiver.place == Place::kUnknown ? computed_from(object, receiver, args) : Value{};
-    default:
-      return Value{};
-  }
-}
-
-Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Frame& frame,
-                         bool statement) {
-  // The object as the flow has it here: `x.to(device)` elsewhere in the file
-  // says nothing of what x is.
-  const bool named =
-      is(object, "identifier") ||
-      (is(object, "attribute") && source_.text(field(object, fields().object)) == "self");
-  const Value v =
-      named ? lookup(source_.text(object), frame, /*moved=*/false) : eval(object, frame);
-  const std::vector<Arg> args = eval_args(call, frame);
-  Place target = v.place;
-  if (method == "cuda") {
-    target = Place::kDevice;
-  } else if (method == "cpu") {
-    target = Place::kHost;
-  } else {
-    const Arg* device = keyword_arg(args, "device");
-    TSNode to = device != nullptr ? device->node : TSNode{};
-    if (ts_node_is_null(to)) {
-      for (const Arg& a : args) {
-        if (a.keyword.empty()) {
-          to = a.node;
-          break;
-        }
-      }
-    }
-    if (!ts_node_is_null(to) && !is_dtype(source_, to)) target = device_of(to, frame);
-  }
-  const Arg* nb = keyword_arg(args, "non_blocking");
-  Move move;
-  move.call = call;
-  move.object = object;
-  move.value = v;
-  move.target = target;
-  move.statement = statement;
-  move.non_blocking = nb != nullptr && source_.text(nb->node) == "True";
-  move.scope = frame.scope;
-  // One sample of a batch: a loop's variable over the batch, or the batch
-  // indexed by a loop's variable.
-  for (const auto& [target, element] : frame.loops) {
-    move.per_sample = move.per_sample ||
-                      (is(target, "identifier") && source_.text(target) == source_.text(object) &&
-                       element.sample && element.origin == Origin::kBatch);
-  }
-  if (is(object, "subscript")) {
-    const Value batch = eval(field(object, fields().value), frame);
-    const bool indexed_by_loop =
-        std::any_of(frame.loops.begin(), frame.loops.end(), [&](const auto& loop) {
-          const std::string_view variable = source_.text(loop.first);
-          return is(loop.first, "identifier") &&
-                 source_.text(field(object, fields().subscript)) == variable;
-        });
-    move.per_sample =
-        move.per_sample || (indexed_by_loop && batch.kind == Kind::kTensor &&
-                            batch.origin == Origin::kBatch && batch.place == Place::kHost);
-  }
-  out_.moves_.push_back(move);
-  Value result = v;
-  result.place = target;
-  // A parameter moved elsewhere is a plain tensor (a copy).
-  if (target != v.place) result.registered = false;
-  if (target == Place::kHost && v.place != Place::kHost) {
-    result.origin = Origin::kHostCopy;
-    result.made = call;
-  } else if (target != Place::kHost) {
-    result.origin = Origin::kNone;
-    result.pinned = false;
-    result.held_place = Place::kUnknown;
-  }
-  if (statement && v.kind != Kind::kTensor &&
-      (is(object, "identifier") || !source_.dotted(object).empty())) {
-    // Modules (and what is not known to be a tensor) move in place; what is
-    // moved so is a module (a tensor's move would be dropped: DC102).
-    if (result.kind == Kind::kUnknown) result.kind = Kind::kModule;
-    frame.env.set(source_.text(object), result);
-  }
-  return result;
 }
 
 Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& frame) {
@@ -522,6 +426,23 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
       held.made = module.held_made;
       out_.meetings_.push_back({call, module.held_argument, held, e, frame.scope});
       break;
+    }
+  }
+  // A module without parameters (a loss, an activation) computes on what it
+  // is given: a host tensor and a device one meet there, as in a torch
+  // function (`criterion(model(x), labels)` with labels left on the host).
+  if (module.place == Place::kHost && module.origin != Origin::kUnmovedModule &&
+      module.held_place != Place::kHost && !module.scatters) {
+    const Arg* host = nullptr;
+    const Arg* device = nullptr;
+    for (const Arg& a : args) {
+      const Value e = effective(a.value);
+      if (host == nullptr && host_tensor(e)) host = &a;
+      if (device == nullptr && device_value(e) && e.place == Place::kDevice) device = &a;
+    }
+    if (host != nullptr && device != nullptr) {
+      out_.meetings_.push_back(
+          {call, host->node, effective(host->value), effective(device->value), frame.scope});
     }
   }
   Value out;

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "syntax.h"
+#include "../syntax.h"
 
 namespace devcheck::lint::detail {
 
@@ -77,6 +77,9 @@ struct Value {
   TSNode held_argument{};
   // A function's parameter, as it came in (not assigned since).
   bool parameter = false;
+  // What the file's calls pass to a parameter (a ParamHint), or made from
+  // one: the value crossed a call to get here.
+  bool passed = false;
   // DataParallel / DistributedDataParallel: it moves its inputs itself.
   bool scatters = false;
   // A module made from a class of this file: that class's scope.
@@ -181,6 +184,7 @@ class Flow {
 
  private:
   friend class FlowRun;
+  Flow() = default;
   std::vector<Meeting> meetings_;
   std::vector<NumpyRead> numpy_reads_;
   std::vector<Move> moves_;

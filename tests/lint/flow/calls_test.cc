@@ -1,4 +1,4 @@
-// The flow's calls (flow_calls.cc): modules, losses, wrappers, functions and
+// The flow's calls (src/lint/flow/calls.cc): modules, losses, wrappers, functions and
 // methods of the file, NumPy, tokenizers.
 #include <gtest/gtest.h>
 
@@ -83,6 +83,21 @@ TEST(LintFlowCalls, RecordsNumpyReadsAndTokenizersTensors) {
   ASSERT_EQ(f.flow.numpy_reads().size(), 2U);
   EXPECT_EQ(f.flow.numpy_reads()[0].value.place, Place::kDevice);
   EXPECT_EQ(meetings(f), (Lines{"6 batch@5 meets device"}));
+}
+
+// zip(*rows) keeps what the rows hold; map(np.asarray, ...) reads each.
+TEST(LintFlowCalls, MapOfANumpyFunctionReadsEachElement) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch\n"
+      "def collect(model, loader, device):\n"
+      "    pairs = []\n"
+      "    for x, y in loader:\n"
+      "        pairs.append((model(x.to(device)), y.to(device)))\n"
+      "    predictions, targets = map(np.asarray, zip(*pairs))\n"
+      "    return predictions\n");
+  ASSERT_EQ(f.flow.numpy_reads().size(), 1U);
+  EXPECT_EQ(testing::line(f.flow.numpy_reads()[0].call), 7);
 }
 
 }  // namespace

@@ -6,10 +6,9 @@
 #include <cstring>
 #include <optional>
 
-#include "common.h"
-#include "flow_run.h"
-
-extern "C" const TSLanguage* tree_sitter_python();
+#include "../common.h"
+#include "../grammar.h"
+#include "run.h"
 
 namespace devcheck::lint::detail {
 namespace {
@@ -18,48 +17,7 @@ namespace {
 // anything the flow follows; smaller ones cost less to evaluate than to ask.
 constexpr uint32_t kLargeNode = 400;
 
-template <std::size_t N>
-bool among(std::string_view word, const std::array<std::string_view, N>& words) {
-  return std::find(words.begin(), words.end(), word) != words.end();
-}
-
 }  // namespace
-
-bool is_dtype(const Source& source, TSNode node) {
-  static constexpr std::array<std::string_view, 22> kTypes = {
-      "float",   "float32",   "float64",    "float16", "bfloat16", "half",  "double", "int",
-      "int8",    "int16",     "int32",      "int64",   "long",     "short", "uint8",  "bool",
-      "complex", "complex64", "complex128", "cfloat",  "cdouble",  "bits8"};
-  if (!is(node, "attribute")) return false;
-  const std::string_view last = source.text(field(node, fields().attribute));
-  if (last == "dtype") return true;
-  return source.qualify(node).rfind("torch.", 0) == 0 && among(last, kTypes);
-}
-
-bool computes_on_arguments(std::string_view q) {
-  static constexpr std::array<std::string_view, 4> kNamespaces = {
-      "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special."};
-  for (std::string_view ns : kNamespaces) {
-    if (q.rfind(ns, 0) == 0) return true;
-  }
-  if (q.rfind("torch.", 0) != 0) return false;
-  const std::string_view rest = q.substr(6);
-  static constexpr std::array<std::string_view, 12> kNot = {
-      "save", "load",    "manual_seed",      "is_tensor",         "numel",     "device",
-      "Size", "no_grad", "set_grad_enabled", "is_floating_point", "Generator", "get_default_dtype"};
-  return rest.find('.') == std::string_view::npos && !rest.empty() &&
-         std::islower(static_cast<unsigned char>(rest[0])) != 0 && !among(rest, kNot) &&
-         rest.rfind("set_", 0) != 0;
-}
-
-std::optional<bool> legacy_type_on_cuda(std::string_view q) {
-  static constexpr std::array<std::string_view, 11> kTypes = {
-      "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
-      "ShortTensor", "IntTensor",    "LongTensor", "BoolTensor",     "Tensor"};
-  if (q.rfind("torch.cuda.", 0) == 0 && among(q.substr(11), kTypes)) return true;
-  if (q.rfind("torch.", 0) == 0 && among(q.substr(6), kTypes)) return false;
-  return std::nullopt;
-}
 
 Sym sym(TSNode node) {
   static const std::vector<Sym> table = [] {
@@ -93,54 +51,9 @@ Sym sym(TSNode node) {
         {"true", Sym::kTrue},
         {"false", Sym::kFalse},
     };
-    const TSLanguage* language = tree_sitter_python();
-    std::vector<Sym> out(ts_language_symbol_count(language), Sym::kOther);
-    for (uint32_t symbol = 0; symbol < out.size(); ++symbol) {
-      const auto id = static_cast<TSSymbol>(symbol);
-      if (ts_language_symbol_type(language, id) != TSSymbolTypeRegular) continue;
-      for (const auto& [name, value] : kNames) {
-        if (std::strcmp(ts_language_symbol_name(language, id), name) == 0) out[symbol] = value;
-      }
-    }
-    return out;
+    return symbol_table(kNames, Sym::kOther);
   }();
-  const TSSymbol symbol = ts_node_symbol(node);
-  return symbol < table.size() ? table[symbol] : Sym::kOther;
-}
-
-bool tensor_method(std::string_view m) {
-  static constexpr std::array<std::string_view, 64> kMethods = {
-      "float",      "double",    "half",
-      "bfloat16",   "long",      "int",
-      "bool",       "byte",      "short",
-      "char",       "clone",     "detach",
-      "squeeze",    "unsqueeze", "view",
-      "view_as",    "reshape",   "reshape_as",
-      "permute",    "transpose", "flatten",
-      "contiguous", "expand",    "expand_as",
-      "repeat",     "softmax",   "log_softmax",
-      "sigmoid",    "tanh",      "relu",
-      "exp",        "log",       "abs",
-      "sqrt",       "pow",       "matmul",
-      "mm",         "bmm",       "masked_fill",
-      "tril",       "triu",      "narrow",
-      "type",       "type_as",   "chunk",
-      "split",      "unbind",    "index_select",
-      "gather",     "scatter",   "argmax",
-      "argmin",     "cumsum",    "flip",
-      "roll",       "clamp",     "t",
-      "sum",        "mean",      "max",
-      "min",        "norm",      "requires_grad_",
-      "to"};
-  return among(m, kMethods);
-}
-
-bool non_tensor_method(std::string_view m) {
-  static constexpr std::array<std::string_view, 14> kMethods = {
-      "item",         "tolist",   "size",       "dim",           "numel", "data_ptr",
-      "element_size", "nelement", "get_device", "is_contiguous", "equal", "is_floating_point",
-      "storage",      "stride"};
-  return among(m, kMethods);
+  return symbol_of(table, node, Sym::kOther);
 }
 
 Value FlowRun::lookup(std::string_view name, Frame& frame, bool moved) const {
@@ -457,10 +370,17 @@ std::optional<Value> container_element(const Value& v, TSNode node) {
 }  // namespace
 
 Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
-  const Value v = eval(field(node, fields().value), frame);
+  const TSNode value_node = field(node, fields().value);
+  const Value v = eval(value_node, frame);
   for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
     const TSNode part = ts_node_named_child(node, i);
-    if (!ts_node_eq(part, field(node, fields().value))) eval(part, frame);
+    if (ts_node_eq(part, value_node)) continue;
+    const Value index = eval(part, frame);
+    // A host tensor indexed by a device tensor fails ("indices should be
+    // either on cpu or on the same device"); the other way round works.
+    if (host_tensor(v) && index.kind == Kind::kTensor && index.place == Place::kDevice) {
+      meet(node, value_node, v, part, index, frame, true);
+    }
   }
   Value out;
   switch (v.kind) {
@@ -538,6 +458,14 @@ Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
     case Kind::kModule:
       // The modules of a container (for layer in self.layers).
       return container_element(iterable, node).value_or(out);
+    case Kind::kUnknown:
+      // A model's output, a tensor or a tuple of them: what it holds is
+      // where it is.
+      if (iterable.place == Place::kDevice || iterable.place == Place::kModuleDevice) {
+        out.place = iterable.place;
+        return out;
+      }
+      break;
     default:
       break;
   }
@@ -545,6 +473,19 @@ Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
   // (`tqdm(loader)`): batches on the host, pinning unknown.
   if (is(node, "call")) {
     const std::vector<TSNode> args = source_.positional(node);
+    // zip(a, b): tuples of their elements, where they are when all agree.
+    if (source_.text(field(node, fields().function)) == "zip" && !args.empty()) {
+      Value parts = element_of(eval(args[0], frame), args[0], frame);
+      for (std::size_t i = 1; i < args.size(); ++i) {
+        const Value next = element_of(eval(args[i], frame), args[i], frame);
+        if (next.place != parts.place) parts.place = Place::kUnknown;
+      }
+      if (parts.place == Place::kDevice || parts.place == Place::kModuleDevice) {
+        out.place = parts.place;
+        return out;
+      }
+      return Value{};
+    }
     if (!args.empty()) {
       const Value inner = eval(args[0], frame);
       if (inner.kind == Kind::kLoader || inner.kind == Kind::kDataset) {

@@ -1,0 +1,158 @@
+// The device flow across calls (run.h, ParamHint): what the calls of
+// the file's functions, methods and constructors pass to their parameters.
+// The rules never read these; the next run of the flow binds them.
+#include "../common.h"
+#include "run.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+bool alike(const Value& a, const Value& b) {
+  return a.kind == b.kind && a.place == b.place && a.origin == b.origin && a.cls == b.cls &&
+         a.scatters == b.scatters && (a.origin != Origin::kFactory || ts_node_eq(a.made, b.made));
+}
+
+// What a rule may use of a value passed in: on a device (a tensor, a model
+// moved), a model made in this file and never moved, or a tensor one
+// factory of the file made without device= (DC101 reports that factory).
+bool worth_passing(const Value& v) {
+  if (v.kind == Kind::kList || v.kind == Kind::kArray || v.scalar) return false;
+  if (v.place == Place::kDevice || v.place == Place::kModuleDevice) return true;
+  if (v.kind == Kind::kTensor && v.place == Place::kHost && v.origin == Origin::kFactory &&
+      !ts_node_is_null(v.made)) {
+    return true;
+  }
+  return v.kind == Kind::kModule && v.place == Place::kHost && v.origin == Origin::kUnmovedModule;
+}
+
+}  // namespace
+
+bool static_method(const Source& source, TSNode function) {
+  const TSNode decorated = ts_node_parent(function);
+  if (!is(decorated, "decorated_definition")) return false;
+  bool found = false;
+  for_each_named_child(decorated, [&](TSNode child) {
+    if (is(child, "decorator") && source.text(child) == "@staticmethod") found = true;
+  });
+  return found;
+}
+
+bool same_hints(const ParamHints& a, const ParamHints& b) {
+  auto count = [](const ParamHints& h) {
+    std::size_t n = 0;
+    for (const auto& scope : h) n += scope.size();
+    return n;
+  };
+  if (count(a) != count(b)) return false;
+  for (std::size_t s = 0; s < a.size(); ++s) {
+    for (const ParamHint& p : a[s]) {
+      const Value* other = hint(b, static_cast<int>(s), p.name);
+      if (other == nullptr || !alike(*other, p.value)) return false;
+    }
+  }
+  return true;
+}
+
+const Value* hint(const ParamHints& hints, int scope, std::string_view name) {
+  if (scope < 0 || static_cast<std::size_t>(scope) >= hints.size()) return nullptr;
+  for (const ParamHint& p : hints[scope]) {
+    if (p.name == name) return &p.value;
+  }
+  return nullptr;
+}
+
+void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
+                          const Frame& frame) {
+  const Scope& scope = source_.scopes()[callee];
+  if (scope.kind != ScopeKind::kFunction) return;
+  const TSNode parameters = field(scope.node, fields().parameters);
+  const TSNode arguments = field(call, fields().arguments);
+  // What this call passes to each parameter, by name (unknown where it
+  // passes nothing or a list, or splats).
+  std::vector<ParamHint> now;
+  // A static method has no `self` to skip.
+  const bool has_self = scope.owner_class >= 0 && !static_method(source_, scope.node);
+  bool module_method = false;
+  if (scope.owner_class >= 0) {
+    const auto c = source_.classes().find(source_.scopes()[scope.owner_class].name);
+    module_method = c == source_.classes().end() || c->second.is_module;
+  }
+  const uint32_t count = ts_node_named_child_count(parameters);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode p = ts_node_named_child(parameters, i);
+    if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern") ||
+        is(p, "keyword_separator") || is(p, "positional_separator")) {
+      break;  // *args, **kwargs, `*`, `/`: stop there
+    }
+    if (!is(p, "identifier")) {
+      const TSNode named = field(p, fields().name);
+      p = ts_node_is_null(named) ? ts_node_named_child(p, 0) : named;
+    }
+    if (!is(p, "identifier")) break;
+    if (i == 0 && has_self) continue;
+    now.push_back({source_.text(p), Value{}});
+  }
+  bool splat = false;
+  std::size_t position = 0;
+  const uint32_t n = is(arguments, "argument_list") ? ts_node_named_child_count(arguments) : 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const TSNode arg = ts_node_named_child(arguments, i);
+    if (is(arg, "comment")) continue;
+    if (is(arg, "list_splat") || is(arg, "dictionary_splat")) {
+      splat = true;
+      break;
+    }
+    const bool keyword = is(arg, "keyword_argument");
+    const TSNode value_node = keyword ? field(arg, fields().value) : arg;
+    Value value;
+    for (const Arg& a : args) {
+      if (!a.in_sequence && ts_node_eq(a.node, value_node)) value = a.value;
+    }
+    // In a method of another class (or a plain function), "the module's
+    // device" is not the callee's module.
+    if (value.place == Place::kModuleDevice &&
+        (scope.owner_class < 0 || scope.owner_class != frame.owner_class)) {
+      value = Value{};
+    }
+    if (!worth_passing(value)) value = Value{};
+    // A module's method reads its inputs as on the module's device, which
+    // is where the module is: a host tensor given to a module left on the
+    // CPU is no mismatch, so none goes in.
+    if (value.place == Place::kHost && value.kind == Kind::kTensor && module_method) {
+      value = Value{};
+    }
+    if (keyword) {
+      const std::string_view name = source_.text(field(arg, fields().name));
+      for (ParamHint& p : now) {
+        if (p.name == name) p.value = value;
+      }
+    } else if (position < now.size()) {
+      now[position++].value = value;
+    }
+  }
+  if (splat) {
+    for (ParamHint& p : now) p.value = Value{};
+  }
+  std::vector<ParamHint>& passed = passed_[callee];
+  if (!recorded_[callee]) {
+    recorded_[callee] = true;
+    passed = std::move(now);
+    return;
+  }
+  // Every call must agree, else nothing is known of the parameter.
+  for (std::size_t i = 0; i < passed.size() && i < now.size(); ++i) {
+    if (!alike(passed[i].value, now[i].value)) passed[i].value = Value{};
+  }
+}
+
+ParamHints FlowRun::param_hints() const {
+  ParamHints out(passed_.size());
+  for (std::size_t s = 0; s < passed_.size(); ++s) {
+    for (const ParamHint& p : passed_[s]) {
+      if (worth_passing(p.value)) out[s].push_back(p);
+    }
+  }
+  return out;
+}
+
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,355 @@
+// The device flow's statements (flow.h): each scope's body runs once, in
+// order: an `if` runs each branch from the same names and joins them after;
+// a loop's body runs once (what a second turn would see, the first already
+// met); assignments bind names (and `self.x`, tuples, starred targets).
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "../common.h"
+#include "../grammar.h"
+#include "run.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+enum class Statement : uint8_t {
+  kOther,
+  kExpression,
+  kReturn,
+  kIf,
+  kFor,
+  kWhile,
+  kWith,
+  kTry,
+  kDefinition,
+  kBlock,
+};
+
+Statement statement_kind(TSNode node) {
+  static constexpr std::pair<const char*, Statement> kTypes[] = {
+      {"expression_statement", Statement::kExpression},
+      {"return_statement", Statement::kReturn},
+      {"if_statement", Statement::kIf},
+      {"for_statement", Statement::kFor},
+      {"while_statement", Statement::kWhile},
+      {"with_statement", Statement::kWith},
+      {"try_statement", Statement::kTry},
+      {"function_definition", Statement::kDefinition},
+      {"class_definition", Statement::kDefinition},
+      {"decorated_definition", Statement::kDefinition},
+      {"block", Statement::kBlock},
+      {"module", Statement::kBlock},
+      {"except_clause", Statement::kBlock},
+      {"except_group_clause", Statement::kBlock},
+      {"finally_clause", Statement::kBlock},
+      {"else_clause", Statement::kBlock},
+  };
+  static const std::vector<Statement> table = symbol_table(kTypes, Statement::kOther);
+  return symbol_of(table, node, Statement::kOther);
+}
+
+}  // namespace
+
+void FlowRun::exec_block(TSNode block, Frame& frame) {
+  if (ts_node_is_null(block)) return;
+  for_each_named_child(block, [&](TSNode statement) { exec(statement, frame); });
+}
+
+void FlowRun::exec(TSNode statement, Frame& frame) {
+  const Statement kind = statement_kind(statement);
+  if (kind == Statement::kDefinition || kind == Statement::kOther) return;
+  if (kind != Statement::kBlock && kind != Statement::kReturn && says_nothing(statement, frame)) {
+    return;
+  }
+  switch (kind) {
+    case Statement::kExpression:
+      for_each_named_child(statement, [&](TSNode expression) {
+        if (is(expression, "assignment") || is(expression, "augmented_assignment")) {
+          exec_assignment(expression, frame);
+        } else {
+          exec_expression_statement(expression, frame);
+        }
+      });
+      break;
+    case Statement::kReturn: {
+      const TSNode value = ts_node_named_child(statement, 0);
+      if (ts_node_is_null(value)) {
+        frame.returns.push_back(Value{});
+        break;
+      }
+      if (is(value, "expression_list") || is(value, "tuple")) {
+        std::vector<Value> parts;
+        Value element;
+        element.kind = Kind::kNone;
+        for_each_named_child(value, [&](TSNode part) {
+          parts.push_back(eval(part, frame));
+          element = join(element, parts.back());
+        });
+        frame.returns.push_back(list_of(element));
+        frame.tuple_returns.push_back(std::move(parts));
+      } else {
+        frame.returns.push_back(eval(value, frame));
+      }
+      break;
+    }
+    case Statement::kIf:
+      exec_if(statement, frame);
+      break;
+    case Statement::kFor:
+      exec_for(statement, frame);
+      break;
+    case Statement::kWhile: {
+      eval(field(statement, fields().condition), frame);
+      const Env before = frame.env;
+      exec_block(field(statement, fields().body), frame);
+      frame.env.merge(before);
+      break;
+    }
+    case Statement::kWith: {
+      bool device = false;
+      for_each_named_child(statement, [&](TSNode clause) {
+        if (!is(clause, "with_clause")) return;
+        device = device || source_.text(clause).find("device(") != std::string_view::npos;
+        for_each_named_child(clause, [&](TSNode item) {
+          const TSNode value = field(item, fields().value);
+          if (is(value, "as_pattern")) {
+            const Value v = eval(ts_node_named_child(value, 0), frame);
+            const TSNode alias = field(value, fields().alias);
+            if (!ts_node_is_null(alias)) bind(ts_node_named_child(alias, 0), v, frame, value);
+          } else if (!ts_node_is_null(value)) {
+            eval(value, frame);
+          }
+        });
+      });
+      if (device) ++frame.default_device;
+      exec_block(field(statement, fields().body), frame);
+      if (device) --frame.default_device;
+      break;
+    }
+    case Statement::kTry:
+      for_each_named_child(statement, [&](TSNode part) {
+        if (is(part, "block")) {
+          exec_block(part, frame);
+        } else {
+          for_each_named_child(part, [&](TSNode inner) {
+            if (is(inner, "block")) exec_block(inner, frame);
+          });
+        }
+      });
+      break;
+    case Statement::kBlock:
+      exec_block(statement, frame);
+      break;
+    case Statement::kDefinition:
+    case Statement::kOther:
+      break;
+  }
+}
+
+void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
+  if (is(expression, "call")) {
+    const TSNode function = field(expression, fields().function);
+    if (is(function, "attribute")) {
+      const TSNode object = field(function, fields().object);
+      const std::string_view method = source_.text(field(function, fields().attribute));
+      if (method == "to" || method == "cuda" || method == "cpu") {
+        eval_move(expression, object, method, frame, /*statement=*/true);
+        return;
+      }
+      const bool named =
+          is(object, "identifier") ||
+          (is(object, "attribute") && source_.text(field(object, fields().object)) == "self");
+      if ((method == "append" || method == "extend" || method == "insert") && named) {
+        const std::vector<TSNode> args = source_.positional(expression);
+        if (args.empty()) return;
+        Value item = eval(args.back(), frame);
+        if (method == "extend" && item.kind == Kind::kList) item = element_value(item);
+        const Value* list = frame.env.find(source_.text(object));
+        if (list != nullptr && list->kind == Kind::kList) {
+          Value updated = join(*list, list_of(item));
+          frame.env.set(source_.text(object), updated);
+        } else if (list != nullptr && list->kind == Kind::kModule && item.kind == Kind::kModule) {
+          // nn.ModuleList().append(Net()): its modules' class.
+          Value updated = *list;
+          updated.element = Kind::kModule;
+          updated.element_cls = item.cls;
+          frame.env.set(source_.text(object), updated);
+        }
+        return;
+      }
+      if ((method == "register_buffer" || method == "register_parameter") &&
+          source_.text(object) == "self") {
+        const std::vector<TSNode> args = source_.positional(expression);
+        if (args.size() < 2) return;
+        Value v = eval(args[1], frame);
+        const auto name = string_value(source_, args[0]);
+        if (!name) return;
+        // The name lives in the source text only as the string's contents:
+        // keep "self.<name>" as a view of an interned copy.
+        v.registered = true;
+        v.kind = Kind::kTensor;
+        v.place = frame.init ? Place::kUnknown : Place::kModuleDevice;
+        v.origin = Origin::kNone;
+        interned_.push_back("self." + *name);
+        frame.env.set(interned_.back(), v);
+        return;
+      }
+    }
+  }
+  eval(expression, frame);
+}
+
+void FlowRun::exec_assignment(TSNode node, Frame& frame) {
+  TSNode right = field(node, fields().right);
+  const TSNode left = field(node, fields().left);
+  if (is(node, "augmented_assignment")) {
+    const Value target = eval(left, frame);
+    const Value value = eval(right, frame);
+    meet(node, left, target, right, value, frame);
+    return;
+  }
+  if (ts_node_is_null(right)) return;  // `x: int`
+  // `a = b = value`: every target takes the innermost value.
+  std::vector<TSNode> targets{left};
+  while (is(right, "assignment")) {
+    targets.push_back(field(right, fields().left));
+    right = field(right, fields().right);
+  }
+  for (TSNode target : targets) {
+    if (is(target, "pattern_list") || is(target, "tuple_pattern") || is(target, "list_pattern")) {
+      const std::size_t n = ts_node_named_child_count(target);
+      const std::vector<Value> values = eval_elements(right, n, frame);
+      std::size_t i = 0;
+      for_each_named_child(target, [&](TSNode part) {
+        if (i < values.size()) bind(part, values[i], frame, right);
+        ++i;
+      });
+      continue;
+    }
+    const Value v = eval(right, frame);
+    // A device tensor written into a NumPy array (`losses[i] = loss.data`)
+    // is converted as .numpy() would be.
+    if (is(target, "subscript") && v.place == Place::kDevice &&
+        (v.kind == Kind::kTensor || v.kind == Kind::kUnknown) &&
+        eval(field(target, fields().value), frame).kind == Kind::kArray) {
+      out_.numpy_reads_.push_back({node, v});
+    }
+    bind(target, v, frame, right);
+  }
+}
+
+void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value_node) {
+  if (is(target, "identifier")) {
+    frame.env.set(source_.text(target), value);
+    return;
+  }
+  if (is(target, "attribute") && source_.text(field(target, fields().object)) == "self") {
+    Value v = value;
+    if (frame.module_method &&
+        (v.kind == Kind::kModule || (v.kind == Kind::kTensor && v.registered))) {
+      // A submodule or an nn.Parameter: registered, it moves with the module
+      // (and so does a loss's weight); while __init__ runs, all is on the host.
+      v.registered = true;
+      v.place = frame.init ? Place::kUnknown : Place::kModuleDevice;
+      v.held_place = Place::kUnknown;
+    } else if (frame.module_method && host_tensor(v)) {
+      v.origin = Origin::kAttribute;
+      v.made = value_node;
+    }
+    const std::string_view name = source_.text(target);
+    if (frame.owner_class >= 0) {
+      out_.attributes_.push_back({value_node, name, v, frame.owner_class, frame.scope});
+    }
+    frame.env.set(name, v);
+    return;
+  }
+  if (is(target, "pattern_list") || is(target, "tuple_pattern") || is(target, "list_pattern") ||
+      is(target, "parenthesized_expression")) {
+    const std::size_t n = ts_node_named_child_count(target);
+    std::vector<Value> parts(n, Value{});
+    if (value.kind == Kind::kTensor ||
+        ((value.origin == Origin::kBatch || value.origin == Origin::kDatasetItem) &&
+         value.kind == Kind::kUnknown)) {
+      Value part = value;
+      part.kind = Kind::kTensor;
+      std::fill(parts.begin(), parts.end(), part);
+    } else if (value.kind == Kind::kList) {
+      std::fill(parts.begin(), parts.end(), element_value(value));
+    } else if (value.kind == Kind::kUnknown &&
+               (value.place == Place::kDevice || value.place == Place::kModuleDevice)) {
+      // The parts of something on a device (a row of a model's output).
+      Value part;
+      part.place = value.place;
+      std::fill(parts.begin(), parts.end(), part);
+    }
+    std::size_t i = 0;
+    for_each_named_child(target, [&](TSNode part) {
+      if (i < parts.size()) bind(part, parts[i], frame, value_node);
+      ++i;
+    });
+    return;
+  }
+  // `*rest` of a pattern: a list of what the other parts are.
+  if (is(target, "list_splat_pattern") && ts_node_named_child_count(target) == 1) {
+    bind(ts_node_named_child(target, 0),
+         value.kind == Kind::kUnknown && value.place == Place::kUnknown ? value : list_of(value),
+         frame, value_node);
+  }
+}
+
+void FlowRun::exec_if(TSNode node, Frame& frame) {
+  eval(field(node, fields().condition), frame);
+  const Env before = frame.env;
+  exec_block(field(node, fields().consequence), frame);
+  Env after = frame.env;
+  bool has_else = false;
+  for_each_named_child(node, [&](TSNode part) {
+    if (is(part, "elif_clause")) {
+      frame.env = before;
+      eval(field(part, fields().condition), frame);
+      exec_block(field(part, fields().consequence), frame);
+      after.merge(frame.env);
+    } else if (is(part, "else_clause")) {
+      has_else = true;
+      frame.env = before;
+      exec_block(field(part, fields().body), frame);
+      after.merge(frame.env);
+    }
+  });
+  if (!has_else) after.merge(before);
+  frame.env = std::move(after);
+}
+
+void FlowRun::exec_for(TSNode node, Frame& frame) {
+  const TSNode left = field(node, fields().left);
+  const TSNode right = field(node, fields().right);
+  const Env before = frame.env;
+  const bool pattern =
+      is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern");
+  // enumerate(x) and zip(a, b) give tuples of what they iterate.
+  const std::string q = is(right, "call") ? source_.dotted(field(right, fields().function)) : "";
+  if (pattern && (q == "enumerate" || q == "zip")) {
+    const std::vector<TSNode> args = source_.positional(right);
+    std::vector<Value> parts;
+    if (q == "enumerate") parts.push_back(Value{});
+    for (TSNode arg : args) parts.push_back(element_of(eval(arg, frame), arg, frame));
+    if (q == "enumerate" && !args.empty()) parts.resize(2);
+    std::size_t i = 0;
+    for_each_named_child(left, [&](TSNode part) {
+      if (i < parts.size()) bind(part, parts[i], frame, node);
+      ++i;
+    });
+    frame.loops.emplace_back(left, parts.size() > 1 ? parts.back() : Value{});
+  } else {
+    const Value element = element_of(eval(right, frame), right, frame);
+    bind(left, element, frame, node);
+    frame.loops.emplace_back(left, element);
+  }
+  exec_block(field(node, fields().body), frame);
+  frame.loops.pop_back();
+  exec_block(field(node, fields().alternative), frame);
+  frame.env.merge(before);
+}
+
+}  // namespace devcheck::lint::detail

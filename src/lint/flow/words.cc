@@ -1,0 +1,85 @@
+// The words the device flow knows torch by (run.h): which functions
+// compute on their arguments, which methods give tensors, dtypes, legacy
+// constructors.
+#include <array>
+#include <cctype>
+#include <cstring>
+#include <optional>
+
+#include "../common.h"
+#include "run.h"
+
+namespace devcheck::lint::detail {
+
+bool is_dtype(const Source& source, TSNode node) {
+  static constexpr std::array<std::string_view, 22> kTypes = {
+      "float",   "float32",   "float64",    "float16", "bfloat16", "half",  "double", "int",
+      "int8",    "int16",     "int32",      "int64",   "long",     "short", "uint8",  "bool",
+      "complex", "complex64", "complex128", "cfloat",  "cdouble",  "bits8"};
+  if (!is(node, "attribute")) return false;
+  const std::string_view last = source.text(field(node, fields().attribute));
+  if (last == "dtype") return true;
+  return source.qualify(node).rfind("torch.", 0) == 0 && among(last, kTypes);
+}
+
+bool computes_on_arguments(std::string_view q) {
+  static constexpr std::array<std::string_view, 4> kNamespaces = {
+      "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special."};
+  for (std::string_view ns : kNamespaces) {
+    if (q.rfind(ns, 0) == 0) return true;
+  }
+  if (q.rfind("torch.", 0) != 0) return false;
+  const std::string_view rest = q.substr(6);
+  static constexpr std::array<std::string_view, 12> kNot = {
+      "save", "load",    "manual_seed",      "is_tensor",         "numel",     "device",
+      "Size", "no_grad", "set_grad_enabled", "is_floating_point", "Generator", "get_default_dtype"};
+  return rest.find('.') == std::string_view::npos && !rest.empty() &&
+         std::islower(static_cast<unsigned char>(rest[0])) != 0 && !among(rest, kNot) &&
+         rest.rfind("set_", 0) != 0;
+}
+
+std::optional<bool> legacy_type_on_cuda(std::string_view q) {
+  static constexpr std::array<std::string_view, 11> kTypes = {
+      "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
+      "ShortTensor", "IntTensor",    "LongTensor", "BoolTensor",     "Tensor"};
+  if (q.rfind("torch.cuda.", 0) == 0 && among(q.substr(11), kTypes)) return true;
+  if (q.rfind("torch.", 0) == 0 && among(q.substr(6), kTypes)) return false;
+  return std::nullopt;
+}
+
+bool tensor_method(std::string_view m) {
+  static constexpr std::array<std::string_view, 64> kMethods = {
+      "float",      "double",    "half",
+      "bfloat16",   "long",      "int",
+      "bool",       "byte",      "short",
+      "char",       "clone",     "detach",
+      "squeeze",    "unsqueeze", "view",
+      "view_as",    "reshape",   "reshape_as",
+      "permute",    "transpose", "flatten",
+      "contiguous", "expand",    "expand_as",
+      "repeat",     "softmax",   "log_softmax",
+      "sigmoid",    "tanh",      "relu",
+      "exp",        "log",       "abs",
+      "sqrt",       "pow",       "matmul",
+      "mm",         "bmm",       "masked_fill",
+      "tril",       "triu",      "narrow",
+      "type",       "type_as",   "chunk",
+      "split",      "unbind",    "index_select",
+      "gather",     "scatter",   "argmax",
+      "argmin",     "cumsum",    "flip",
+      "roll",       "clamp",     "t",
+      "sum",        "mean",      "max",
+      "min",        "norm",      "requires_grad_",
+      "to"};
+  return among(m, kMethods);
+}
+
+bool non_tensor_method(std::string_view m) {
+  static constexpr std::array<std::string_view, 14> kMethods = {
+      "item",         "tolist",   "size",       "dim",           "numel", "data_ptr",
+      "element_size", "nelement", "get_device", "is_contiguous", "equal", "is_floating_point",
+      "storage",      "stride"};
+  return among(m, kMethods);
+}
+
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,28 @@
+// The flow's methods of values (src/lint/flow/methods.cc): a tensor's
+// methods that need their arguments where the tensor is.
+#include <gtest/gtest.h>
+
+#include "flow_testing.h"
+
+namespace devcheck::lint::detail {
+namespace {
+using testing::Flowed;
+using testing::Lines;
+using testing::meetings;
+
+// index_select (and the other methods given an index or a mask) needs the
+// index where the tensor is; plain indexing `x[index]` takes a host index.
+TEST(LintFlowCalls, AHostIndexGivenToIndexSelectOfADeviceTensorMeetsIt) {
+  const Flowed f(
+      "import torch\n"
+      "def reverse(var, dim):\n"
+      "    index = torch.arange(var.size(dim) - 1, -1, -1).long()\n"
+      "    rows = var[index]\n"
+      "    return var.index_select(dim, index)\n"
+      "def main():\n"
+      "    reverse(torch.randn(4, 5, device='cuda'), 1)\n");
+  EXPECT_EQ(meetings(f), (Lines{"5 factory@3 meets device"}));
+}
+
+}  // namespace
+}  // namespace devcheck::lint::detail

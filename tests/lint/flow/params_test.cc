@@ -1,0 +1,152 @@
+// What the file's calls pass to its functions' parameters
+// (src/lint/flow/params.cc): the device chosen in main() followed into the
+// functions, methods and constructors that receive the model and the data.
+#include <gtest/gtest.h>
+
+#include "flow_testing.h"
+
+namespace devcheck::lint::detail {
+namespace {
+using testing::Flowed;
+using testing::Lines;
+using testing::meetings;
+
+TEST(LintFlowParams, AModelMovedInMainIsOnTheDeviceInTheFunctionGivenIt) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch\n"
+      "def predict(model, x):\n"
+      "    t = torch.from_numpy(x)\n"
+      "    return model(t)\n"
+      "def main():\n"
+      "    model = torch.nn.Linear(4, 2).cuda()\n"
+      "    predict(model, np.zeros((1, 4)))\n");
+  EXPECT_EQ(meetings(f), (Lines{"5 numpy@4 meets device"}));
+}
+
+// Through two calls: main -> evaluate -> helper.
+TEST(LintFlowParams, FollowsADeviceTensorThroughTwoCalls) {
+  const Flowed f(
+      "import torch\n"
+      "def helper(var):\n"
+      "    index = torch.arange(var.size(0))\n"
+      "    return var + index\n"
+      "def evaluate(x):\n"
+      "    return helper(x * 2)\n"
+      "def main():\n"
+      "    evaluate(torch.randn(4, device='cuda'))\n");
+  EXPECT_EQ(meetings(f), (Lines{"4 factory@3 meets device"}));
+}
+
+// A constructor's argument reaches the attribute __init__ keeps it in: an
+// unmoved model meets the batches another method moves.
+TEST(LintFlowParams, AConstructorsArgumentReachesTheAttribute) {
+  const Flowed f(
+      "import torch\n"
+      "class Trainer:\n"
+      "    def __init__(self, model, device):\n"
+      "        self.model = model\n"
+      "        self.device = device\n"
+      "    def step(self, images):\n"
+      "        images = images.to(self.device)\n"
+      "        return self.model(images)\n"
+      "def main(device):\n"
+      "    model = torch.nn.Conv2d(3, 8, 3)\n"
+      "    Trainer(model, device).step(torch.rand(1, 3, 8, 8))\n");
+  EXPECT_EQ(meetings(f), (Lines{"8 unmoved@10 meets device"}));
+}
+
+// Calls that pass different things (a moved model and an unmoved one, or
+// nothing known) teach nothing.
+TEST(LintFlowParams, CallsThatDisagreeTeachNothing) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch\n"
+      "def predict(model, x):\n"
+      "    return model(torch.from_numpy(x))\n"
+      "def main(other):\n"
+      "    predict(torch.nn.Linear(4, 2).cuda(), np.zeros((1, 4)))\n"
+      "    predict(other, np.zeros((1, 4)))\n"
+      "def splat(args):\n"
+      "    predict(*args)\n");
+  EXPECT_EQ(meetings(f), Lines{});
+}
+
+// A loss without parameters computes where it is given: labels left on the
+// host meet the model's output on the device.
+TEST(LintFlowParams, ALossMeetsHostLabelsAndDeviceOutputsOfAModelPassedIn) {
+  const Flowed f(
+      "import torch\n"
+      "from torch.utils.data import DataLoader\n"
+      "def train(net, dataset, device):\n"
+      "    loss_func = torch.nn.CrossEntropyLoss()\n"
+      "    for images, labels in DataLoader(dataset):\n"
+      "        log_probs = net(images.to(device))\n"
+      "        loss = loss_func(log_probs, labels)\n"
+      "def main(dataset, net, device):\n"
+      "    train(net.to(device), dataset, device)\n");
+  EXPECT_EQ(meetings(f), (Lines{"7 batch@5 meets device"}));
+}
+
+// A method called on an object the flow knows nothing of, where one class
+// of the file alone has a method of that name: the call's arguments reach
+// it (a replay buffer given device indices); not where two classes have one.
+TEST(LintFlowParams, AMethodOnlyOneClassHasIsGivenTheCallsArguments) {
+  const std::string code =
+      "import numpy as np\n"
+      "import torch\n"
+      "class Buffer:\n"
+      "    def update_priorities(self, idxes):\n"
+      "        return np.unique(idxes)\n"
+      "def update(buffer, device):\n"
+      "    buffer.update_priorities(torch.as_tensor([1, 2], device=device))\n";
+  const Flowed one(code);
+  ASSERT_EQ(one.flow.numpy_reads().size(), 1U);
+  EXPECT_EQ(one.flow.numpy_reads()[0].value.place, Place::kDevice);
+  const Flowed two(code +
+                   "class Other:\n"
+                   "    def update_priorities(self, idxes):\n"
+                   "        return np.unique(idxes)\n");
+  for (const NumpyRead& read : two.flow.numpy_reads()) {
+    EXPECT_NE(read.value.place, Place::kDevice);
+  }
+}
+
+// A tensor one factory made without device=, passed by every call, reaches
+// the parameter: a helper that indexes it with device indices meets them.
+TEST(LintFlowParams, AHostFactoryTensorPassedByEveryCallReachesTheParameter) {
+  const Flowed f(
+      "import torch\n"
+      "def gather(table, t):\n"
+      "    return table[t]\n"
+      "class Schedule:\n"
+      "    def __init__(self, n):\n"
+      "        self.betas = torch.linspace(1e-4, 0.02, n)\n"
+      "    def at(self, t):\n"
+      "        return gather(self.betas, t)\n"
+      "def step(schedule, device):\n"
+      "    t = torch.randint(0, 10, (4,), device=device)\n"
+      "    return schedule.at(t)\n");
+  EXPECT_EQ(meetings(f), (Lines{"3 factory@6 meets device"}));
+}
+
+// Not into a module's method: there the inputs are where the module is,
+// and a module left on the CPU takes host tensors.
+TEST(LintFlowParams, AHostFactoryTensorDoesNotEnterAModulesMethod) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(1, 1)\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x)\n"
+      "def run():\n"
+      "    model = torch.nn.parallel.DistributedDataParallel(Net())\n"
+      "    return model.forward(torch.rand((1,)))\n");
+  EXPECT_EQ(meetings(f), Lines{});
+}
+
+}  // namespace
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,126 @@
+// The flow's statements (src/lint/flow/statements.cc): names in order,
+// branches, loops, moves as statements.
+
+#include <gtest/gtest.h>
+
+#include "flow_testing.h"
+
+namespace devcheck::lint::detail {
+namespace {
+using testing::Flowed;
+using testing::Lines;
+using testing::meetings;
+
+TEST(LintFlowStatements, FollowsNamesInOrderThroughMovesAndRebinding) {
+  const Flowed f(
+      "import torch\n"
+      "def step(x, device):\n"
+      "    noise = torch.randn(3)\n"
+      "    a = x.to(device) + noise\n"
+      "    noise = noise.to(device)\n"
+      "    b = x.to(device) + noise\n"
+      "    return a, b\n");
+  EXPECT_EQ(meetings(f), (Lines{"4 factory@3 meets device"}));
+}
+
+TEST(LintFlowStatements, JoinsBranchesAndKeepsWhatOneWayKnows) {
+  const Flowed f(
+      "import torch\n"
+      "def moved_on_one_way(x, cuda):\n"
+      "    m = torch.ones(3)\n"
+      "    if cuda:\n"
+      "        m = m.cuda()\n"
+      "    return x.cuda() * m\n"
+      "def made_on_one_way(x, h=None):\n"
+      "    if h is None:\n"
+      "        h = torch.zeros(3)\n"
+      "    return x.cuda() * h\n"
+      "def both_ways(x, cuda):\n"
+      "    if cuda:\n"
+      "        m = torch.ones(3, device='cuda')\n"
+      "    else:\n"
+      "        m = torch.ones(3)\n"
+      "    return x.cuda() * m\n");
+  EXPECT_EQ(meetings(f), (Lines{"10 factory@9 meets device"}));
+}
+
+TEST(LintFlowStatements, RunsLoopsOnceAndBindsLoaderBatches) {
+  const Flowed f(
+      "import torch\n"
+      "from torch.utils.data import DataLoader\n"
+      "model = torch.nn.Linear(2, 2).cuda()\n"
+      "h = torch.zeros(2)\n"
+      "for i, (x, y) in enumerate(DataLoader(data)):\n"
+      "    out = model(x.cuda())\n"
+      "    out = out + h\n"
+      "    h = out.detach()\n"
+      "    bad = out - y\n");
+  EXPECT_EQ(meetings(f), (Lines{"7 factory@4 meets device", "9 batch@5 meets device"}));
+}
+
+TEST(LintFlowStatements, RecordsMovesAsStatementsOrNot) {
+  const Flowed f(
+      "import torch\n"
+      "def f(x, y, device):\n"
+      "    x.to(device)\n"
+      "    y = y.cuda(non_blocking=True)\n"
+      "    z = y.to(torch.float16)\n");
+  const auto& moves = f.flow.moves();
+  ASSERT_EQ(moves.size(), 3U);
+  EXPECT_TRUE(moves[0].statement);
+  EXPECT_EQ(moves[0].target, Place::kDevice);
+  EXPECT_FALSE(moves[1].statement);
+  EXPECT_TRUE(moves[1].non_blocking);
+  EXPECT_EQ(moves[2].target, Place::kDevice);
+  EXPECT_TRUE(f.flow.module_input(0, "x") == false);
+}
+
+// A model's output iterated row by row and unpacked (`*box, conf, cls`):
+// the parts are where the output is, and a list of lists of them given to
+// np.array is read on the device; the same rows copied with .cpu() are not.
+TEST(LintFlowStatements, RowsOfADeviceOutputUnpackedIntoListsStayOnTheDevice) {
+  const Flowed f(
+      "import numpy as np\n"
+      "def to_target(output):\n"
+      "    targets = []\n"
+      "    for i, o in enumerate(output):\n"
+      "        for *box, conf, cls in o:\n"
+      "            targets.append([i, cls, *box, conf])\n"
+      "    return np.array(targets)\n"
+      "def to_host(output):\n"
+      "    rows = []\n"
+      "    for *box, conf in output:\n"
+      "        rows.append([conf.cpu()])\n"
+      "    return np.array(rows)\n"
+      "def test(model, img, device):\n"
+      "    output = model(img.to(device))\n"
+      "    to_target(output)\n"
+      "    to_host(output)\n");
+  // Only reads of device values are recorded.
+  ASSERT_EQ(f.flow.numpy_reads().size(), 1U);
+  EXPECT_EQ(testing::line(f.flow.numpy_reads()[0].call), 7);
+  EXPECT_EQ(f.flow.numpy_reads()[0].value.place, Place::kDevice);
+}
+
+// A forward's inputs zipped and iterated (lengths per sample) are where the
+// module is, down a static method they are handed to: a grid made there
+// with arange meets them.
+TEST(LintFlowStatements, ElementsOfZippedInputsStayOnTheModulesDevice) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Loss(nn.Module):\n"
+      "    def masks(self, ilens, olens):\n"
+      "        for idx, (ilen, olen) in enumerate(zip(ilens, olens)):\n"
+      "            self.mask(ilen, olen)\n"
+      "    @staticmethod\n"
+      "    def mask(ilen, olen):\n"
+      "        grid = torch.arange(olen).float()\n"
+      "        return grid / ilen\n"
+      "    def forward(self, att, ilens, olens):\n"
+      "        return self.masks(ilens, olens)\n");
+  EXPECT_EQ(meetings(f), (Lines{"10 factory@9 meets module"}));
+}
+
+}  // namespace
+}  // namespace devcheck::lint::detail
