@@ -112,13 +112,17 @@ TEST(RunSanitized, ACleanProgramHasNoFinding) {
 
 // A descendant left running when the program exits (as multiprocessing's
 // forkserver is, for a moment) is waited for: its report is in the run's.
+// The program leaves once the child has imported torch (which takes seconds
+// on a loaded machine), so the child outlives it by about one second.
 TEST(RunSanitized, ADescendantThatOutlivesTheProgramByAMomentHasItsReportInTheRun) {
   DEVCHECK_SKIP_PYTHON_UNDER_TSAN();
   const char* program =
       "import subprocess, sys, torch\n"
       "torch.ones(2) + 1\n"
-      "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1.5); import torch; "
-      "print(int((torch.ones(3) * 2).sum()))'])\n"
+      "child = subprocess.Popen([sys.executable, '-c', 'import sys, time, torch; "
+      "print(\"ready\", flush=True); sys.stdout.close(); time.sleep(1); "
+      "print(int((torch.ones(3) * 2).sum()), file=sys.stderr)'], stdout=subprocess.PIPE)\n"
+      "child.stdout.readline()\n"
       "print('the program leaves first')\n";
   const auto r = run({DEVCHECK_PYTHON, "-c", program});
   EXPECT_EQ(r.exit_status, 0);
