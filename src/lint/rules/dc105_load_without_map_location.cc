@@ -39,9 +39,10 @@ bool is_state(const Source& source, TSNode value, int scope) {
 // Whether `load` reads back, in the same process, a state dict that the same
 // function saved before it to the same file (`torch.save(m.state_dict(), b);
 // b.seek(0); torch.load(b)`): the tensors come back to the devices they were
-// saved from, which this process has, and weights_only=True reads them. A
-// whole module saved so is not such a round trip: torch 2.6's weights_only
-// default refuses it.
+// saved from, which this process has, and weights_only=True reads them (not
+// the rare state dict that holds a ScriptObject: a miss). A whole module
+// saved so is not such a round trip: torch 2.6's weights_only default
+// refuses it.
 bool round_trip(const Source& source, const Call& load) {
   const TSNode file = file_argument(source, load.node, 0);
   const int function = source.function_of(load.scope);
