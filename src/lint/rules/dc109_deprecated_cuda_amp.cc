@@ -1,8 +1,34 @@
 // DC109 deprecated-cuda-amp: torch.cuda.amp.autocast / GradScaler.
+#include "../common.h"
 #include "../rule.h"
 
 namespace devcheck::lint::detail {
 namespace {
+
+// Whether a test of the `if` chain or conditional expression around `node`
+// asks for torch's version or for the new API (`if is_torch_version(">=",
+// "2.3"): torch.amp.GradScaler("cuda") else: torch.cuda.amp.GradScaler()`,
+// `hasattr(torch, "amp")`): the old spelling is the fallback for a torch that
+// has no other.
+bool under_version_test(const Source& source, TSNode node) {
+  const auto asks = [&](TSNode test) {
+    const std::string_view text = source.text(test);
+    return names_any(text, {"version"}) || text.find("hasattr(torch") != std::string_view::npos;
+  };
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "conditional_expression")) {
+      if (asks(ts_node_named_child(n, 1))) return true;  // body `if` test `else` other
+      continue;
+    }
+    if (!is(n, "if_statement")) continue;
+    if (asks(field(n, "condition"))) return true;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+      const TSNode clause = ts_node_named_child(n, i);
+      if (is(clause, "elif_clause") && asks(field(clause, "condition"))) return true;
+    }
+  }
+  return false;
+}
 
 void check(const RuleContext& c) {
   for (const Call& call : c.source.calls()) {
@@ -14,6 +40,7 @@ void check(const RuleContext& c) {
     } else {
       continue;
     }
+    if (under_version_test(c.source, call.node)) continue;
     std::string message = "torch.cuda.amp." + std::string(name) +
                           " is deprecated since torch 2.4; use torch.amp." + std::string(name) +
                           "(\"cuda\", ...)";

@@ -43,6 +43,15 @@ bool under_device_test(const Source& source, TSNode node, const std::vector<std:
   return false;
 }
 
+// Whether moving to CUDA is what the function is for: a class's own
+// `cuda()` / `to()` (PackedSequence.cuda), or a function whose name says CUDA
+// or a GPU (`to_gpu(obj)`, `_cuda_copy`), which its callers call for that.
+bool made_for_cuda(const Source& source, int function) {
+  if (function < 0) return false;
+  const std::string_view name = source.scopes()[function].name;
+  return name == "to" || names_cuda_or_gpu(name);
+}
+
 // `.cuda()` with no device, `.to("cuda")` or `device="cuda"`.
 bool hard_coded(const Source& source, const Call& call) {
   bool hard = call.method == "cuda" && call.qualified.empty() &&
@@ -75,12 +84,7 @@ void check_without_variable(const Source& source, Sink& sink) {
       continue;
     }
     const int function = source.function_of(call.scope);
-    // A class's own `cuda()` / `to()` (PackedSequence.cuda): moving to CUDA
-    // is what it is for.
-    if (function >= 0 &&
-        (source.scopes()[function].name == "cuda" || source.scopes()[function].name == "to")) {
-      continue;
-    }
+    if (made_for_cuda(source, function)) continue;
     const auto choice = std::find_if(guarded.begin(), guarded.end(), [&](const auto& g) {
       return g.first == function && function >= 0;
     });
@@ -150,7 +154,7 @@ void check(const RuleContext& c) {
       inside = inside ||
                (ts_node_start_byte(call.node) >= d.start && ts_node_end_byte(call.node) <= d.end);
     }
-    if (!served || inside) continue;
+    if (!served || inside || made_for_cuda(source, function)) continue;
     // `.cuda(rank)` picks a device on purpose; `.cuda()` takes CUDA's default.
     if (!hard_coded(source, call) || under_device_test(source, call.node, names)) continue;
     sink.report(call.node, "DC112",

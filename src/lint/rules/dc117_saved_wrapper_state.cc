@@ -66,8 +66,26 @@ void report_wrapper_states(const Source& source, uint32_t start, uint32_t end, S
   }
 }
 
+// Whether the function `function` loads a state dict into a wrapper
+// (`ddp_copy.load_state_dict(checkpoint["state_dict"])`): what it saves from
+// one is read back into one, whose keys start with "module." too.
+bool loads_into_wrapper(const Source& source, int function) {
+  if (function < 0) return false;
+  for (const Call& load : source.calls()) {
+    if (load.method == "load_state_dict" && source.function_of(load.scope) == function &&
+        is_wrapper_value(
+            source, value_at(source, load.object, load.scope, ts_node_start_byte(load.node)))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void check_saved_wrapper(const Source& source, const Call& call, Sink& sink) {
-  if (call.qualified != "torch.save") return;
+  if (call.qualified != "torch.save" ||
+      loads_into_wrapper(source, source.function_of(call.scope))) {
+    return;
+  }
   const std::vector<TSNode> args = source.positional(call.node);
   if (args.empty()) return;
   // What is saved: the argument, or the dict a name holds (`state = {...}`,

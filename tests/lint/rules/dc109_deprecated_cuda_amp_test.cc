@@ -40,5 +40,33 @@ TEST(LintDC109, DoesNotFixPositionalArgumentsWhoseMeaningDiffers) {
   EXPECT_FALSE(imported.fix.has_value());
 }
 
+// The old spelling as the fallback of a test of torch's version or of the new
+// API (accelerate's get_grad_scaler) is what an old torch needs; the same
+// call under any other test is still found.
+TEST(LintDC109, SaysNothingOnTheFallbackOfAVersionTest) {
+  const std::string source =
+      "import torch\n"
+      "def get_grad_scaler(**kwargs):\n"
+      "    if is_npu_available():\n"
+      "        return torch.npu.amp.GradScaler(**kwargs)\n"
+      "    else:\n"
+      "        if is_torch_version('>=', '2.3'):\n"
+      "            return torch.amp.GradScaler('cuda', **kwargs)\n"
+      "        else:\n"
+      "            return torch.cuda.amp.GradScaler(**kwargs)\n"
+      "def old():\n"
+      "    if TORCH_VERSION < (2, 4):\n"
+      "        pass\n"
+      "    elif use_amp:\n"
+      "        return torch.cuda.amp.autocast()\n"
+      "def new():\n"
+      "    return torch.amp.autocast('cuda') if hasattr(torch, 'amp') else "
+      "torch.cuda.amp.autocast()\n"
+      "def amp(enabled):\n"
+      "    if enabled:\n"
+      "        return torch.cuda.amp.autocast()\n";
+  EXPECT_EQ(found(source, "DC109"), (Lines{"19 DC109"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -132,5 +132,21 @@ TEST(LintDC112, SaysNothingInAClassesOwnCudaMethod) {
             Lines{});
 }
 
+// A function whose name says CUDA or a GPU (torch's common_utils.to_gpu) is
+// called to put things there; the same line in another function beside the
+// device variable is still found.
+TEST(LintDC112, SaysNothingInAFunctionNamedForCuda) {
+  const std::string source =
+      "import torch\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "def to_gpu(obj):\n"
+      "    return obj.clone().to(dtype=obj.dtype, device='cuda')\n"
+      "def make_cuda_copy(x):\n"
+      "    return x.cuda()\n"
+      "def prepare(obj):\n"
+      "    return obj.clone().to(dtype=obj.dtype, device='cuda')\n";
+  EXPECT_EQ(found(source, "DC112"), (Lines{"8 DC112"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

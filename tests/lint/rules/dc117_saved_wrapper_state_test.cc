@@ -49,5 +49,26 @@ TEST(LintDC117, FollowsTheNameToTheSave) {
   EXPECT_EQ(found(source, "DC117"), (Lines{"7 DC117"}));
 }
 
+// A wrapper's state saved by a function that loads it back into a wrapper
+// (torch's DDP comm-hook pickling test): the keys match. A function that
+// loads it into the bare model, or none, is still found.
+TEST(LintDC117, SaysNothingWhereTheSameFunctionLoadsItIntoAWrapper) {
+  const std::string source =
+      "import torch\n"
+      "from torch.nn.parallel import DistributedDataParallel\n"
+      "def pickling(net, rank, path):\n"
+      "    ddp_model = DistributedDataParallel(net, device_ids=[rank])\n"
+      "    dummy_ddp_model = DistributedDataParallel(net, device_ids=[rank])\n"
+      "    state = {'state_dict': ddp_model.state_dict()}\n"
+      "    torch.save(state, path)\n"
+      "    checkpoint = torch.load(path, map_location='cpu')\n"
+      "    dummy_ddp_model.load_state_dict(checkpoint['state_dict'])\n"
+      "def bare(net, rank, path):\n"
+      "    ddp_model = DistributedDataParallel(net, device_ids=[rank])\n"
+      "    torch.save(ddp_model.state_dict(), path)\n"
+      "    net.load_state_dict(torch.load(path, map_location='cpu'))\n";
+  EXPECT_EQ(found(source, "DC117"), (Lines{"12 DC117"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
