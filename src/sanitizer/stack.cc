@@ -132,10 +132,14 @@ SiteTable& sites() {
 }
 
 SiteId capture_site() {
+  // Python first, with none of our locks held (it may take the GIL). A
+  // Python line is the site: the interpreter's own C++ frames below it differ
+  // from one call of the same line to the next (3.12+ specializes a call
+  // after its first runs), and one line must be one site.
+  const std::string python = python_location();
+  if (!python.empty()) return sites().intern(RawStack{}, python);
   RawStack stack;
   capture_stack(stack);
-  // Python first, with none of our locks held (it may take the GIL).
-  const std::string python = python_location();
   return sites().intern(stack, python);
 }
 
