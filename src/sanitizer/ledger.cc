@@ -43,6 +43,10 @@ bool Ledger::touched_again(Burst& burst, const c10::Storage* storage) {
 }
 
 bool Ledger::add_transfer(const TransferKey& key, const CopyEvent& copy, const FloodRule& rule) {
+  // A burst's weak references are dropped after the lock is released (it is
+  // declared first): dropping a storage's last one destroys its StorageImpl,
+  // whose Python object's release may take the GIL.
+  decltype(Burst::touched) dropped;
   std::lock_guard<std::mutex> lock(mutex_);
   TransferEntry& e = transfers_[key];
   if (copy.counted) ++e.count;
@@ -56,7 +60,7 @@ bool Ledger::add_transfer(const TransferKey& key, const CopyEvent& copy, const F
     b.thread = copy.thread;
     b.step = copy.step;
     b.pieces = 0;
-    b.touched.clear();
+    dropped.swap(b.touched);
   }
   b.last_op = copy.op_index;
   const bool read_again = touched_again(b, copy.read);
@@ -87,9 +91,10 @@ void Ledger::add_event(const TraceEvent& event, std::size_t max_events) {
 }
 
 void Ledger::clear() {
+  decltype(bursts_) dropped;  // released after the lock, as in add_transfer
   std::lock_guard<std::mutex> lock(mutex_);
   transfers_.clear();
-  bursts_.clear();
+  dropped.swap(bursts_);
   syncs_.clear();
   events_.clear();
   dropped_ = 0;
