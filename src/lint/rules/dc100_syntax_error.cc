@@ -58,7 +58,7 @@ bool bare_starred_item(std::string_view line) {
     }
     std::size_t before = i;
     while (before > 0 && line[before - 1] == ' ') --before;
-    const char prev = before == 0 ? 0 : line[before - 1];
+    const char prev = before == 0 ? '\0' : line[before - 1];
     if (prev == ',' ||
         (prev == '=' && (before < 2 || std::string_view("=!<>").find(line[before - 2]) ==
                                            std::string_view::npos)) ||

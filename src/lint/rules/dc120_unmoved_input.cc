@@ -33,10 +33,13 @@ void check(const RuleContext& c) {
     const std::string made = ts_node_is_null(m.host.made) ? "" : " (" + line_of(m.host.made) + ")";
     std::string message;
     if (o == Origin::kUnmovedModule && !unmoved_here) {
-      message = name + " is a model " + std::string(c.source.text(field(m.host.made, "function"))) +
-                "(...) made" + made +
-                " on the CPU and never moved to a device; passed here, it is given tensors on a "
-                "device: a device mismatch; move it where it is made (.to(device)) or here";
+      message = name + " is a model ";
+      message += c.source.text(field(m.host.made, "function"));
+      message += "(...) made";
+      message += made;
+      message +=
+          " on the CPU and never moved to a device; passed here, it is given tensors on a "
+          "device: a device mismatch; move it where it is made (.to(device)) or here";
     } else if (o == Origin::kUnmovedModule) {
       message = std::string(c.source.text(field(m.host.made, "function"))) +
                 "(...) makes a model on the CPU that is never moved to a device, and " +

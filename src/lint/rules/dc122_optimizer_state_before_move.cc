@@ -35,12 +35,20 @@ void check(const RuleContext& c) {
     for (const WholeMove& move : whole_moves(c.source, load.scope)) {
       if (ts_node_start_byte(move.call) < at || move.name == c.source.text(load.object)) continue;
       const std::string optimizer(c.source.text(load.object));
-      c.sink.report(load.node, "DC122",
-                    optimizer + ".load_state_dict(...) runs before " + std::string(move.name) +
-                        " is moved to its device (" + line_of(move.call) +
-                        "): the loaded state is put where the parameters are now (the CPU) "
-                        "and stays there when they move; move " +
-                        std::string(move.name) + " first, then load " + optimizer + "'s state");
+      const std::string model(move.name);
+      std::string message = optimizer;
+      message += ".load_state_dict(...) runs before ";
+      message += model;
+      message += " is moved to its device (";
+      message += line_of(move.call);
+      message +=
+          "): the loaded state is put where the parameters are now (the CPU) and stays there "
+          "when they move; move ";
+      message += model;
+      message += " first, then load ";
+      message += optimizer;
+      message += "'s state";
+      c.sink.report(load.node, "DC122", message);
       break;
     }
   }
