@@ -13,11 +13,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
-#include <unordered_set>
 
 #include "detail/mismatch.h"
 #include "detail/staging.h"
@@ -95,15 +93,6 @@ bool hidden(const ThreadState& t) {
   return t.enclosing_op != nullptr &&
          (t.enclosing_kind == OpKind::kPlain || t.enclosing_kind == OpKind::kFactory ||
           t.enclosing_kind == OpKind::kCrossDevice || t.enclosing_kind == OpKind::kHostArguments);
-}
-
-// Op names with static storage for the ledger's keys: a schema's string
-// lives only as long as its op is registered (a custom op may go away).
-const char* interned(const char* name) {
-  static auto* mutex = new std::mutex;
-  static auto* names = new std::unordered_set<std::string>;
-  std::lock_guard<std::mutex> lock(*mutex);
-  return names->insert(name).first->c_str();
 }
 
 OpInfo classify_cached(ThreadState& t, const char* name) {

@@ -2,6 +2,9 @@
 
 #include <array>
 #include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_set>
 
 namespace devcheck::sanitizer {
 namespace {
@@ -140,6 +143,13 @@ bool host_argument(const OpInfo& info, std::string_view name) {
     list.remove_prefix(comma + 1);
   }
   return false;
+}
+
+const char* interned(const char* name) {
+  static auto* mutex = new std::mutex;
+  static auto* names = new std::unordered_set<std::string>;
+  std::lock_guard<std::mutex> lock(*mutex);
+  return names->insert(name).first->c_str();
 }
 
 }  // namespace devcheck::sanitizer

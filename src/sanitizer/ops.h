@@ -36,6 +36,11 @@ bool host_argument(const OpInfo& info, std::string_view name);
 // allocation; a few nanoseconds (a hash of the name and one table probe).
 OpInfo classify_op(const char* name);
 
+// `name` with static storage, for the ledger's keys: an op's schema string
+// lives only as long as its op is registered (a custom op may go away), a
+// record_function scope's name only as long as the scope. Takes a lock.
+const char* interned(const char* name);
+
 // True when ops of this kind cross devices on purpose (no mismatch check).
 inline bool crosses_devices(OpKind kind) {
   return kind == OpKind::kTransfer || kind == OpKind::kCopy || kind == OpKind::kPin ||

@@ -3,9 +3,8 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
-#include <mutex>
-#include <string>
-#include <unordered_set>
+
+#include "sanitizer/ops.h"
 
 namespace devcheck::sanitizer {
 namespace {
@@ -28,13 +27,6 @@ struct CoalescedState {
 };
 thread_local CoalescedState coalesced = {nullptr, 0, 0, {}, {}, {}, {}};
 
-const char* intern(const char* name) {
-  static auto* mutex = new std::mutex;
-  static auto* names = new std::unordered_set<std::string>;
-  std::lock_guard<std::mutex> lock(*mutex);
-  return names->insert(name).first->c_str();
-}
-
 bool starts_with(const char* text, const char* prefix) {
   return text != nullptr && std::strncmp(text, prefix, std::strlen(prefix)) == 0;
 }
@@ -54,7 +46,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   }
   if (!starts_with(name, kCoalescedScope)) return nullptr;
   if (coalesced.depth++ == 0) {
-    coalesced.op = intern(name + std::strlen(kCoalescedScope));
+    coalesced.op = interned(name + std::strlen(kCoalescedScope));
     coalesced.directions = 0;
   }
   return std::make_unique<OpenedCoalesced>();
