@@ -256,6 +256,13 @@ class DEVCHECK_API Sanitizer {
   SanitizerReport report() const;
   /// Forgets everything seen so far (findings, ledger, origins).
   void clear();
+  /// Forgets the findings, the copy and sync ledger and the op count, but
+  /// keeps where tensors were made: a report taken later holds only what
+  /// happened after this call, and its findings still name the line that
+  /// made a tensor before it. For a session reported in parts (a notebook's
+  /// `%%devcheck` cells, each test of a suite). Ops running on other threads
+  /// at that moment fall into either part.
+  void clear_findings();
   const SanitizerOptions& options() const { return options_; }
   /// Whether any sanitizer is installed in this process.
   static bool active();

@@ -74,16 +74,52 @@ class watch:
         # The C++ fail mode sets the process exit status; here the block raises instead.
         self._s = _C.Sanitizer("warn" if mode == "fail" else mode, provenance, trace, mode != "report")
         self._last = None
+        self.running = False
+        self._resume = None
 
     def __enter__(self):
-        self._s.start()
+        # The notebook's background watch (`%load_ext devcheck`) steps aside
+        # while this one runs, and starts again after it.
+        background = _background
+        if background is not None and background is not self and background.running:
+            background._s.stop()
+            background.running = False
+            self._resume = background
+        try:
+            self._s.start()
+        except BaseException:
+            self._restart_background()
+            raise
+        self._last = None
+        self.running = True
         return self
 
     def __exit__(self, exc_type, exc, tb):
         self._last = Report(self._s.stop())
+        self.running = False
+        self._restart_background()
         if self.mode == "fail" and exc_type is None and self._last.mismatches:
             raise _C.DeviceMismatchError(self._last.to_text())
         return False
 
+    def _restart_background(self):
+        background, self._resume = self._resume, None
+        if background is not None:
+            background._s.start()
+            background.running = True
+
     def report(self):
         return self._last if self._last is not None else Report(self._s.report())
+
+    def clear_findings(self):
+        """What report() holds starts here: the findings, copies and syncs so far
+        are forgotten, but where tensors were made is kept, so a later finding
+        still names the line that made an older tensor. For a watch reported in
+        parts (each %%devcheck cell of a notebook)."""
+        self._s.clear_findings()
+
+
+# The watch that `%load_ext devcheck` keeps running for the whole notebook
+# (magics.py), so %%devcheck knows where tensors of earlier cells were made.
+# A watch the program starts itself pauses it while it runs.
+_background = None

@@ -7,14 +7,26 @@
                                HTML table in a notebook, text in a console.
     %devcheck_fake_cuda [N]    fake CUDA for the kernel (devcheck.fake_cuda(N), default 2)
     %devcheck_lint             `devcheck lint` on the notebook's cells so far
+    %devcheck_origins [on|off] whether every cell is watched for where tensors are
+                               made (default on from %load_ext; off: cells outside
+                               %%devcheck run unwatched, and a tensor made in one
+                               has an unknown origin)
+
+Where a tensor of an earlier cell was made is known because `%load_ext
+devcheck` starts one watch (report mode, provenance on) that runs under every
+cell; %%devcheck reports only what its own cell did (Sanitizer::clear_findings
+at its start). That watch costs what the sanitizer costs (docs/sanitizer.md:
+a few percent on a training step, more on tiny ops); `%devcheck_origins off`
+stops it. A `devcheck.watch()` the notebook starts itself pauses it.
 
 A site the sanitizer reports as "/tmp/ipykernel_1/123.py:4" is shown as
 IPython shows it in tracebacks: "In [7], line 4".
 """
 
+import atexit
 import html
-import re
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -22,6 +34,7 @@ import tempfile
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
+from . import _watch
 from ._watch import watch
 
 
@@ -128,12 +141,23 @@ class DevcheckMagics(Magics):
         name = shell.compile.cache(source, number, raw_code="%%devcheck\n" + cell)
         code = compile(source, name, "exec")
         error = None
-        with watch(mode="report") as w:
+        background = _watch._background
+        if background is not None and background.running:
+            # The notebook's watch: it knows where earlier cells made their tensors.
+            background.clear_findings()
             try:
                 exec(code, shell.user_global_ns, shell.user_ns)  # noqa: S102 (the user's own cell)
             except Exception as e:  # shown with the report, then raised again
                 error = e
-        result = CellReport(w.report(), self.site_name, error)
+            report = background.report()
+        else:
+            with watch(mode="report") as w:
+                try:
+                    exec(code, shell.user_global_ns, shell.user_ns)  # noqa: S102
+                except Exception as e:
+                    error = e
+            report = w.report()
+        result = CellReport(report, self.site_name, error)
         from IPython.display import display
 
         display(result)
@@ -149,6 +173,22 @@ class DevcheckMagics(Magics):
         devices = fake_cuda(int(arg) if arg else 2)
         print(f"devcheck: fake CUDA on, {len(devices)} device{'s' if len(devices) != 1 else ''}: "
               + ", ".join(str(d) for d in devices))
+
+    @line_magic
+    def devcheck_origins(self, line):
+        """%devcheck_origins [on|off]: watch every cell for where tensors are made (on), or only %%devcheck cells."""
+        arg = line.strip().lower()
+        if arg not in ("", "on", "off"):
+            print(f"devcheck: %devcheck_origins takes on or off, not {line.strip()!r}")
+            return
+        if arg == "on":
+            start_origins()
+        elif arg == "off":
+            stop_origins()
+        if _watch._background is not None and _watch._background.running:
+            print("devcheck: origins on: every cell is watched for where tensors are made")
+        else:
+            print("devcheck: origins off: only %%devcheck cells are watched")
 
     @line_magic
     def devcheck_lint(self, line):
@@ -181,5 +221,22 @@ class DevcheckMagics(Magics):
               f"in {len(history)} cells")
 
 
+def start_origins():
+    """Starts the notebook's background watch (once)."""
+    if _watch._background is None:
+        _watch._background = watch(mode="report")
+        atexit.register(stop_origins)
+    if not _watch._background.running:
+        _watch._background.__enter__()
+
+
+def stop_origins():
+    """Stops it; %%devcheck then watches its own cell only."""
+    background = _watch._background
+    if background is not None and background.running:
+        background.__exit__(None, None, None)
+
+
 def load_ipython_extension(ipython):
     ipython.register_magics(DevcheckMagics)
+    start_origins()

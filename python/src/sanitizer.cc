@@ -31,6 +31,10 @@ class PySanitizer {
     if (!sanitizer_) return last_;
     return sanitizer_->report();
   }
+  // What a later report() holds starts here; origins are kept.
+  void clear_findings() {
+    if (sanitizer_) sanitizer_->clear_findings();
+  }
   SanitizerReport stop() {
     if (!sanitizer_) return last_;
     last_ = sanitizer_->report();
@@ -101,6 +105,7 @@ void bind_sanitizer(py::module_& m) {
            py::arg("trace"), py::arg("print_summary"))
       .def("start", &PySanitizer::start)
       .def("report", &PySanitizer::report)
+      .def("clear_findings", &PySanitizer::clear_findings)
       .def("stop", &PySanitizer::stop);
   m.def("sanitizer_active", &Sanitizer::active);
 }

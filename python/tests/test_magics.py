@@ -1,7 +1,8 @@
 """The Jupyter magics (devcheck/magics.py) in a real kernel: `jupyter nbconvert
 --execute` (Debian's jupyter-nbconvert and python3-ipykernel) runs a notebook
 with a stray CPU tensor planted in one cell and used under %%devcheck in a
-later one, on fake CUDA; the rendered outputs are asserted."""
+later one, on fake CUDA; the rendered outputs are asserted: the stray's line
+in the earlier cell is named (the watch %load_ext keeps running)."""
 
 import json
 import os
@@ -27,8 +28,14 @@ CELLS = [
     "    z = y + w\n"
     "except RuntimeError as e:\n"
     '    print("raised:", str(e).splitlines()[0])\n'
-    "total = y.sum().item()",
+    "total = y.sum().item()\n"
+    "try:\n"
+    "    v = x - stray  # the stray tensor of In [4]\n"
+    "except RuntimeError:\n"
+    "    pass",
     "%devcheck_lint",
+    "%devcheck_origins off",
+    "%%devcheck\ntry:\n    x - stray\nexcept RuntimeError:\n    pass",
 ]
 
 
@@ -83,11 +90,16 @@ def test_devcheck_cell_shows_the_mismatch_where_the_stray_tensor_was_made_copies
     assert len(shown) == 1, outputs
     text = text_of(shown[0])
     html = text_of(shown[0], "text/html")
-    assert text.startswith("devcheck: 1 device mismatch, "), text
+    assert text.startswith("devcheck: 2 device mismatches, "), text
     # The op's line in this cell (In [5], line 5: `z = y + w`) and where the
     # stray tensor was made (In [5], line 3).
     assert "mismatch: aten::add at In [5], line 5" in text, text
     assert "made by aten::zeros at In [5], line 3" in text, text
+    # A stray tensor an earlier, unwatched cell made: %load_ext's watch knew
+    # where (In [4], line 1), and the cells before this one are not reported.
+    assert "mismatch: aten::sub at In [5], line 10" in text, text
+    assert "made by aten::arange at In [4], line 1" in text, text
+    assert "origin unknown" not in text and "at unknown" not in text, text
     assert "<caption>device mismatches</caption>" in html
     assert "In [5], line 3" in html and "In [5], line 5" in html
     # `.item()` on line 8 makes the host wait for the device.
@@ -99,4 +111,17 @@ def test_devcheck_cell_shows_the_mismatch_where_the_stray_tensor_was_made_copies
 def test_devcheck_lint_lints_the_cells_run_so_far(executed):
     text = "".join(text_of(o) for o in executed[5]["outputs"])
     assert "In [5], line 3:5: DC101 torch.zeros(...) without device= makes a tensor on the CPU, and In [5], line 5" in text, text
-    assert "devcheck lint: 1 finding in 6 cells" in text, text
+    # The stray of In [4] meets a cuda tensor in In [5]: lint follows it across cells.
+    assert "In [4], line 1:9: DC101 torch.arange(...) without device= makes a tensor on the CPU, and In [5], line 10" in text, text
+    assert "devcheck lint: 2 findings in 6 cells" in text, text
+
+
+def test_with_origins_off_a_devcheck_cell_watches_only_itself(executed):
+    said = "".join(text_of(o) for o in executed[6]["outputs"])
+    assert "devcheck: origins off: only %%devcheck cells are watched" in said, said
+    (shown,) = [o for o in executed[7]["outputs"] if o["output_type"] == "display_data"]
+    text = text_of(shown)
+    assert text.startswith("devcheck: 1 device mismatch, "), text
+    # Nothing watched In [4] any more when this cell ran: its line is unknown.
+    assert "mismatch: aten::sub at In [8], line 3" in text, text
+    assert "stray tensor other (cpu) made by ? at unknown" in text, text

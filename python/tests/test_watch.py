@@ -110,3 +110,50 @@ def test_ops_after_the_block_are_not_watched(fake_device):
         pass
     assert w.report().ok
     print(sys.version)
+
+
+def test_clear_findings_starts_a_new_part_that_still_knows_older_tensors(fake_device):
+    with devcheck.watch(mode="report") as w:
+        old = torch.arange(3.0)  # made-in-the-first-part
+        b = torch.ones(3, device=fake_device)
+        try:
+            old * b  # first-part-op
+        except RuntimeError:
+            pass
+        assert len(w.report().mismatches) == 1
+        w.clear_findings()
+        assert w.report().ok and w.report().ops_checked == 0
+        try:
+            b - old  # second-part-op
+        except RuntimeError:
+            pass
+        (f,) = w.report().mismatches
+    assert f.op == "aten::sub"
+    assert f.site.startswith(f"{__file__}:{line_of('# second-part-op')}")
+    (stray,) = [a for a in f.arguments if a.stray]
+    assert stray.origin_op == "aten::arange"
+    assert stray.origin.startswith(f"{__file__}:{line_of('# made-in-the-first-part')}")
+
+
+def test_the_notebooks_background_watch_steps_aside_for_the_programs_own(fake_device, monkeypatch):
+    from devcheck import _watch
+
+    background = devcheck.watch(mode="report")
+    monkeypatch.setattr(_watch, "_background", background)
+    with background:
+        with devcheck.watch(mode="report") as own:  # not refused: the background one pauses
+            assert own.running and not background.running
+            try:
+                torch.ones(2) + torch.ones(2, device=fake_device)  # own-op
+            except RuntimeError:
+                pass
+        assert background.running
+        try:
+            torch.zeros(2) * torch.ones(2, device=fake_device)  # background-op
+        except RuntimeError:
+            pass
+        seen = background.report()
+    assert [f.op for f in own.report().mismatches] == ["aten::add"]
+    # The background watch saw what ran after it started again, not the program's own block.
+    assert [f.op for f in seen.mismatches] == ["aten::mul"]
+    assert not background.running

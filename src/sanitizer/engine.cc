@@ -73,6 +73,10 @@ void Engine::stop() {
 
 void Engine::clear() {
   provenance.clear();
+  clear_findings();
+}
+
+void Engine::clear_findings() {
   ledger.clear();
   ops_checked.store(0);
   std::lock_guard<std::mutex> lock(findings_mutex_);

@@ -91,7 +91,11 @@ class Engine {
   void stop();
   bool active() const { return active_.load(std::memory_order_relaxed); }
   std::uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
+  // Forgets everything recorded: origins, ledger, findings, the op count.
   void clear();
+  // Forgets the ledger, the findings and the op count, keeping the origins:
+  // a later finding still names where an older tensor was made.
+  void clear_findings();
 
   // The settings of the current (or last) session: a snapshot taken by
   // start() and never changed. A later start() publishes a new one; the old

@@ -78,6 +78,8 @@ SanitizerReport Sanitizer::report() const {
 
 void Sanitizer::clear() { sanitizer::Engine::get().clear(); }
 
+void Sanitizer::clear_findings() { sanitizer::Engine::get().clear_findings(); }
+
 bool Sanitizer::active() { return sanitizer::Engine::get().active(); }
 
 std::string explain(const c10::Error& error) {
@@ -86,15 +88,17 @@ std::string explain(const c10::Error& error) {
   const std::string first_line =
       newline == std::string::npos ? message : message.substr(0, newline);
   const long index = sanitizer::last_mismatch_on_this_thread();
-  if (index < 0) {
+  // A finding cleared since (Sanitizer::clear, clear_findings) is none.
+  const auto record = index < 0 ? sanitizer::MismatchRecord{}
+                                : sanitizer::Engine::get().mismatch(static_cast<size_t>(index));
+  if (record.op.empty()) {
     return fmt::format(
         "{}\n[devcheck] the sanitizer saw no device mismatch on this thread{}", first_line,
         Sanitizer::active() ? ""
                             : "; run under devcheck::Sanitizer (or `devcheck run`) to learn "
                               "which tensor is stray and where it was made");
   }
-  const auto finding = sanitizer::make_mismatch_finding(
-      sanitizer::Engine::get().mismatch(static_cast<size_t>(index)));
+  const auto finding = sanitizer::make_mismatch_finding(record);
   return first_line + "\n" + finding.message;
 }
 

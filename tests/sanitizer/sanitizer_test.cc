@@ -299,6 +299,61 @@ TEST(Sanitizer, EndsCleanlyAndAFreshOneStartsEmpty) {
   EXPECT_TRUE(second.report().ok());
 }
 
+TEST(Sanitizer, ClearFindingsStartsANewPartThatStillKnowsWhereOlderTensorsWereMade) {
+  Sanitizer sanitizer(quiet());
+  // The first part: a tensor made, a mismatch, a sync.
+  at::Tensor x = at::ones({3}, on_fake());
+  const int stray_line = __LINE__ + 1;
+  at::Tensor stray = at::arange(3);
+  mismatched_matmul();
+  x.sum().item();
+  ASSERT_EQ(sanitizer.report().mismatch_count(), 1U);
+
+  sanitizer.clear_findings();
+  const SanitizerReport empty = sanitizer.report();
+  EXPECT_TRUE(empty.ok()) << empty.to_text();
+  EXPECT_TRUE(empty.syncs.empty()) << empty.to_text();
+  EXPECT_EQ(empty.ops_checked, 0U);
+  try {
+    at::Tensor z = x.mul(stray);  // the second part uses the first part's tensor
+    FAIL() << "LibTorch raises for a fake * cpu mul";
+  } catch (const c10::Error& e) {
+    // explain() names this part's mismatch, not the cleared one.
+    EXPECT_THAT(explain(e), HasSubstr("[devcheck] device mismatch in aten::mul"));
+  }
+  const SanitizerReport r = sanitizer.report();
+  ASSERT_EQ(r.mismatch_count(), 1U) << r.to_text();
+  EXPECT_EQ(r.findings[0].op, "aten::mul");
+  const auto* other = arg(r.findings[0], "other");
+  ASSERT_NE(other, nullptr);
+  EXPECT_TRUE(other->stray);
+  EXPECT_EQ(other->origin_op, "aten::arange");
+  EXPECT_EQ(other->origin, here(stray_line));
+
+  sanitizer.clear();  // everything: origins too
+  try {
+    at::Tensor z = x.mul(stray);
+  } catch (const c10::Error&) {
+  }
+  const auto* forgotten = arg(sanitizer.report().findings.at(0), "other");
+  ASSERT_NE(forgotten, nullptr);
+  EXPECT_EQ(forgotten->origin, "");
+}
+
+TEST(Sanitizer, ExplainAfterTheFindingWasClearedSaysItSawNone) {
+  Sanitizer sanitizer(quiet());
+  try {
+    at::add(at::ones({3}, on_fake()), at::ones({3}));
+    FAIL() << "LibTorch raises for a fake + cpu add";
+  } catch (const c10::Error& e) {
+    sanitizer.clear_findings();
+    const std::string text = explain(e);
+    EXPECT_THAT(text, HasSubstr(kSameDevice));
+    EXPECT_THAT(text, HasSubstr("[devcheck] the sanitizer saw no device mismatch on this thread"));
+    EXPECT_THAT(text, Not(HasSubstr("device mismatch in aten::add")));
+  }
+}
+
 TEST(Sanitizer, WritesJsonAndTraceWhenItEnds) {
   testing::TempDir dir;
   const std::string json_path = (dir / "report.json").string();
