@@ -6,6 +6,7 @@ in the earlier cell is named (the watch %load_ext keeps running)."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -32,7 +33,8 @@ CELLS = [
     "try:\n"
     "    v = x - stray  # the stray tensor of In [4]\n"
     "except RuntimeError:\n"
-    "    pass",
+    "    pass\n"
+    "batch = [torch.full((256,), float(i)).to(x.device) for i in range(4)]",
     "%devcheck_lint",
     "%devcheck_origins off",
     "%%devcheck\ntry:\n    x - stray\nexcept RuntimeError:\n    pass",
@@ -106,6 +108,12 @@ def test_devcheck_cell_shows_the_mismatch_where_the_stray_tensor_was_made_copies
     assert "syncs (op, site, device, count):" in text, text
     assert "aten::item  In [5], line 8" in text, text
     assert "<caption>syncs</caption>" in html
+    # Line 13's four host->device copies of 1 KiB each: one row of the copy ledger.
+    assert "copies (op, direction, site, count, bytes, synchronizing):" in text, text
+    # (Python 3.11 names the comprehension's frame <listcomp>; 3.12+ inlines it: <module>.)
+    assert re.search(r"aten::to  cpu -> cuda:0  In \[5\], line 13 \(<(listcomp|module)>\)  4  4096  no", text), text
+    assert "<caption>copy ledger</caption>" in html
+    assert re.search(r"<td>In \[5\], line 13 \(&lt;(listcomp|module)&gt;\)</td><td>4</td><td>4096</td>", html), html
 
 
 def test_devcheck_lint_lints_the_cells_run_so_far(executed):
