@@ -100,6 +100,11 @@ def test_pylsp_publishes_devcheck_diagnostics_like_devcheck_lsp(tmp_path, cli):
     pylsp = Client([sys.executable, "-m", "pylsp"], env=env)
     pylsp.open(uri, SOURCE)
     got = pylsp.diagnostics(uri, source="devcheck")
+    # The transcript the closing note shows (pytest -s prints it).
+    print(f"pylsp published {len(got)} devcheck diagnostics for train.py:")
+    for d in sorted(got, key=key):
+        print(f"  {d['code']} line {d['range']['start']['line'] + 1} col {d['range']['start']['character'] + 1}"
+              f" severity {d['severity']}: {d['message']}")
     lines = sorted((d["code"], d["range"]["start"]["line"] + 1) for d in got)
     assert lines == [("DC101", 3), ("DC109", 5)], got
     dc101 = next(d for d in got if d["code"] == "DC101")
@@ -113,6 +118,7 @@ def test_pylsp_publishes_devcheck_diagnostics_like_devcheck_lsp(tmp_path, cli):
     titles = [a["title"] for a in actions]
     assert "Disable DC109 for this line" in titles, titles
     fix = next(a for a in actions if a.get("isPreferred"))
+    print("code actions on line 5: " + "; ".join(titles))
     assert [e["newText"] for e in fix["edit"]["changes"][uri]] == ["torch.amp.GradScaler", '"cuda"']
     pylsp.close()
 
