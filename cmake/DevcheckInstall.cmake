@@ -2,7 +2,7 @@
 include(CMakePackageConfigHelpers)
 
 install(TARGETS devcheck devcheck_format devcheck_core devcheck_checkpoint devcheck_sanitizer devcheck_train
-                devcheck_distributed
+                devcheck_distributed devcheck_launch
                 devcheck_fake_device EXPORT devcheckTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -54,7 +54,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md ${devcheck_doc_pages} ${devcheck_c
 # benchmarks or examples).
 add_custom_target(devcheck_runtime)
 add_dependencies(devcheck_runtime devcheck_cli devcheck_torch_cli devcheck_format devcheck_core
-  devcheck_checkpoint devcheck_sanitizer devcheck_train devcheck_distributed
+  devcheck_checkpoint devcheck_sanitizer devcheck_train devcheck_distributed devcheck_launch
   devcheck_fake_device devcheck_preload devcheck_docs)
 
 include(DevcheckPackage)

@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "devcheck/error.h"
+#include "process/child.h"
 #include "sanitizer/preload/torch_version.h"
-#include "sanitizer/spawn.h"
 
 #ifndef DEVCHECK_TORCH_VERSION
 #define DEVCHECK_TORCH_VERSION ""
@@ -123,7 +123,7 @@ PythonTorch probe_python(const std::vector<std::string>& interpreter,
   std::vector<std::string> argv = interpreter;
   argv.emplace_back("-c");
   argv.emplace_back(kProbe);
-  const Captured run = run_capturing_stdout(argv, env);
+  const detail::Captured run = detail::run_capturing_stdout(argv, env);
   if (!run.started || !WIFEXITED(run.status) || WEXITSTATUS(run.status) != 0) return t;
   std::istringstream lines(run.out);
   if (!std::getline(lines, t.executable) || !std::getline(lines, t.torch_dir) ||

@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,13 +22,13 @@
 
 #include "devcheck/error.h"
 #include "devcheck/sanitizer.h"
+#include "process/child.h"
+#include "process/environment.h"
+#include "process/status.h"
 #include "sanitizer/config.h"
 #include "sanitizer/process.h"
 #include "sanitizer/python_run.h"
 #include "sanitizer/report.h"
-#include "sanitizer/spawn.h"
-
-extern char** environ;  // NOLINT(readability-redundant-declaration)
 
 namespace devcheck {
 namespace {
@@ -151,19 +150,12 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
   }
   ReportDir dir;
   const SanitizerOptions& so = options.sanitizer;
-  std::vector<std::string> env;
-  std::string user_pythonpath;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    if (kv.rfind("DEVCHECK_SANITIZE", 0) == 0) continue;  // ours win
-    if (kv.rfind("DEVCHECK_FAKE_CUDA", 0) == 0) continue;
-    if (kv.rfind("LD_PRELOAD=", 0) == 0) continue;
-    if (kv.rfind("PYTHONPATH=", 0) == 0) {
-      user_pythonpath = kv.substr(11);
-      continue;
-    }
-    env.push_back(kv);
-  }
+  // Ours win: the user's DEVCHECK_SANITIZE*, DEVCHECK_FAKE_CUDA*, LD_PRELOAD
+  // and PYTHONPATH are replaced (the last two kept after ours).
+  std::vector<std::string> env = detail::environment_without(
+      {"DEVCHECK_SANITIZE", "DEVCHECK_FAKE_CUDA", "LD_PRELOAD=", "PYTHONPATH="});
+  const char* pythonpath_set = std::getenv("PYTHONPATH");
+  const std::string user_pythonpath = pythonpath_set != nullptr ? pythonpath_set : "";
   if (options.fake_cuda < 0 || options.fake_cuda > 8) {
     throw InvalidArgumentError(
         fmt::format("[devcheck] run: expected a number of fake CUDA devices from 1 to 8, got {}",
@@ -219,30 +211,21 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
     }
   }
 
-  std::vector<char*> argv = sanitizer::c_string_array(argv_store);
-  std::vector<char*> envp = sanitizer::c_string_array(env);
   pid_t pid = 0;
   Subreaper subreaper;
-  const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  const int rc = detail::spawn(argv_store, env, pid);
   if (rc != 0) {
     throw IoError(
         fmt::format("[devcheck] run: cannot run '{}': {}\nfix: check the command "
                     "name and PATH",
                     command[0], std::strerror(rc)));
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) break;
-  }
+  const int status = detail::wait_for(pid);
   Subreaper::reap_orphans(std::chrono::seconds(5));
   SanitizedRun run;
   run.through_python_package = plan.through_package;
-  if (WIFEXITED(status)) {
-    run.exit_status = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    run.term_signal = WTERMSIG(status);
-    run.exit_status = 128 + run.term_signal;
-  }
+  run.exit_status = detail::exit_code_of(status);
+  if (WIFSIGNALED(status)) run.term_signal = WTERMSIG(status);
 
   std::vector<fs::path> reports;
   for (const auto& entry : fs::directory_iterator(dir.path())) {

@@ -11,7 +11,8 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "sanitizer/spawn.h"
+#include "process/child.h"
+#include "process/environment.h"
 
 namespace devcheck::sanitizer {
 namespace {
@@ -35,7 +36,10 @@ std::vector<std::vector<Frame>> run_addr2line(const std::string& module,
     std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(off));
     args.emplace_back(buf);
   }
-  const std::string out = run_capturing_stdout(args, environment_without_preload()).out;
+  // Without LD_PRELOAD: addr2line must not get the preload library (it would
+  // only slow it down) nor start a sanitizer.
+  const std::string out =
+      detail::run_capturing_stdout(args, detail::environment_without({"LD_PRELOAD="})).out;
   // Output: "0xADDR", then (function, file:line) pairs, innermost inline first.
   int index = -1;
   std::vector<std::string> lines;

@@ -50,7 +50,7 @@ bool has_symbol_starting(const std::vector<std::string>& symbols, const std::str
 
 TEST(Export, EveryLibraryIsListedAndExportsSomething) {
   const auto libs = libraries();
-  ASSERT_EQ(libs.size(), 7u);
+  ASSERT_EQ(libs.size(), 8u);
   for (const auto& lib : libs) {
     EXPECT_FALSE(exported(lib.path).empty()) << lib.name << " (" << lib.path << ") exports nothing";
   }
@@ -95,6 +95,8 @@ TEST(Export, ThePublicApiIsExported) {
                   "devcheck::ProcessGroup::from_env(", "devcheck::DistributedSampler::"};
     } else if (lib.name == "fake_device") {
       expected = {"devcheck::fake_device(", "devcheck::testing::check_op("};
+    } else if (lib.name == "launch") {
+      expected = {"devcheck::launch("};
     }
     for (const auto& prefix : expected) {
       EXPECT_TRUE(has_symbol_starting(symbols, prefix))

@@ -28,7 +28,7 @@ for f in bin/devcheck libexec/devcheck/devcheck-torch share/devcheck/python/devc
   share/doc/devcheck/README.md share/man/man1/devcheck.1.gz; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f is not installed" >&2; exit 1; }
 done
-for lib in format core checkpoint sanitizer train distributed fake_device preload; do
+for lib in format core checkpoint sanitizer train distributed launch fake_device preload; do
   ls "$prefix"/lib*/libdevcheck_"$lib".so* >/dev/null 2>&1 ||
     { echo "FAIL: libdevcheck_$lib.so is not installed" >&2; exit 1; }
 done

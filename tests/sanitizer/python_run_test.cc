@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "devcheck/error.h"
-#include "sanitizer/spawn.h"
+#include "process/environment.h"
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -54,7 +54,7 @@ class FakePython : public ::testing::Test {
                                                 "SOURCE_DIR = '/src/devcheck'\n");
   }
   std::vector<std::string> env() const {
-    std::vector<std::string> e = environment_without_preload();
+    std::vector<std::string> e = detail::environment_without({"LD_PRELOAD="});
     e.push_back("PYTHONPATH=" + dir_.string());
     return e;
   }

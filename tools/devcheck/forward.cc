@@ -1,7 +1,7 @@
 // In the `devcheck` program, which never loads LibTorch: the commands that
 // need it (torch_commands.h) are run by the helper program devcheck-torch,
 // found beside this one as git finds its helpers, with the same command line.
-// `train --nproc N` with N >= 2 starts N of them instead (launch.h).
+// `train --nproc N` with N >= 2 starts N of them instead (devcheck/launch.h).
 #include <limits.h>
 #include <unistd.h>
 
@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "command.h"
-#include "launch.h"
+#include "devcheck/launch.h"
+#include "process/child.h"
 #include "torch_commands.h"
 
 namespace devcheck::cli {
@@ -60,7 +61,7 @@ int nproc_of(int argc, const char* const* argv) {
     errno = 0;
     const long n = std::strtol(value.c_str(), &end, 10);
     const bool whole = !value.empty() && *end == '\0' && errno == 0;
-    nproc = whole && n > 0 && n <= kMaxProcesses ? static_cast<int>(n) : 0;
+    nproc = whole && n > 0 && n <= LaunchOptions::kMaxProcesses ? static_cast<int>(n) : 0;
   }
   return nproc;
 }
@@ -78,7 +79,7 @@ int launch_helper(const std::string& helper, int nproc, int argc, const char* co
   options.prefix_stdout = false;
   options.prefix_stderr = true;
   options.name = std::string("devcheck ") + argv[1];
-  return launch(options, io);
+  return launch(options, io.out, io.err);
 }
 
 int forward_to_helper(int argc, const char* const* argv, Streams& io) {
@@ -96,12 +97,8 @@ int forward_to_helper(int argc, const char* const* argv, Streams& io) {
     io.err.flush();
     std::cout.flush();
     std::cerr.flush();
-    std::vector<char*> args;
-    args.reserve(static_cast<std::size_t>(argc) + 1);
-    for (int i = 0; i < argc; ++i) args.push_back(const_cast<char*>(argv[i]));
-    args.push_back(nullptr);
-    ::execv(path.c_str(), args.data());
-    io.err << "devcheck: cannot run " << path << ": " << std::strerror(errno) << "\n";
+    const int error = detail::exec_program(path, std::vector<std::string>(argv, argv + argc));
+    io.err << "devcheck: cannot run " << path << ": " << std::strerror(error) << "\n";
     return kExitBadInput;
   }
   io.err << "devcheck: '" << (argc > 1 ? argv[1] : "") << "' needs LibTorch, which devcheck runs "

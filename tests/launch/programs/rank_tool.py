@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A rank for the launcher's tests (tests/cli/launch_test.cc): no torch.
+"""A rank for the launcher's tests (tests/launch/launch_test.cc): no torch.
 
   rank_tool.py env                      print the launcher's variables
   rank_tool.py chatter LINES            many lines on stdout and stderr, written in

@@ -1,0 +1,153 @@
+#include "process/child.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace devcheck::detail {
+namespace {
+
+// Only async-signal-safe calls: the parent may have threads, and everything
+// was prepared before fork.
+[[noreturn]] void become_child(pid_t parent, const ChildSpec& spec, char* const* argv,
+                               char* const* envp, const int* default_signals,
+                               std::size_t default_signal_count) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The parent may have died before prctl: then nobody would kill us.
+  if (::getppid() != parent) ::_exit(137);
+  ::dup2(spec.stdout_fd, STDOUT_FILENO);
+  ::dup2(spec.stderr_fd, STDERR_FILENO);
+  const int null = ::open("/dev/null", O_RDONLY);
+  if (null >= 0) {
+    ::dup2(null, STDIN_FILENO);
+    if (null != STDIN_FILENO) ::close(null);
+  }
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  for (std::size_t i = 0; i < default_signal_count; ++i) {
+    ::sigaction(default_signals[i], &fallback, nullptr);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execve(argv[0], argv, envp);
+  const int error = errno;
+  const std::string& failed = spec.exec_failed;
+  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, failed.data(), failed.size());
+  const char* reason = ::strerrordesc_np(error);  // glibc's table; no allocation
+  n = ::write(STDERR_FILENO, reason, std::strlen(reason));
+  n = ::write(STDERR_FILENO, "\n", 1);
+  ::_exit(127);
+}
+
+}  // namespace
+
+std::string resolve_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    std::string candidate = dir;
+    candidate += '/';
+    candidate += name;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    start = end + 1;
+  }
+  return "";
+}
+
+std::vector<char*> c_string_array(const std::vector<std::string>& strings) {
+  std::vector<char*> array;
+  array.reserve(strings.size() + 1);
+  for (const auto& s : strings) array.push_back(const_cast<char*>(s.c_str()));
+  array.push_back(nullptr);
+  return array;
+}
+
+int spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, pid_t& pid) {
+  if (argv.empty()) return EINVAL;
+  std::vector<char*> args = c_string_array(argv);
+  std::vector<char*> envp = c_string_array(env);
+  return ::posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), envp.data());
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) break;
+  }
+  return status;
+}
+
+Captured run_capturing_stdout(const std::vector<std::string>& argv,
+                              const std::vector<std::string>& env) {
+  Captured result;
+  if (argv.empty()) return result;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return result;
+  std::vector<char*> args = c_string_array(argv);
+  std::vector<char*> envp = c_string_array(env);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc == 0) {
+    result.started = true;
+    char chunk[4096];
+    ssize_t n = 0;
+    while ((n = ::read(fds[0], chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR)) {
+      if (n > 0) result.out.append(chunk, static_cast<size_t>(n));
+    }
+    result.status = wait_for(pid);
+  }
+  ::close(fds[0]);
+  return result;
+}
+
+int exec_program(const std::string& path, const std::vector<std::string>& argv) {
+  std::vector<char*> args = c_string_array(argv);
+  ::execv(path.c_str(), args.data());
+  return errno;
+}
+
+pid_t fork_exec(const ChildSpec& spec) {
+  if (spec.argv.empty() || spec.stdout_fd < 0 || spec.stderr_fd < 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  std::vector<char*> argv = c_string_array(spec.argv);
+  std::vector<char*> envp = c_string_array(spec.env);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    become_child(parent, spec, argv.data(), envp.data(), spec.default_signals.data(),
+                 spec.default_signals.size());
+  }
+  if (pid > 0) ::setpgid(pid, pid);  // also here, so a kill of the group cannot come first
+  return pid;
+}
+
+}  // namespace devcheck::detail
