@@ -35,7 +35,7 @@ ROOMS = {
     "checkpoint": (("core", "detail", "format"), False),
     "sanitizer": (("core", "detail", "format", "process"), False),
     "train": (("core", "detail"), False),
-    "distributed": (("core", "detail"), False),
+    "distributed": (("core", "detail", "process"), False),
     "fake": (("core", "detail"), False),
     "testing": (("fake", "core", "detail"), False),
 }

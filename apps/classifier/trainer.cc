@@ -19,7 +19,7 @@
 
 #include "classifier/classifier.h"
 #include "classifier/state.h"
-#include "detail/cores.h"
+#include "process/cores.h"
 #include "devcheck/amp.h"
 #include "devcheck/device.h"
 #include "devcheck/distributed.h"

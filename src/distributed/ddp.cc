@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "detail/compat.h"
-#include "detail/cores.h"
+#include "process/cores.h"
 #include "detail/names.h"
 #include "devcheck/distributed.h"
 #include "devcheck/error.h"

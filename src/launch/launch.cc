@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "detail/cores.h"
+#include "process/cores.h"
 #include "launch/relay.h"
 #include "launch/rendezvous.h"
 #include "process/child.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "detail/cores.h"
+#include "process/cores.h"
 #include "devcheck/fake_device.h"
 #include "distributed/net.h"
 #include "distributed/ranks.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "command.h"
-#include "detail/cores.h"
+#include "process/cores.h"
 #include "devcheck/format/error.h"
 #include "devcheck/lint.h"
 

@@ -1,7 +1,8 @@
 #pragma once
 // The cores this process may run on: its affinity mask, as taskset and
 // cgroups' cpusets set it (the online CPU count if the mask cannot be read).
-// Header-only and LibTorch-free: the command-line front uses it too.
+// Header-only and LibTorch-free: the launcher, the command-line front and
+// the LibTorch parts (DDP's threads) use it.
 
 #include <sched.h>
 #include <unistd.h>
