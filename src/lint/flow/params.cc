@@ -14,12 +14,16 @@ bool alike(const Value& a, const Value& b) {
 
 // What a rule may use of a value passed in: on a device (a tensor, a model
 // moved), a model made in this file and never moved, or a tensor one
-// factory of the file made without device= (DC101 reports that factory).
+// factory of the file made without device= (DC101 reports that factory) or
+// one from_numpy made (DC103).
 bool worth_passing(const Value& v) {
-  if (v.kind == Kind::kList || v.kind == Kind::kArray || v.scalar) return false;
+  // A NumPy array: what torch.tensor(...) of it makes is a host tensor
+  // with data, not a number.
+  if (v.kind == Kind::kArray) return true;
+  if (v.kind == Kind::kList || v.scalar) return false;
   if (v.place == Place::kDevice || v.place == Place::kModuleDevice) return true;
-  if (v.kind == Kind::kTensor && v.place == Place::kHost && v.origin == Origin::kFactory &&
-      !ts_node_is_null(v.made)) {
+  if (v.kind == Kind::kTensor && v.place == Place::kHost &&
+      (v.origin == Origin::kFactory || v.origin == Origin::kNumpy) && !ts_node_is_null(v.made)) {
     return true;
   }
   return v.kind == Kind::kModule && v.place == Place::kHost && v.origin == Origin::kUnmovedModule;
@@ -117,8 +121,10 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     if (!worth_passing(value)) value = Value{};
     // A module's method reads its inputs as on the module's device, which
     // is where the module is: a host tensor given to a module left on the
-    // CPU is no mismatch, so none goes in.
-    if (value.place == Place::kHost && value.kind == Kind::kTensor && module_method) {
+    // CPU is no mismatch, so none goes in. Its constructor is another matter:
+    // what it keeps of a host tensor stays on the host when the module moves.
+    if (value.place == Place::kHost && value.kind == Kind::kTensor && module_method &&
+        scope.name != "__init__") {
       value = Value{};
     }
     if (keyword) {

@@ -199,6 +199,47 @@ int FlowRun::only_method(std::string_view name) const {
   return found;
 }
 
+void FlowRun::find_module_attributes() {
+  const auto& scopes = source_.scopes();
+  for (int s = 1; s < static_cast<int>(scopes.size()); ++s) {
+    const int owner = scopes[s].owner_class;
+    if (owner < 0) continue;
+    for (const auto& [name, values] : scopes[s].assigns) {
+      if (name.rfind("self.", 0) != 0 || name.find('.', 5) != std::string::npos) continue;
+      for (const TSNode value : values) {
+        if (!is(value, "call")) continue;
+        const TSNode function = field(value, fields().function);
+        const std::string q = source_.qualify(function);
+        const auto c = is(function, "identifier")
+                           ? source_.classes().find(std::string(source_.text(function)))
+                           : source_.classes().end();
+        if (is_module_class(q) || is_wrapper(q) || is_torchvision_model(q) ||
+            (c != source_.classes().end() && c->second.is_module)) {
+          module_attributes_.emplace_back(owner, name);
+          break;
+        }
+      }
+    }
+  }
+  for (const auto& [scope, name] : out_.moved_) {
+    const int owner = scopes[scope].owner_class;
+    if (owner >= 0 && name.rfind("self.", 0) == 0) module_attributes_.emplace_back(owner, name);
+  }
+  std::sort(module_attributes_.begin(), module_attributes_.end());
+}
+
+bool FlowRun::module_attribute_call(const Call& call) const {
+  if (module_attributes_.empty()) return false;
+  const int owner = source_.scopes()[call.scope].owner_class;
+  if (owner < 0) return false;
+  std::string_view text = source_.text(field(call.node, fields().function));
+  if (text.rfind("self.", 0) != 0) return false;
+  const std::size_t dot = text.find('.', 5);
+  if (dot != std::string_view::npos) text = text.substr(0, dot);
+  return std::binary_search(module_attributes_.begin(), module_attributes_.end(),
+                            std::make_pair(owner, std::string(text)));
+}
+
 void FlowRun::find_relevant() {
   const auto& scopes = source_.scopes();
   relevant_.assign(scopes.size(), false);
@@ -234,6 +275,8 @@ void FlowRun::find_relevant() {
         const int owner = scopes[call.scope].owner_class;
         r = owner >= 0 && method_of(owner, call.method) >= 0;
       }
+      // A module the class keeps (`self.head(x)`, `self.head.decode(z)`).
+      if (!r && is(function, "attribute")) r = module_attribute_call(call);
     }
     if (r) {
       relevant_[call.scope] = true;
@@ -306,6 +349,7 @@ bool FlowRun::inert(TSNode node, const Frame& frame) const {
 
 void FlowRun::run() {
   prepass();
+  find_module_attributes();
   find_relevant();
   Frame module;
   module.scope = 0;
