@@ -9,19 +9,28 @@ namespace {
 
 bool alike(const Value& a, const Value& b) {
   return a.kind == b.kind && a.place == b.place && a.origin == b.origin && a.cls == b.cls &&
-         a.scatters == b.scatters && (a.origin != Origin::kFactory || ts_node_eq(a.made, b.made));
+         a.scatters == b.scatters && (a.origin != Origin::kFactory || ts_node_eq(a.made, b.made)) &&
+         a.pinned == b.pinned && a.pin_unknown == b.pin_unknown && a.held_place == b.held_place &&
+         ts_node_eq(a.held_made, b.held_made);
 }
 
 // What a rule may use of a value passed in: on a device (a tensor, a model
 // moved), a model made in this file and never moved, or a tensor one
 // factory of the file made without device= (DC101 reports that factory) or
-// one from_numpy made (DC103).
+// one from_numpy made (DC103), a NumPy array, a DataLoader, or a loss holding
+// a host tensor.
 bool worth_passing(const Value& v) {
   // A NumPy array: what torch.tensor(...) of it makes is a host tensor
   // with data, not a number.
   if (v.kind == Kind::kArray) return true;
   if (v.kind == Kind::kList || v.scalar) return false;
   if (v.place == Place::kDevice || v.place == Place::kModuleDevice) return true;
+  // A DataLoader (its batches are on the host), and a loss holding a weight
+  // made on the host (a criterion built in main() and handed to train()).
+  if (v.kind == Kind::kLoader) return true;
+  if (v.kind == Kind::kModule && v.held_place == Place::kHost && !ts_node_is_null(v.held_made)) {
+    return true;
+  }
   if (v.kind == Kind::kTensor && v.place == Place::kHost &&
       (v.origin == Origin::kFactory || v.origin == Origin::kNumpy) && !ts_node_is_null(v.made)) {
     return true;

@@ -454,6 +454,17 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
 void FlowRun::bind_parameters(TSNode function, Frame& frame) {
   const TSNode parameters = field(function, fields().parameters);
   bool first = frame.owner_class >= 0 && !static_method(source_, function);
+  // The batch of a LightningModule's training_step (and the other steps).
+  std::size_t position = 0;
+  bool step_batch = false;
+  if (frame.module_method) {
+    const std::string& method = source_.scopes()[frame.scope].name;
+    const TSNode bases = field(source_.scopes()[frame.owner_class].node, "superclasses");
+    step_batch = (method == "training_step" || method == "validation_step" ||
+                  method == "test_step" || method == "predict_step") &&
+                 !ts_node_is_null(bases) &&
+                 source_.text(bases).find("LightningModule") != std::string_view::npos;
+  }
   for_each_named_child(parameters, [&](TSNode p) {
     TSNode name = p;
     TSNode type{};
@@ -479,6 +490,11 @@ void FlowRun::bind_parameters(TSNode function, Frame& frame) {
         is(fallback, "true") || is(fallback, "false") || is(p, "list_splat_pattern") ||
         is(p, "dictionary_splat_pattern");
     if (frame.forward && !not_tensor && v.kind != Kind::kNone) v.place = Place::kModuleDevice;
+    // Lightning moves the batch to the module's device before its steps.
+    if (step_batch && position == 0 && !not_tensor && v.kind != Kind::kNone) {
+      v.place = Place::kModuleDevice;
+    }
+    ++position;
     v.parameter = true;
     if (names_any(text, {"loader"})) {
       v.kind = Kind::kLoader;

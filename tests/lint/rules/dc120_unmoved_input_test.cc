@@ -136,5 +136,19 @@ TEST(LintDC120, FindsABatchTakenWithNextOrRunThroughSelfForward) {
             Lines{});
 }
 
+TEST(LintDC120, FindsABatchOfALoaderHandedToAFunctionUnderAnotherName) {
+  const std::string head =
+      "import torch.nn as nn\n"
+      "from torch.utils.data import DataLoader\n"
+      "def train(model, data, device):\n"
+      "    for x, y in data:\n";
+  const std::string tail =
+      "def main(dataset):\n"
+      "    model = nn.Linear(4, 2).to('cuda')\n"
+      "    train(model, DataLoader(dataset, batch_size=8), 'cuda')\n";
+  EXPECT_EQ(found(head + "        out = model(x)\n" + tail, "DC120"), (Lines{"5 DC120"}));
+  EXPECT_EQ(found(head + "        out = model(x.to(device))\n" + tail, "DC120"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
