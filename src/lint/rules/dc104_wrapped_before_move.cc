@@ -112,13 +112,15 @@ void data_parallel_on_cpu(const RuleContext& c, const Call& call) {
       continue;
     }
     const std::string model(c.source.text(wrap.model));
-    c.sink.report(call.node, "DC104",
-                  "DataParallel(" + model + ") of a model made on the CPU (" +
-                      line_of(wrap.value.made) +
-                      ") and never moved: with a GPU visible, its forward fails (\"module must "
-                      "have its parameters and buffers on device cuda:0\"); move it first: "
-                      "DataParallel(" +
-                      model + ".to(device)), or leave it unwrapped on the CPU");
+    std::string message = "DataParallel(" + model;
+    message += ") of a model made on the CPU (";
+    message += line_of(wrap.value.made);
+    message +=
+        ") and never moved: with a GPU visible, its forward fails (\"module must have its "
+        "parameters and buffers on device cuda:0\"); move it first: DataParallel(";
+    message += model;
+    message += ".to(device)), or leave it unwrapped on the CPU";
+    c.sink.report(call.node, "DC104", std::move(message));
   }
 }
 

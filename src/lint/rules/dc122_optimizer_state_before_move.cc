@@ -179,12 +179,19 @@ void check(const RuleContext& c) {
     }
     if (ts_node_is_null(found)) continue;
     const std::string optimizer(c.source.text(load.object));
-    c.sink.report(load.node, "DC122",
-                  optimizer + ".load_state_dict(...) runs before " + model +
-                      " is moved to its device (by the call on " + line_of(found) +
-                      "): the loaded state is put where the parameters are now (the CPU) and "
-                      "stays there when they move; move " +
-                      model + " first, then load " + optimizer + "'s state");
+    std::string message = optimizer;
+    message += ".load_state_dict(...) runs before ";
+    message += model;
+    message += " is moved to its device (by the call on ";
+    message += line_of(found);
+    message +=
+        "): the loaded state is put where the parameters are now (the CPU) and stays there when "
+        "they move; move ";
+    message += model;
+    message += " first, then load ";
+    message += optimizer;
+    message += "'s state";
+    c.sink.report(load.node, "DC122", std::move(message));
   }
 }
 
