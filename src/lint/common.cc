@@ -131,12 +131,20 @@ std::vector<WholeMove> whole_moves(const Source& source, int scope) {
         !call.qualified.empty()) {
       continue;
     }
-    const TSNode object = call.object;
+    TSNode object = call.object;
+    const TSNode parent = ts_node_parent(call.node);
+    // `net = DataParallel(net).cuda()`: net moved, through its wrapper.
+    if (is(object, "call") && is(parent, "assignment")) {
+      const std::vector<TSNode> wrapped = source.positional(object);
+      if (!wrapped.empty() &&
+          source.text(wrapped[0]) == source.text(field(parent, fields().left))) {
+        object = wrapped[0];
+      }
+    }
     if (!is(object, "identifier") &&
         !(is(object, "attribute") && source.text(field(object, fields().object)) == "self")) {
       continue;
     }
-    const TSNode parent = ts_node_parent(call.node);
     const bool statement = is(parent, "expression_statement");
     const bool rebound = is(parent, "assignment") &&
                          source.text(field(parent, fields().left)) == source.text(object) &&

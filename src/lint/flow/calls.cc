@@ -192,7 +192,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     }
     if (is_wrapper(q)) {
       const std::vector<TSNode> positional = source_.positional(call);
-      if (!positional.empty() && q.find("Distributed") != std::string::npos) {
+      if (!positional.empty()) {
         out_.wraps_.push_back({call, positional[0], args[0].value});
       }
       v = args.empty() ? Value{} : args[0].value;
@@ -284,7 +284,19 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       return v;
     }
   }
+  // iter(loader) is the loader; next(...) of it one of its batches.
+  if (is(function, "identifier") && !args.empty() && args[0].value.kind == Kind::kLoader) {
+    if (source_.text(function) == "iter") return args[0].value;
+    if (source_.text(function) == "next") return element_of(args[0].value, args[0].node, frame);
+  }
   const int f = file_function(function, frame);
+  // In a module's method, `self.forward(...)` is a call of the module itself.
+  if (self_call && method == "forward" && frame.module_method) {
+    Value self;
+    self.kind = Kind::kModule;
+    self.place = Place::kModuleDevice;
+    return eval_module_call(call, function, self, args, frame);
+  }
   if (self_call) {
     Value callee = lookup(source_.text(function), frame);
     // In a module's method, `self.x(...)` of no method of its class calls a

@@ -522,6 +522,9 @@ std::vector<Value> FlowRun::eval_elements(TSNode node, std::size_t count, Frame&
     part.kind = Kind::kTensor;
   } else if (v.kind == Kind::kList) {
     part = element_value(v);
+  } else if (v.kind == Kind::kUnknown &&
+             (v.place == Place::kDevice || v.place == Place::kModuleDevice)) {
+    part.place = v.place;  // the parts of something on a device (a batch, an output)
   }
   out.assign(count, part);
   return out;

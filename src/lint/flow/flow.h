@@ -158,7 +158,7 @@ struct LoaderMade {
   Value dataset;
 };
 
-// `DistributedDataParallel(model, ...)`.
+// `DistributedDataParallel(model, ...)`, `DataParallel(model, ...)`.
 struct Wrap {
   TSNode call;
   TSNode model;

@@ -9,17 +9,30 @@ namespace {
 
 bool alike(const Value& a, const Value& b) {
   return a.kind == b.kind && a.place == b.place && a.origin == b.origin && a.cls == b.cls &&
-         a.scatters == b.scatters && (a.origin != Origin::kFactory || ts_node_eq(a.made, b.made));
+         a.scatters == b.scatters && (a.origin != Origin::kFactory || ts_node_eq(a.made, b.made)) &&
+         a.pinned == b.pinned && a.pin_unknown == b.pin_unknown && a.held_place == b.held_place &&
+         ts_node_eq(a.held_made, b.held_made);
 }
 
 // What a rule may use of a value passed in: on a device (a tensor, a model
 // moved), a model made in this file and never moved, or a tensor one
-// factory of the file made without device= (DC101 reports that factory).
+// factory of the file made without device= (DC101 reports that factory) or
+// one from_numpy made (DC103), a NumPy array, a DataLoader, or a loss holding
+// a host tensor.
 bool worth_passing(const Value& v) {
-  if (v.kind == Kind::kList || v.kind == Kind::kArray || v.scalar) return false;
+  // A NumPy array: what torch.tensor(...) of it makes is a host tensor
+  // with data, not a number.
+  if (v.kind == Kind::kArray) return true;
+  if (v.kind == Kind::kList || v.scalar) return false;
   if (v.place == Place::kDevice || v.place == Place::kModuleDevice) return true;
-  if (v.kind == Kind::kTensor && v.place == Place::kHost && v.origin == Origin::kFactory &&
-      !ts_node_is_null(v.made)) {
+  // A DataLoader (its batches are on the host), and a loss holding a weight
+  // made on the host (a criterion built in main() and handed to train()).
+  if (v.kind == Kind::kLoader) return true;
+  if (v.kind == Kind::kModule && v.held_place == Place::kHost && !ts_node_is_null(v.held_made)) {
+    return true;
+  }
+  if (v.kind == Kind::kTensor && v.place == Place::kHost &&
+      (v.origin == Origin::kFactory || v.origin == Origin::kNumpy) && !ts_node_is_null(v.made)) {
     return true;
   }
   return v.kind == Kind::kModule && v.place == Place::kHost && v.origin == Origin::kUnmovedModule;
@@ -117,8 +130,10 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     if (!worth_passing(value)) value = Value{};
     // A module's method reads its inputs as on the module's device, which
     // is where the module is: a host tensor given to a module left on the
-    // CPU is no mismatch, so none goes in.
-    if (value.place == Place::kHost && value.kind == Kind::kTensor && module_method) {
+    // CPU is no mismatch, so none goes in. Its constructor is another matter:
+    // what it keeps of a host tensor stays on the host when the module moves.
+    if (value.place == Place::kHost && value.kind == Kind::kTensor && module_method &&
+        scope.name != "__init__") {
       value = Value{};
     }
     if (keyword) {

@@ -133,6 +133,12 @@ class FlowRun {
   // dataset, calls a module of the file, a function of the file or something
   // moved. Others run only when called (for what they return).
   void find_relevant();
+  // The attributes (`self.head`) each class keeps a module in (made from a
+  // torch.nn layer, a model class of the file, a wrapper, or moved in place):
+  // calls on them run their method (`self.head.process_output(out)`).
+  void find_module_attributes();
+  bool module_attribute_call(const Call& call) const;
+  std::vector<std::pair<int, std::string>> module_attributes_;
   Summary& analyze(int scope);
   void analyze_class(int class_scope);
   void exec_block(TSNode block, Frame& frame);

@@ -199,6 +199,47 @@ int FlowRun::only_method(std::string_view name) const {
   return found;
 }
 
+void FlowRun::find_module_attributes() {
+  const auto& scopes = source_.scopes();
+  for (int s = 1; s < static_cast<int>(scopes.size()); ++s) {
+    const int owner = scopes[s].owner_class;
+    if (owner < 0) continue;
+    for (const auto& [name, values] : scopes[s].assigns) {
+      if (name.rfind("self.", 0) != 0 || name.find('.', 5) != std::string::npos) continue;
+      for (const TSNode value : values) {
+        if (!is(value, "call")) continue;
+        const TSNode function = field(value, fields().function);
+        const std::string q = source_.qualify(function);
+        const auto c = is(function, "identifier")
+                           ? source_.classes().find(std::string(source_.text(function)))
+                           : source_.classes().end();
+        if (is_module_class(q) || is_wrapper(q) || is_torchvision_model(q) ||
+            (c != source_.classes().end() && c->second.is_module)) {
+          module_attributes_.emplace_back(owner, name);
+          break;
+        }
+      }
+    }
+  }
+  for (const auto& [scope, name] : out_.moved_) {
+    const int owner = scopes[scope].owner_class;
+    if (owner >= 0 && name.rfind("self.", 0) == 0) module_attributes_.emplace_back(owner, name);
+  }
+  std::sort(module_attributes_.begin(), module_attributes_.end());
+}
+
+bool FlowRun::module_attribute_call(const Call& call) const {
+  if (module_attributes_.empty()) return false;
+  const int owner = source_.scopes()[call.scope].owner_class;
+  if (owner < 0) return false;
+  std::string_view text = source_.text(field(call.node, fields().function));
+  if (text.rfind("self.", 0) != 0) return false;
+  const std::size_t dot = text.find('.', 5);
+  if (dot != std::string_view::npos) text = text.substr(0, dot);
+  return std::binary_search(module_attributes_.begin(), module_attributes_.end(),
+                            std::make_pair(owner, std::string(text)));
+}
+
 void FlowRun::find_relevant() {
   const auto& scopes = source_.scopes();
   relevant_.assign(scopes.size(), false);
@@ -234,6 +275,8 @@ void FlowRun::find_relevant() {
         const int owner = scopes[call.scope].owner_class;
         r = owner >= 0 && method_of(owner, call.method) >= 0;
       }
+      // A module the class keeps (`self.head(x)`, `self.head.decode(z)`).
+      if (!r && is(function, "attribute")) r = module_attribute_call(call);
     }
     if (r) {
       relevant_[call.scope] = true;
@@ -306,6 +349,7 @@ bool FlowRun::inert(TSNode node, const Frame& frame) const {
 
 void FlowRun::run() {
   prepass();
+  find_module_attributes();
   find_relevant();
   Frame module;
   module.scope = 0;
@@ -410,6 +454,17 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
 void FlowRun::bind_parameters(TSNode function, Frame& frame) {
   const TSNode parameters = field(function, fields().parameters);
   bool first = frame.owner_class >= 0 && !static_method(source_, function);
+  // The batch of a LightningModule's training_step (and the other steps).
+  std::size_t position = 0;
+  bool step_batch = false;
+  if (frame.module_method) {
+    const std::string& method = source_.scopes()[frame.scope].name;
+    const TSNode bases = field(source_.scopes()[frame.owner_class].node, "superclasses");
+    step_batch = (method == "training_step" || method == "validation_step" ||
+                  method == "test_step" || method == "predict_step") &&
+                 !ts_node_is_null(bases) &&
+                 source_.text(bases).find("LightningModule") != std::string_view::npos;
+  }
   for_each_named_child(parameters, [&](TSNode p) {
     TSNode name = p;
     TSNode type{};
@@ -435,6 +490,11 @@ void FlowRun::bind_parameters(TSNode function, Frame& frame) {
         is(fallback, "true") || is(fallback, "false") || is(p, "list_splat_pattern") ||
         is(p, "dictionary_splat_pattern");
     if (frame.forward && !not_tensor && v.kind != Kind::kNone) v.place = Place::kModuleDevice;
+    // Lightning moves the batch to the module's device before its steps.
+    if (step_batch && position == 0 && !not_tensor && v.kind != Kind::kNone) {
+      v.place = Place::kModuleDevice;
+    }
+    ++position;
     v.parameter = true;
     if (names_any(text, {"loader"})) {
       v.kind = Kind::kLoader;

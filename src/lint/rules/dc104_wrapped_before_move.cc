@@ -96,10 +96,39 @@ void data_parallel_then_cuda(const RuleContext& c, const Call& call) {
                     ids_text + "[0]), device_ids=" + ids_text + ")");
 }
 
+// `DataParallel(model)` of a model made in this file that nothing moves,
+// neither before nor after (the wrapper neither): where a GPU is visible,
+// DataParallel's forward requires the module on device_ids[0] and fails.
+void data_parallel_on_cpu(const RuleContext& c, const Call& call) {
+  if (call.moved) return;
+  const TSNode parent = ts_node_parent(call.node);
+  if (is(parent, "assignment") && c.flow.moved_anywhere(c.source.text(field(parent, "left")))) {
+    return;
+  }
+  for (const Wrap& wrap : c.flow.wraps()) {
+    if (!ts_node_eq(wrap.call, call.node) || wrap.value.kind != Kind::kModule ||
+        wrap.value.place != Place::kHost || wrap.value.origin != Origin::kUnmovedModule ||
+        c.flow.moved_anywhere(c.source.text(wrap.model))) {
+      continue;
+    }
+    const std::string model(c.source.text(wrap.model));
+    std::string message = "DataParallel(" + model;
+    message += ") of a model made on the CPU (";
+    message += line_of(wrap.value.made);
+    message +=
+        ") and never moved: with a GPU visible, its forward fails (\"module must have its "
+        "parameters and buffers on device cuda:0\"); move it first: DataParallel(";
+    message += model;
+    message += ".to(device)), or leave it unwrapped on the CPU";
+    c.sink.report(call.node, "DC104", std::move(message));
+  }
+}
+
 void check(const RuleContext& c) {
   for (const Call& call : c.source.calls()) {
     if (is_data_parallel(call.qualified)) {
       data_parallel_then_cuda(c, call);
+      data_parallel_on_cpu(c, call);
       continue;
     }
     if (!is_ddp(call.qualified) || moved_after(c, call)) continue;

@@ -1,8 +1,9 @@
 // DC111 plain-tensor-on-module: `self.x = <a tensor>` in the __init__ of an
-// nn.Module subclass, where the device flow knows the value is a plain tensor
-// (not an nn.Parameter, not registered), or a plain list or dict of modules
-// or tensors: model.to(device) moves neither. Not a 0-dim tensor, which mixes
-// with tensors on any device.
+// nn.Module subclass (or a host tensor in a method __init__ calls), where
+// the device flow knows the value is a plain tensor (not an nn.Parameter,
+// not registered; given to the constructor by the file's calls too), or a
+// plain list or dict of modules or tensors: model.to(device) moves neither. Not a 0-dim tensor,
+// which mixes with tensors on any device.
 #include "../common.h"
 #include "../flow/flow.h"
 #include "../rule.h"
@@ -10,11 +11,31 @@
 namespace devcheck::lint::detail {
 namespace {
 
+// Whether `method` is __init__, or a method of its class that __init__
+// calls (`self._init_buffers()`): what it sets, __init__ sets.
+bool in_init(const Source& source, int method) {
+  const Scope& scope = source.scopes()[method];
+  if (scope.name == "__init__") return true;
+  for (const Call& call : source.calls()) {
+    if (call.method == scope.name && is(call.object, "identifier") &&
+        source.text(call.object) == "self" && source.scopes()[call.scope].name == "__init__" &&
+        source.scopes()[call.scope].owner_class == scope.owner_class) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void check(const RuleContext& c) {
   for (const AttributeSet& set : c.flow.attributes()) {
-    const Scope& method = c.source.scopes()[set.method_scope];
     const auto info = c.source.classes().find(c.source.scopes()[set.class_scope].name);
-    if (method.name != "__init__" || info == c.source.classes().end() || !info->second.is_module) {
+    if (info == c.source.classes().end() || !info->second.is_module ||
+        !in_init(c.source, set.method_scope)) {
+      continue;
+    }
+    // In a helper of __init__, only what it leaves on the host (a buffer it
+    // makes with device= is one it placed on purpose: DDP's gradient buffer).
+    if (c.source.scopes()[set.method_scope].name != "__init__" && set.v.place != Place::kHost) {
       continue;
     }
     const std::string attribute(set.name.substr(5));

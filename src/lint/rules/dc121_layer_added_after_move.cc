@@ -64,6 +64,53 @@ std::vector<TSNode> layers_built(const Source& source, int method) {
   return out;
 }
 
+// The assignments `x.attr = name` in `node` (not in nested definitions).
+void assignments_of(const Source& source, TSNode node, std::string_view name,
+                    std::vector<TSNode>& out) {
+  if (is(node, "function_definition") || is(node, "class_definition")) return;
+  if (is(node, "assignment") && is(field(node, fields().left), "attribute") &&
+      is(field(node, fields().right), "identifier") &&
+      source.text(field(node, fields().right)) == name) {
+    out.push_back(node);
+  }
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    assignments_of(source, ts_node_named_child(node, i), name, out);
+  }
+}
+
+// `head = Head(config)` made on the CPU, then `model.head = head` after
+// model was moved (and head not moved in between).
+void layer_by_name(const RuleContext& c, const Call& call, const std::vector<WholeMove>& moves) {
+  const Source& source = c.source;
+  const TSNode parent = ts_node_parent(call.node);
+  if (!is(parent, "assignment") || !ts_node_eq(field(parent, fields().right), call.node) ||
+      !is(field(parent, fields().left), "identifier")) {
+    return;
+  }
+  const std::string_view layer = source.text(field(parent, fields().left));
+  std::vector<TSNode> sets;
+  const TSNode body = field(source.scopes()[call.scope].node, fields().body);
+  assignments_of(source, ts_node_is_null(body) ? source.scopes()[call.scope].node : body, layer,
+                 sets);
+  for (const TSNode set : sets) {
+    const uint32_t at = ts_node_start_byte(set);
+    if (at < ts_node_start_byte(call.node)) continue;
+    if (!ts_node_is_null(moved_before(moves, layer, at)) &&
+        ts_node_start_byte(moved_before(moves, layer, at)) > ts_node_start_byte(call.node)) {
+      continue;  // the layer itself was moved
+    }
+    const TSNode left = field(set, fields().left);
+    const std::string_view model = source.text(field(left, fields().object));
+    const TSNode before = moved_before(moves, model, at);
+    if (ts_node_is_null(before) || !ts_node_is_null(moved_after(moves, model, at))) continue;
+    c.sink.report(field(set, fields().right), "DC121",
+                  std::string(source.text(left)) + " is replaced by " + std::string(layer) +
+                      ", a layer made on the CPU (" + line_of(call.node) + "), after " +
+                      std::string(model) + " was moved to its device (" + line_of(before) +
+                      "): move it again after, or make the change first");
+  }
+}
+
 void check(const RuleContext& c) {
   const Source& source = c.source;
   std::vector<int> scopes;
@@ -93,6 +140,11 @@ void check(const RuleContext& c) {
         const TSNode left = field(parent, fields().left);
         model = source.text(field(left, fields().object));
         what = std::string(source.text(left)) + " is replaced by a layer made on the CPU";
+      }
+      if (model.empty() && module_class(source, call.qualified, function) &&
+          ts_node_is_null(source.keyword(call.node, "device"))) {
+        layer_by_name(c, call, moves);
+        continue;
       }
       if (!model.empty()) {
         const TSNode before = moved_before(moves, model, at);

@@ -46,8 +46,10 @@ TEST(LintFlowCalls, WrappersScatterTheirInputs) {
       "ddp = nn.parallel.DistributedDataParallel(nn.Linear(2, 2).cuda(0), device_ids=[0])\n"
       "y = dp(torch.ones(2)) + ddp(torch.ones(2))\n");
   EXPECT_EQ(meetings(f), Lines{});
-  ASSERT_EQ(f.flow.wraps().size(), 1U);
-  EXPECT_EQ(f.flow.wraps()[0].value.place, Place::kDevice);
+  // Both wrappers are recorded (DC104 reads them), each with its model.
+  ASSERT_EQ(f.flow.wraps().size(), 2U);
+  EXPECT_EQ(f.flow.wraps()[0].value.place, Place::kHost);
+  EXPECT_EQ(f.flow.wraps()[1].value.place, Place::kDevice);
 }
 
 TEST(LintFlowCalls, FollowsFunctionsAndMethodsOfTheFile) {

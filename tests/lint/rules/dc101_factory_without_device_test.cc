@@ -196,5 +196,42 @@ TEST(LintDC101, FollowsTheHiddenStateThroughABranchAndAHelper) {
   EXPECT_EQ(found(source, "DC101"), (Lines{"8 DC101"}));
 }
 
+TEST(LintDC101, FindsALossWeightHandedToTheTrainingFunctionWithItsLoss) {
+  const std::string code =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def train(model, criterion, x, y):\n"
+      "    return criterion(model(x), y)\n"
+      "def main(x, y):\n"
+      "    weights = torch.tensor([1.0, 3.0])\n"
+      "    criterion = nn.CrossEntropyLoss(weight=weights)\n"
+      "    model = nn.Linear(4, 2).to('cuda')\n"
+      "    return train(model, criterion, x.cuda(), y.cuda())\n";
+  EXPECT_EQ(found(code, "DC101"), (Lines{"6 DC101"}));
+  // The loss moved with its weight.
+  std::string moved = code;
+  moved.replace(moved.find("weight=weights)"), 15, "weight=weights).cuda()");
+  EXPECT_EQ(found(moved, "DC101"), Lines{});
+}
+
+TEST(LintDC101, FindsAFactoryMeetingALightningStepsBatch) {
+  const std::string code =
+      "import torch\n"
+      "import pytorch_lightning as pl\n"
+      "class Lit(pl.LightningModule):\n"
+      "    def training_step(self, batch, batch_idx):\n"
+      "        x, y = batch\n"
+      "        mask = torch.ones(x.size(0), 1)\n"
+      "        return (x * mask).sum()\n";
+  EXPECT_EQ(found(code, "DC101"), (Lines{"6 DC101"}));
+  // Made where the batch is; and a plain nn.Module's method of that name is no step.
+  std::string placed = code;
+  placed.replace(placed.find("1)\n"), 3, "1, device=x.device)\n");
+  EXPECT_EQ(found(placed, "DC101"), Lines{});
+  std::string plain = code;
+  plain.replace(plain.find("pl.LightningModule"), 18, "torch.nn.Module");
+  EXPECT_EQ(found(plain, "DC101"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint

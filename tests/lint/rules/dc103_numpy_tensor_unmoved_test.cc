@@ -132,5 +132,28 @@ TEST(LintDC103, FollowsSelfModulesMovedInAnotherMethod) {
   EXPECT_EQ(found(source, "DC103"), (Lines{"7 DC103"}));
 }
 
+TEST(LintDC103, FindsTorchTensorOfAnArrayTheCallerPasses) {
+  EXPECT_EQ(found("import numpy as np\n"
+                  "import torch\n"
+                  "def run(model, image):\n"
+                  "    x = torch.tensor(image).permute(2, 0, 1)\n"
+                  "    return model(x.unsqueeze(0))\n"
+                  "def main(model, path):\n"
+                  "    model.to('cuda')\n"
+                  "    return run(model, np.load(path))\n",
+                  "DC103"),
+            (Lines{"4 DC103"}));
+  // What the callers pass is not known to be an array.
+  EXPECT_EQ(found("import torch\n"
+                  "def run(model, image):\n"
+                  "    x = torch.tensor(image).permute(2, 0, 1)\n"
+                  "    return model(x.unsqueeze(0))\n"
+                  "def main(model, image):\n"
+                  "    model.to('cuda')\n"
+                  "    return run(model, image)\n",
+                  "DC103"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -89,5 +89,48 @@ TEST(LintDC104, FindsATorchvisionModelNeverMovedWrappedWithDeviceIds) {
       (Lines{"5 DC104"}));
 }
 
+TEST(LintDC104, FindsDataParallelOfAModelLeftOnTheCpu) {
+  const std::string bad =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 4)\n"
+      "def predict(path, x):\n"
+      "    model = Net()\n"
+      "    model = torch.nn.DataParallel(model)\n"
+      "    model.load_state_dict(torch.load(path, map_location='cpu'))\n"
+      "    return model(x)\n";
+  EXPECT_EQ(found(bad, "DC104"), (Lines{"9 DC104"}));
+  EXPECT_NE(
+      only(bad, "DC104").message.find("DataParallel(model) of a model made on the CPU (line 8)"),
+      std::string::npos);
+}
+
+TEST(LintDC104, IsSilentOnDataParallelOfAModelMovedBeforeOrAfter) {
+  const std::string head =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 4)\n"
+      "def main(device):\n"
+      "    model = Net()\n";
+  EXPECT_EQ(found(head + "    model = nn.DataParallel(model).cuda()\n", "DC104"), Lines{});
+  EXPECT_EQ(found(head + "    model = nn.DataParallel(model)\n    model.to(device)\n", "DC104"),
+            Lines{});
+  EXPECT_EQ(found(head + "    model.to(device)\n    model = nn.DataParallel(model)\n", "DC104"),
+            Lines{});
+  EXPECT_EQ(found(head + "    dp = nn.DataParallel(model)\n    model.cuda()\n", "DC104"), Lines{});
+  // A model from elsewhere: where it is, the flow does not know.
+  EXPECT_EQ(found("import torch.nn as nn\n"
+                  "def wrap(model):\n"
+                  "    return nn.DataParallel(model)\n",
+                  "DC104"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -99,5 +99,61 @@ TEST(LintDC111, SaysNothingForAZeroDimTensor) {
   EXPECT_EQ(found(source, "DC111"), (Lines{"8 DC111"}));
 }
 
+TEST(LintDC111, FindsHostTensorsSetByAMethodInitCalls) {
+  const std::string code =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Kernel(nn.Module):\n"
+      "    def __init__(self, size):\n"
+      "        super().__init__()\n"
+      "        self.size = size\n"
+      "        self._init_tables()\n"
+      "    def _init_tables(self):\n"
+      "        self.idx = torch.arange(self.size)\n"
+      "        self.ok = torch.zeros(self.size, device='cuda')\n"
+      "        self.register_buffer('grid', torch.arange(self.size))\n"
+      "    def refresh(self):\n"
+      "        self.cache = torch.zeros(self.size)\n";
+  // The device one is placed on purpose; refresh() is not called by __init__.
+  EXPECT_EQ(found(code, "DC111"), (Lines{"9 DC111"}));
+}
+
+TEST(LintDC111, FindsAHostTensorTheFilePassesToTheConstructor) {
+  const std::string code =
+      "import numpy as np\n"
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class GraphConv(nn.Module):\n"
+      "    def __init__(self, gso):\n"
+      "        super().__init__()\n"
+      "        self.gso = gso\n"
+      "    def forward(self, x):\n"
+      "        return self.gso @ x\n"
+      "def build(adj):\n"
+      "    return GraphConv(torch.from_numpy(np.asarray(adj)))\n";
+  EXPECT_EQ(found(code, "DC111"), (Lines{"7 DC111"}));
+  // Registered, or given a tensor on a device, or one the flow does not know.
+  EXPECT_EQ(found("import torch\n"
+                  "import torch.nn as nn\n"
+                  "class GraphConv(nn.Module):\n"
+                  "    def __init__(self, gso):\n"
+                  "        super().__init__()\n"
+                  "        self.register_buffer('gso', gso)\n"
+                  "def build(adj):\n"
+                  "    return GraphConv(torch.zeros(3, 3))\n",
+                  "DC111"),
+            Lines{});
+  EXPECT_EQ(found("import torch\n"
+                  "import torch.nn as nn\n"
+                  "class GraphConv(nn.Module):\n"
+                  "    def __init__(self, gso):\n"
+                  "        super().__init__()\n"
+                  "        self.gso = gso\n"
+                  "def build(adj):\n"
+                  "    return GraphConv(adj)\n",
+                  "DC111"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint

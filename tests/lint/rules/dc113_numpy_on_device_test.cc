@@ -46,5 +46,25 @@ TEST(LintDC113, FindsAModulesOutputAndNotACopyToTheCpu) {
   EXPECT_EQ(found("import numpy as np\n" + source, "DC113"), (Lines{"8 DC113", "15 DC113"}));
 }
 
+TEST(LintDC113, FindsNumpyInAMethodOfAModuleTheClassKeepsOnADevice) {
+  EXPECT_EQ(found("import torch.nn as nn\n"
+                  "class Head(nn.Module):\n"
+                  "    def __init__(self):\n"
+                  "        super().__init__()\n"
+                  "        self.fc = nn.Linear(4, 2)\n"
+                  "    def forward(self, x):\n"
+                  "        return self.fc(x)\n"
+                  "    def decode(self, out):\n"
+                  "        return out.data.numpy()\n"
+                  "class Pipeline:\n"
+                  "    def __init__(self, device):\n"
+                  "        self.head = Head()\n"
+                  "        self.head.to(device)\n"
+                  "    def predict(self, x):\n"
+                  "        return self.head.decode(self.head(x))\n",
+                  "DC113"),
+            (Lines{"9 DC113"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

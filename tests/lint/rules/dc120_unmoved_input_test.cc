@@ -97,5 +97,58 @@ TEST(LintDC120, FindsAModelNeverMovedWhereTheFunctionGivenItUsesIt) {
             std::string::npos);
 }
 
+TEST(LintDC120, FindsABatchTakenWithNextOrRunThroughSelfForward) {
+  EXPECT_EQ(found("import torch.nn as nn\n"
+                  "import lightning.pytorch as pl\n"
+                  "class Lit(pl.LightningModule):\n"
+                  "    def __init__(self):\n"
+                  "        super().__init__()\n"
+                  "        self.encoder = nn.Linear(4, 2)\n"
+                  "    def training_step(self, dataloader_iter):\n"
+                  "        batch, batch_idx, dataloader_idx = next(dataloader_iter)\n"
+                  "        x, y = batch\n"
+                  "        return self.encoder(x).sum()\n",
+                  "DC120"),
+            (Lines{"10 DC120"}));
+  EXPECT_EQ(found("import torch.nn as nn\n"
+                  "class Net(nn.Module):\n"
+                  "    def __init__(self):\n"
+                  "        super().__init__()\n"
+                  "        self.fc = nn.Linear(4, 2)\n"
+                  "    def forward(self, x):\n"
+                  "        return self.fc(x)\n"
+                  "    def warm_up(self, train_loader):\n"
+                  "        for x, y in train_loader:\n"
+                  "            self.forward(x)\n"
+                  "            break\n",
+                  "DC120"),
+            (Lines{"10 DC120"}));
+  // Moved first.
+  EXPECT_EQ(found("import torch.nn as nn\n"
+                  "class Net(nn.Module):\n"
+                  "    def __init__(self):\n"
+                  "        super().__init__()\n"
+                  "        self.fc = nn.Linear(4, 2)\n"
+                  "    def warm_up(self, train_loader):\n"
+                  "        x, y = next(iter(train_loader))\n"
+                  "        self.forward(x.to(self.fc.weight.device))\n",
+                  "DC120"),
+            Lines{});
+}
+
+TEST(LintDC120, FindsABatchOfALoaderHandedToAFunctionUnderAnotherName) {
+  const std::string head =
+      "import torch.nn as nn\n"
+      "from torch.utils.data import DataLoader\n"
+      "def train(model, data, device):\n"
+      "    for x, y in data:\n";
+  const std::string tail =
+      "def main(dataset):\n"
+      "    model = nn.Linear(4, 2).to('cuda')\n"
+      "    train(model, DataLoader(dataset, batch_size=8), 'cuda')\n";
+  EXPECT_EQ(found(head + "        out = model(x)\n" + tail, "DC120"), (Lines{"5 DC120"}));
+  EXPECT_EQ(found(head + "        out = model(x.to(device))\n" + tail, "DC120"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -81,5 +81,43 @@ TEST(LintDC121, SaysNothingWhenTheChangeComesFirstOrTheModelMovesAgain) {
             Lines{});
 }
 
+TEST(LintDC121, FindsALayerMadeUnderANameThenPutInTheMovedModel) {
+  const std::string bad =
+      "import torch.nn as nn\n"
+      "class Head(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(n, n)\n"
+      "def load(model, device, n):\n"
+      "    model.to(device=device)\n"
+      "    head = Head(n)\n"
+      "    head.load_state_dict(model.head.state_dict())\n"
+      "    model.head = head\n"
+      "    return model\n";
+  EXPECT_EQ(found(bad, "DC121"), (Lines{"10 DC121"}));
+  EXPECT_NE(only(bad, "DC121")
+                .message.find("model.head is replaced by head, a layer made on the "
+                              "CPU (line 8), after model was moved"),
+            std::string::npos);
+}
+
+TEST(LintDC121, IsSilentWhereTheNamedLayerOrTheModelMovesAfter) {
+  const std::string head =
+      "import torch.nn as nn\n"
+      "def load(model, device, n):\n"
+      "    model.to(device)\n"
+      "    head = nn.Linear(n, n)\n";
+  EXPECT_EQ(found(head + "    model.head = head\n    model.to(device)\n", "DC121"), Lines{});
+  EXPECT_EQ(found(head + "    head.to(device)\n    model.head = head\n", "DC121"), Lines{});
+  // Put in before the move.
+  EXPECT_EQ(found("import torch.nn as nn\n"
+                  "def load(model, device, n):\n"
+                  "    head = nn.Linear(n, n)\n"
+                  "    model.head = head\n"
+                  "    model.to(device)\n",
+                  "DC121"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint

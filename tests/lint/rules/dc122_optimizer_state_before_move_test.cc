@@ -71,5 +71,68 @@ TEST(LintDC122, SaysNothingOfAMoveToTheCpuAfterTheLoad) {
             Lines{});
 }
 
+TEST(LintDC122, FindsTheModelMovedThroughItsWrapperAfterTheLoad) {
+  EXPECT_EQ(found("import torch\n"
+                  "from torch.nn import DataParallel\n"
+                  "def train(net, path):\n"
+                  "    optimizer = torch.optim.Adam(net.parameters())\n"
+                  "    optimizer.load_state_dict(torch.load(path, map_location='cpu'))\n"
+                  "    net = DataParallel(net).cuda()\n",
+                  "DC122"),
+            (Lines{"5 DC122"}));
+}
+
+TEST(LintDC122, FindsTheModelMovedByAFunctionItIsHandedToAfterTheLoad) {
+  const std::string bad =
+      "import torch\n"
+      "def make_trainer(model, device):\n"
+      "    model.to(device)\n"
+      "def fit(model, optimizer, device):\n"
+      "    make_trainer(model, device=device)\n"
+      "def main(model, path):\n"
+      "    optimizer = torch.optim.Adam(model.parameters())\n"
+      "    optimizer.load_state_dict(torch.load(path, map_location='cpu'))\n"
+      "    fit(model, optimizer, 'cuda')\n";
+  EXPECT_EQ(found(bad, "DC122"), (Lines{"8 DC122"}));
+  EXPECT_NE(only(bad, "DC122")
+                .message.find("before model is moved to its device (by the call "
+                              "on line 9)"),
+            std::string::npos);
+}
+
+TEST(LintDC122, IsSilentWhereTheModelWasMovedBeforeTheLoadOrTheCalleeDoesNotMoveIt) {
+  // Moved first: the state goes where the parameters already are.
+  EXPECT_TRUE(found("import torch\n"
+                    "def fit(model, device):\n"
+                    "    model.to(device)\n"
+                    "def main(model, path):\n"
+                    "    model.to('cuda')\n"
+                    "    optimizer = torch.optim.Adam(model.parameters())\n"
+                    "    optimizer.load_state_dict(torch.load(path, map_location='cpu'))\n"
+                    "    fit(model, 'cuda')\n",
+                    "DC122")
+                  .empty());
+  // The callee moves something else (its batches), not the model.
+  EXPECT_TRUE(found("import torch\n"
+                    "def fit(model, batch, device):\n"
+                    "    batch = batch.to(device)\n"
+                    "    return model(batch)\n"
+                    "def main(model, batch, path):\n"
+                    "    optimizer = torch.optim.Adam(model.parameters())\n"
+                    "    optimizer.load_state_dict(torch.load(path, map_location='cpu'))\n"
+                    "    fit(model, batch, 'cuda')\n",
+                    "DC122")
+                  .empty());
+  // A wrapper that is not moved.
+  EXPECT_TRUE(found("import torch\n"
+                    "from torch.nn import DataParallel\n"
+                    "def train(net, path):\n"
+                    "    optimizer = torch.optim.Adam(net.parameters())\n"
+                    "    optimizer.load_state_dict(torch.load(path, map_location='cpu'))\n"
+                    "    net = DataParallel(net)\n",
+                    "DC122")
+                  .empty());
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -1,0 +1,40 @@
+# devcheck bug corpus: DC121
+# From: https://github.com/NVIDIA/Isaac-GR00T/issues/280
+# From: https://github.com/NVIDIA/Isaac-GR00T/pull/294
+# A policy loaded its model and moved it to the device, then, when the
+# configured action horizon differed from the checkpoint's, built a new action
+# head on the CPU, copied the old head's weights into it and put it in the
+# model: the new head stayed on the host. The fix moved the model after the
+# head was replaced.
+# Written for devcheck's tests after the thread; not the project's code.
+import torch
+import torch.nn as nn
+
+
+class ActionHead(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.decoder = nn.Linear(config.hidden, config.action_dim * config.action_horizon)
+
+    def forward(self, features):
+        return self.decoder(features)
+
+
+class Policy:
+    def __init__(self, model_path, horizon, device):
+        self.device = device
+        self.horizon = horizon
+        self.model = self._load_model(model_path)
+
+    def _load_model(self, model_path):
+        model = torch.load(model_path, map_location="cpu", weights_only=False)
+        model.eval()
+        model.to(device=self.device)  # <- bug
+        if self.horizon != model.action_head.config.action_horizon:
+            config = model.action_head.config
+            config.action_horizon = self.horizon
+            new_head = ActionHead(config)
+            new_head.load_state_dict(model.action_head.state_dict(), strict=False)
+            model.action_head = new_head  # <- bug
+        return model
