@@ -32,7 +32,7 @@
 #include "devcheck/error.h"
 #include "distributed/fingerprint.h"
 #include "distributed/shared_memory.h"
-#include "distributed/staging.h"
+#include "distributed/gloo_tensor.h"
 
 namespace devcheck {
 

@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "detail/mismatch.h"
-#include "detail/staging.h"
+#include "detail/staged_copy_label.h"
 #include "devcheck/error.h"
 #include "sanitizer/engine.h"
 #include "sanitizer/ops.h"
