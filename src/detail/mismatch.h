@@ -1,8 +1,8 @@
 #pragma once
 // The device-mismatch rule and its table, one implementation for every caller:
 // check_same_device / check_on (src/check.cc), audit(), and the sanitizer's
-// findings (src/sanitizer/callback.cc, report.cc). The same tensors give the
-// same expected device, the same strays and the same fix everywhere.
+// findings (src/sanitizer/watch.cc, record.cc, report.cc). The same tensors
+// give the same expected device, the same strays and the same fix everywhere.
 
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>

@@ -31,8 +31,8 @@
 #include "devcheck/distributed.h"
 #include "devcheck/error.h"
 #include "distributed/fingerprint.h"
-#include "distributed/shared_memory.h"
-#include "distributed/staging.h"
+#include "distributed/gloo_tensor.h"
+#include "distributed/local_all_reduce.h"
 
 namespace devcheck {
 

@@ -24,7 +24,7 @@
 #include "devcheck/device.h"
 #include "devcheck/distributed.h"
 #include "devcheck/error.h"
-#include "distributed/staging.h"
+#include "distributed/gloo_tensor.h"
 
 namespace devcheck {
 namespace {

@@ -1,7 +1,7 @@
 # The sanitizer module's extra build pieces (included by src/CMakeLists.txt).
 
 # LibTorch's header layouts (RecordFunction's) and debug-only asserts depend on NDEBUG, and
-# LibTorch is built with it: the callback code must be too, whatever the
+# LibTorch is built with it: the sanitizer's code must be too, whatever the
 # build type (RelWithDebInfo and Release define it already).
 if(NOT CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo|MinSizeRel)$")
   file(GLOB devcheck_sanitizer_sources ${CMAKE_CURRENT_LIST_DIR}/*.cc)

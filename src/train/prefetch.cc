@@ -4,7 +4,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
-#include "detail/staging.h"
+#include "detail/staged_copy_label.h"
 
 namespace devcheck::impl {
 namespace {

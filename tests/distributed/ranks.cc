@@ -116,6 +116,6 @@ std::vector<RankResult> run_ranks(const std::vector<std::string>& argv, int worl
 
 std::string worker_path() { return DEVCHECK_DISTRIBUTED_WORKER; }
 
-std::string shared_memory_worker_path() { return DEVCHECK_SHARED_MEMORY_WORKER; }
+std::string local_all_reduce_worker_path() { return DEVCHECK_LOCAL_ALL_REDUCE_WORKER; }
 
 }  // namespace devcheck::testing

@@ -29,7 +29,7 @@ std::vector<RankResult> run_ranks(const std::vector<std::string>& argv, int worl
 // The worker program of tests/distributed (worker.cc).
 std::string worker_path();
 
-// The worker of shared_memory_test.cc (shared_memory_worker.cc).
-std::string shared_memory_worker_path();
+// The worker of local_all_reduce_test.cc (local_all_reduce_worker.cc).
+std::string local_all_reduce_worker_path();
 
 }  // namespace devcheck::testing

@@ -1,6 +1,6 @@
 #pragma once
 // What the rank programs of tests/distributed (worker.cc,
-// shared_memory_worker.cc) do with an error: its message alone on stderr and
+// local_all_reduce_worker.cc) do with an error: its message alone on stderr and
 // exit status 3, which the tests tell apart from a crash or a usage error (2).
 
 #include <c10/util/Exception.h>

@@ -1,5 +1,5 @@
-// LocalAllReduce (src/distributed/shared_memory.h) between two or three real
-// ranks (shared_memory_worker.cc): the mean of every rank's tensor, the same
+// LocalAllReduce (src/distributed/local_all_reduce.h) between two or three
+// real ranks (local_all_reduce_worker.cc): the mean of every rank's tensor, the same
 // bits on every rank, whether the tensors are copied into the segment, adopted
 // into it, or some of each; adopt()'s arena; no name left in /dev/shm; the
 // same refusal on every rank when one does not want it or /dev/shm has no
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "distributed/local_all_reduce_cases.h"
 #include "distributed/ranks.h"
-#include "distributed/shared_memory_cases.h"
 #include "support/support.h"
 
 namespace devcheck::testing {
@@ -34,7 +34,7 @@ std::vector<at::Tensor> load_results(const TempDir& dir, int rank) {
 void expect_every_rank_gets_the_mean(int world, const std::string& adopt) {
   TempDir dir;
   const std::vector<RankResult> ranks = run_ranks(
-      {shared_memory_worker_path(), "reduce", dir.path().string(), adopt}, world, kDeadline);
+      {local_all_reduce_worker_path(), "reduce", dir.path().string(), adopt}, world, kDeadline);
   const std::string all_adopted = "adopted " + std::to_string(reduce_cases().size() * 3) + " of " +
                                   std::to_string(reduce_cases().size() * 3) + "\n";
   for (int r = 0; r < world; ++r) {
@@ -107,7 +107,7 @@ TEST(LocalAllReduce, RanksMixingAdoptedAndCopiedTensorsGetTheSameMean) {
 // an adopted storage lives, after the LocalAllReduce itself is gone.
 TEST(LocalAllReduce, AdoptMovesWholeHostStoragesIntoAnArenaThatOutlivesIt) {
   const std::vector<RankResult> ranks =
-      run_ranks({shared_memory_worker_path(), "arena"}, 2, kDeadline);
+      run_ranks({local_all_reduce_worker_path(), "arena"}, 2, kDeadline);
   for (int r = 0; r < 2; ++r) {
     ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
     EXPECT_EQ(ranks[r].output,
@@ -132,7 +132,7 @@ TEST(LocalAllReduce, AdoptMovesWholeHostStoragesIntoAnArenaThatOutlivesIt) {
 
 TEST(LocalAllReduce, OneRankNotWantingItDeclinesOnEveryRankWithTheSameReason) {
   const std::vector<RankResult> ranks =
-      run_ranks({shared_memory_worker_path(), "off"}, 2, kDeadline);
+      run_ranks({local_all_reduce_worker_path(), "off"}, 2, kDeadline);
   for (int r = 0; r < 2; ++r) {
     ASSERT_EQ(ranks[r].exit_code, 0) << "rank " << r << ":\n" << ranks[r].output;
     EXPECT_NE(ranks[r].output.find("declined: rank 1 turned it off "
@@ -144,7 +144,7 @@ TEST(LocalAllReduce, OneRankNotWantingItDeclinesOnEveryRankWithTheSameReason) {
 
 TEST(LocalAllReduce, NoRoomInDevShmDeclinesOnEveryRankNamingTheSize) {
   const std::vector<RankResult> ranks =
-      run_ranks({shared_memory_worker_path(), "huge"}, 2, kDeadline);
+      run_ranks({local_all_reduce_worker_path(), "huge"}, 2, kDeadline);
   if (ranks[0].output.find("/dev/shm has no size limit") != std::string::npos) {
     GTEST_SKIP() << "/dev/shm has no size limit here";
   }
@@ -160,7 +160,7 @@ TEST(LocalAllReduce, NoRoomInDevShmDeclinesOnEveryRankNamingTheSize) {
 // tensor copied in (no arena to adopt into).
 TEST(LocalAllReduce, NoRoomForTheArenasConnectsWithoutThem) {
   const std::vector<RankResult> ranks =
-      run_ranks({shared_memory_worker_path(), "huge-arena"}, 2, kDeadline);
+      run_ranks({local_all_reduce_worker_path(), "huge-arena"}, 2, kDeadline);
   if (ranks[0].output.find("/dev/shm has no size limit") != std::string::npos) {
     GTEST_SKIP() << "/dev/shm has no size limit here";
   }
@@ -174,7 +174,7 @@ TEST(LocalAllReduce, NoRoomForTheArenasConnectsWithoutThem) {
 // sizes, instead of reading past the smaller tensor.
 TEST(LocalAllReduce, RanksWithDifferentSizesFailOnEveryRankNamingBothSizes) {
   const std::vector<RankResult> ranks =
-      run_ranks({shared_memory_worker_path(), "mismatch"}, 2, kDeadline);
+      run_ranks({local_all_reduce_worker_path(), "mismatch"}, 2, kDeadline);
   for (int r = 0; r < 2; ++r) {
     EXPECT_EQ(ranks[r].exit_code, 3) << "rank " << r << ":\n" << ranks[r].output;
     EXPECT_EQ(ranks[r].output.find("averaged"), std::string::npos) << ranks[r].output;
@@ -191,7 +191,7 @@ TEST(LocalAllReduce, RanksWithDifferentSizesFailOnEveryRankNamingBothSizes) {
 
 TEST(LocalAllReduce, ARankThatNeverArrivesIsNamedAfterTheTimeout) {
   const std::vector<RankResult> ranks =
-      run_ranks({shared_memory_worker_path(), "absent"}, 2, kDeadline);
+      run_ranks({local_all_reduce_worker_path(), "absent"}, 2, kDeadline);
   EXPECT_EQ(ranks[1].exit_code, 0) << ranks[1].output;
   EXPECT_EQ(ranks[0].exit_code, 3) << ranks[0].output;
   EXPECT_FALSE(ranks[0].timed_out);
@@ -204,7 +204,7 @@ TEST(LocalAllReduce, ARankThatNeverArrivesIsNamedAfterTheTimeout) {
 
 TEST(LocalAllReduce, ARankThatExitsIsNamedAtOnceNotAfterTheTimeout) {
   const std::vector<RankResult> ranks =
-      run_ranks({shared_memory_worker_path(), "dies"}, 2, kDeadline);
+      run_ranks({local_all_reduce_worker_path(), "dies"}, 2, kDeadline);
   EXPECT_EQ(ranks[1].exit_code, 0) << ranks[1].output;
   EXPECT_EQ(ranks[0].exit_code, 3) << ranks[0].output;
   EXPECT_LT(ranks[0].seconds, 30.0);  // the group's timeout is 60 s

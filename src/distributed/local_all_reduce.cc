@@ -1,11 +1,6 @@
-// LocalAllReduce: rank 0 makes a segment in /dev/shm, the other ranks map it
-// (its name and a random token travel through the store), rank 0 unlinks it.
-//
-// Segment: a header, two counters per rank (arrived, reduced; a cache line
-// each; futex words; the arrived line also says where the rank's tensor of
-// the call is), one robust mutex per rank (held while the rank's reducing
-// thread lives), a slot per rank for tensors that are copied in, then an
-// arena per rank for the storages adopt() moves there.
+// LocalAllReduce's protocol: rank 0 makes a segment in /dev/shm
+// (shm_segment.h), the other ranks map it (its name and a random token travel
+// through the store), rank 0 unlinks it once every rank has it mapped.
 //
 // Call s: every rank publishes where its tensor is (in its arena, or copied
 // into its slot) and arrives; each rank then sums its own chunk of every
@@ -14,20 +9,16 @@
 // and written by one rank only, and nothing else touches the tensors: a rank
 // changes its tensor again (backward, the next copy into its slot) only after
 // the second barrier, when every rank is done with it.
-#include "distributed/shared_memory.h"
+#include "distributed/local_all_reduce.h"
 
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
-#include <fcntl.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 #include <fmt/format.h>
 #include <linux/futex.h>
 #include <pthread.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,21 +28,18 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
-#include <map>
-#include <mutex>
-#include <optional>
 #include <random>
 #include <sstream>
 #include <utility>
 #include <vector>
 
+#include "distributed/shm_segment.h"
+
 namespace devcheck::detail {
 namespace {
 
-constexpr uint64_t kMagic = 0x6d68732d6b636476;  // "vdck-shm"
-constexpr size_t kLine = LocalAllReduce::kAlignment;
-
-size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+constexpr size_t kLine = ShmSegment::kLine;
+static_assert(LocalAllReduce::kAlignment == kLine);
 
 std::string boot_id() {
   std::ifstream in("/proc/sys/kernel/random/boot_id");
@@ -81,138 +69,6 @@ bool reached(uint32_t counter, uint32_t sequence) {
 
 }  // namespace
 
-struct LocalAllReduce::Segment {
-  struct Header {
-    uint64_t magic;
-    uint64_t token;
-    uint64_t world;
-    uint64_t capacity;
-    uint64_t arena;
-  };
-  // A rank's counter; the arrived one also carries, for the call it has
-  // arrived at, where the rank's tensor starts (bytes from the segment's
-  // start) and its size, written before the counter is released.
-  struct alignas(kLine) Counter {
-    std::atomic<uint32_t> value;
-    uint64_t where;
-    uint64_t bytes;
-  };
-  static_assert(sizeof(Header) <= kLine);
-  static_assert(sizeof(Counter) == kLine);
-  static_assert(std::atomic<uint32_t>::is_always_lock_free);
-
-  // One robust mutex per rank, held by that rank's reducing thread while it
-  // lives: a peer that finds it "owner died" knows the rank is gone.
-  struct alignas(kLine) Alive {
-    pthread_mutex_t mutex;
-  };
-  static_assert(sizeof(Alive) == kLine);
-
-  static size_t counters_offset() { return kLine; }
-  static size_t alive_offset(int world) {
-    return counters_offset() + 2 * static_cast<size_t>(world) * sizeof(Counter);
-  }
-  static size_t slots_offset(int world) {
-    return alive_offset(world) + static_cast<size_t>(world) * sizeof(Alive);
-  }
-  static size_t arenas_offset(int world, size_t capacity) {
-    return slots_offset(world) + static_cast<size_t>(world) * capacity;
-  }
-  static size_t bytes(int world, size_t capacity, size_t arena) {
-    return arenas_offset(world, capacity) + static_cast<size_t>(world) * arena;
-  }
-  static Header* header(void* base) { return static_cast<Header*>(base); }
-  // which: 0 arrived, 1 reduced.
-  static Counter* line(void* base, int world, int which, int rank) {
-    auto* counters = reinterpret_cast<Counter*>(static_cast<unsigned char*>(base) + kLine);
-    return &counters[which * world + rank];
-  }
-  static std::atomic<uint32_t>* counter(void* base, int world, int which, int rank) {
-    return &line(base, world, which, rank)->value;
-  }
-  static pthread_mutex_t* alive(void* base, int world, int rank) {
-    auto* alive = reinterpret_cast<Alive*>(static_cast<unsigned char*>(base) + alive_offset(world));
-    return &alive[rank].mutex;
-  }
-  // Robust, process-shared; by rank 0 before any other rank maps the segment.
-  static bool init_alive(void* base, int world) {
-    pthread_mutexattr_t attr;
-    if (::pthread_mutexattr_init(&attr) != 0) return false;
-    bool ok = ::pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) == 0 &&
-              ::pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST) == 0;
-    for (int r = 0; ok && r < world; ++r) {
-      ok = ::pthread_mutex_init(alive(base, world, r), &attr) == 0;
-    }
-    ::pthread_mutexattr_destroy(&attr);
-    return ok;
-  }
-};
-
-// This process's mapping of the segment and the bookkeeping of its rank's
-// arena: unmapped when the LocalAllReduce and every adopted storage are gone.
-struct LocalAllReduce::Mapping {
-  Mapping(void* base, size_t bytes, unsigned char* arena, size_t arena_bytes)
-      : base(base), bytes(bytes), arena(arena), arena_bytes(arena_bytes) {
-    if (arena_bytes > 0) free_blocks.emplace(0, arena_bytes);
-  }
-  ~Mapping() { ::munmap(base, bytes); }
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-
-  // First fit, in whole cache lines; the block's offset in the arena, or
-  // nothing when no free block is large enough.
-  std::optional<size_t> allocate(size_t n) {
-    n = round_up(std::max<size_t>(n, 1), kLine);
-    const std::lock_guard<std::mutex> lock(mutex);
-    for (auto it = free_blocks.begin(); it != free_blocks.end(); ++it) {
-      if (it->second < n) continue;
-      const size_t offset = it->first;
-      const size_t rest = it->second - n;
-      free_blocks.erase(it);
-      if (rest > 0) free_blocks.emplace(offset + n, rest);
-      return offset;
-    }
-    return std::nullopt;
-  }
-
-  // Returns a block, merged with its free neighbours.
-  void release(size_t offset, size_t n) {
-    n = round_up(std::max<size_t>(n, 1), kLine);
-    const std::lock_guard<std::mutex> lock(mutex);
-    auto next = free_blocks.lower_bound(offset);
-    if (next != free_blocks.end() && next->first == offset + n) {
-      n += next->second;
-      next = free_blocks.erase(next);
-    }
-    if (next != free_blocks.begin()) {
-      auto previous = std::prev(next);
-      if (previous->first + previous->second == offset) {
-        previous->second += n;
-        return;
-      }
-    }
-    free_blocks.emplace(offset, n);
-  }
-
-  // An adopted storage's memory: the DataPtr's context.
-  struct Block {
-    std::shared_ptr<Mapping> mapping;
-    size_t offset;
-    size_t bytes;
-  };
-  static void delete_block(void* context) {
-    const std::unique_ptr<Block> block(static_cast<Block*>(context));
-    block->mapping->release(block->offset, block->bytes);
-  }
-
-  void* base;
-  size_t bytes;
-  unsigned char* arena;  // this rank's
-  size_t arena_bytes;
-  std::mutex mutex;
-  std::map<size_t, size_t> free_blocks;  // offset in the arena -> bytes
-};
-
 std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& group,
                                                         size_t capacity_bytes, size_t arena_bytes,
                                                         bool wanted, std::string* declined) {
@@ -223,9 +79,9 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
     return std::unique_ptr<LocalAllReduce>();
   };
   if (world < 2) return decline("a world of one rank has nothing to exchange");
-  const size_t capacity = round_up(std::max<size_t>(capacity_bytes, 1), kLine);
-  size_t arena = round_up(arena_bytes, kLine);  // rank 0 may drop it for lack of room
-  void* base = MAP_FAILED;
+  const size_t capacity = ShmSegment::whole_lines(std::max<size_t>(capacity_bytes, 1));
+  size_t arena = ShmSegment::whole_lines(arena_bytes);  // rank 0 may drop it for lack of room
+  std::shared_ptr<ShmMapping> mapping;
   std::string setup;  // rank 0: what went wrong making the segment
 
   // Step 1: rank 0 makes, sizes, maps and stamps the segment; every rank says
@@ -237,40 +93,7 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
     std::random_device random;
     token = (static_cast<uint64_t>(random()) << 32) ^ random();
     name = fmt::format("/devcheck-ddp-{}-{:016x}", ::getpid(), token);
-    const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0) {
-      setup = fmt::format("rank 0 cannot create {} in /dev/shm: {}", name, std::strerror(errno));
-    } else {
-      created = true;
-      struct statvfs fs {};
-      const bool limited = ::fstatvfs(fd, &fs) == 0 && fs.f_blocks > 0;
-      const auto room = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
-      // Checked first: a tmpfs fills page by page before fallocate gives up.
-      // Without room for the arenas, slots only (every tensor copied in).
-      if (limited && room < Segment::bytes(world, capacity, arena)) arena = 0;
-      const size_t bytes = Segment::bytes(world, capacity, arena);
-      if (limited && room < bytes) {
-        setup = fmt::format("/dev/shm has no room for {} bytes ({} free)", bytes, room);
-      } else if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)); err != 0) {
-        setup = fmt::format("/dev/shm has no room for {} bytes ({})", bytes, std::strerror(err));
-      } else {
-        base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (base == MAP_FAILED) {
-          setup = fmt::format("rank 0 cannot map {}: {}", name, std::strerror(errno));
-        } else {
-          auto* header = Segment::header(base);
-          header->magic = kMagic;
-          header->token = token;
-          header->world = static_cast<uint64_t>(world);
-          header->capacity = capacity;
-          header->arena = arena;
-          if (!Segment::init_alive(base, world)) {
-            setup = "rank 0 cannot make process-shared robust mutexes";
-          }
-        }
-      }
-      ::close(fd);
-    }
+    mapping = ShmSegment::create(name, token, world, capacity, &arena, &created, &setup);
   }
   const std::string me = fmt::format("{} {}", boot_id(), wanted ? "wanted" : "off");
   const std::vector<std::string> hello = group.all_gather_string(
@@ -302,106 +125,54 @@ std::unique_ptr<LocalAllReduce> LocalAllReduce::connect(const ProcessGroup& grou
     if (problem.empty() && status != "ok") problem = status;
     if (rank != 0 && problem.empty()) token = std::stoull(token_text, nullptr, 16);
   }
-  const size_t bytes = Segment::bytes(world, capacity, arena);
-
   // Step 2: the other ranks map it and check it is rank 0's (stamped before
   // rank 0's answer reached the store).
   if (rank != 0 && problem.empty()) {
-    const int fd = ::shm_open(name.c_str(), O_RDWR, 0);
-    struct stat st {};
-    if (fd < 0) {
-      problem =
-          fmt::format("rank {} cannot open {} in /dev/shm: {}", rank, name, std::strerror(errno));
-    } else {
-      if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != bytes) {
-        problem = fmt::format("rank {} found {} with another size", rank, name);
-      } else {
-        base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (base == MAP_FAILED) {
-          problem = fmt::format("rank {} cannot map {}: {}", rank, name, std::strerror(errno));
-        } else {
-          const auto* header = Segment::header(base);
-          if (header->magic != kMagic || header->token != token ||
-              header->world != static_cast<uint64_t>(world) || header->capacity != capacity ||
-              header->arena != arena) {
-            problem = fmt::format("rank {} opened {}, which is not rank 0's segment", rank, name);
-          }
-        }
-      }
-      ::close(fd);
-    }
+    mapping = ShmSegment::open(name, token, rank, world, capacity, arena, &problem);
   }
   const std::vector<std::string> mapped = group.all_gather_string(problem.empty() ? "ok" : problem);
   // Every rank has mapped it or given up: nothing needs the name any more.
-  if (created) ::shm_unlink(name.c_str());
+  if (created) ShmSegment::unlink(name);
   problem.clear();  // this rank's own answer is among them, in rank order
   for (const std::string& answer : mapped) {
     if (problem.empty() && answer != "ok") problem = answer;
   }
-  if (!problem.empty()) {
-    if (base != MAP_FAILED) ::munmap(base, bytes);
-    return decline(problem);
-  }
-  auto* own_arena = static_cast<unsigned char*>(base) + Segment::arenas_offset(world, capacity) +
-                    static_cast<size_t>(rank) * arena;
+  if (!problem.empty()) return decline(problem);  // unmapped as `mapping` goes
+  TORCH_INTERNAL_ASSERT(mapping != nullptr, "LocalAllReduce: connected without a mapping");
   return std::unique_ptr<LocalAllReduce>(
-      new LocalAllReduce(rank, world, capacity, group.timeout(),
-                         std::make_shared<Mapping>(base, bytes, own_arena, arena)));
+      new LocalAllReduce(rank, world, capacity, group.timeout(), std::move(mapping)));
 }
 
 LocalAllReduce::LocalAllReduce(int rank, int world, size_t capacity,
-                               std::chrono::milliseconds timeout, std::shared_ptr<Mapping> mapping)
+                               std::chrono::milliseconds timeout,
+                               std::shared_ptr<ShmMapping> mapping)
     : rank_(rank),
       world_(world),
       capacity_(capacity),
       timeout_(timeout),
       mapping_(std::move(mapping)),
-      base_(static_cast<unsigned char*>(mapping_->base)),
+      base_(mapping_->base()),
       gone_(static_cast<size_t>(world), false) {}
 
 // The mapping goes when the last adopted storage does.
 LocalAllReduce::~LocalAllReduce() = default;
 
-size_t LocalAllReduce::arena_capacity() const { return mapping_->arena_bytes; }
+size_t LocalAllReduce::arena_capacity() const { return mapping_->arena_bytes(); }
 
 unsigned char* LocalAllReduce::slot(int rank) const {
-  return base_ + Segment::slots_offset(world_) + static_cast<size_t>(rank) * capacity_;
+  return base_ + ShmSegment::slots_offset(world_) + static_cast<size_t>(rank) * capacity_;
 }
 
-bool LocalAllReduce::adopt(const at::Tensor& tensor) {
-  if (!tensor.defined() || !tensor.has_storage()) return false;
-  c10::StorageImpl* storage = tensor.storage().unsafeGetStorageImpl();
-  const size_t nbytes = storage->nbytes();
-  const auto* data = static_cast<const unsigned char*>(storage->data());
-  const unsigned char* arena = mapping_->arena;
-  if (data != nullptr && data >= arena && data + nbytes <= arena + mapping_->arena_bytes) {
-    return true;
-  }
-  const c10::DeviceType type = storage->device().type();
-  if ((type != c10::kCPU && type != c10::kPrivateUse1) || !tensor.is_contiguous() ||
-      tensor.storage_offset() != 0 ||
-      static_cast<size_t>(tensor.numel()) * tensor.element_size() != nbytes || nbytes == 0) {
-    return false;
-  }
-  const std::optional<size_t> offset = mapping_->allocate(nbytes);
-  if (!offset) return false;
-  unsigned char* block = mapping_->arena + *offset;
-  std::memcpy(block, data, nbytes);
-  // The storage keeps its identity (views, is_alias_of, the Reducer's
-  // bookkeeping); only its memory changes, and the old memory is freed.
-  storage->set_data_ptr_noswap(c10::DataPtr(block, new Mapping::Block{mapping_, *offset, nbytes},
-                                            &Mapping::delete_block, storage->device()));
-  return true;
-}
+bool LocalAllReduce::adopt(const at::Tensor& tensor) { return mapping_->adopt(tensor); }
 
 void LocalAllReduce::hold_alive() {
-  const int rc = ::pthread_mutex_lock(Segment::alive(base_, world_, rank_));
-  if (rc == EOWNERDEAD) ::pthread_mutex_consistent(Segment::alive(base_, world_, rank_));
+  const int rc = ::pthread_mutex_lock(ShmSegment::alive(base_, world_, rank_));
+  if (rc == EOWNERDEAD) ::pthread_mutex_consistent(ShmSegment::alive(base_, world_, rank_));
 }
 
 bool LocalAllReduce::gone(int rank) const {
   if (gone_[static_cast<size_t>(rank)]) return true;
-  pthread_mutex_t* mutex = Segment::alive(base_, world_, rank);
+  pthread_mutex_t* mutex = ShmSegment::alive(base_, world_, rank);
   const int rc = ::pthread_mutex_trylock(mutex);
   if (rc == 0) {
     ::pthread_mutex_unlock(mutex);  // not held yet: its thread has not started
@@ -413,7 +184,7 @@ bool LocalAllReduce::gone(int rank) const {
 }
 
 void LocalAllReduce::publish(int which, uint32_t sequence) {
-  std::atomic<uint32_t>* word = Segment::counter(base_, world_, which, rank_);
+  std::atomic<uint32_t>* word = ShmSegment::counter(base_, world_, which, rank_);
   word->store(sequence, std::memory_order_release);
   futex_wake_all(word);
 }
@@ -425,7 +196,7 @@ void LocalAllReduce::wait_all(int which, uint32_t sequence, const std::atomic<bo
   const auto deadline = now + timeout_;
   const auto spin_until = now + spin;
   for (int r = 0; r < world_; ++r) {
-    std::atomic<uint32_t>* word = Segment::counter(base_, world_, which, r);
+    std::atomic<uint32_t>* word = ShmSegment::counter(base_, world_, which, r);
     // Spin first (until spin_until, for all ranks together), reading the
     // clock every 64 rounds.
     for (uint32_t round = 0; !reached(word->load(std::memory_order_acquire), sequence); ++round) {
@@ -515,9 +286,7 @@ void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic
                                      std::chrono::microseconds spin) {
   const size_t nbytes = tensor.numel() * tensor.element_size();
   auto* data = static_cast<unsigned char*>(tensor.data_ptr());
-  const unsigned char* arena = mapping_->arena;
-  const bool in_place =
-      nbytes > 0 && data >= arena && data + nbytes <= arena + mapping_->arena_bytes;
+  const bool in_place = nbytes > 0 && mapping_->in_arena(data, nbytes);
   TORCH_INTERNAL_ASSERT(tensor.is_contiguous() && (in_place || nbytes <= capacity_),
                         "LocalAllReduce: a contiguous tensor, adopted or of at most ", capacity_,
                         " bytes; received ", nbytes);
@@ -526,7 +295,7 @@ void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic
   const uint32_t sequence = ++sequence_;
   unsigned char* own = in_place ? data : slot(rank_);
   if (!in_place && nbytes > 0) std::memcpy(own, data, nbytes);
-  Segment::Counter* arrived = Segment::line(base_, world_, 0, rank_);
+  ShmSegment::Counter* arrived = ShmSegment::line(base_, world_, 0, rank_);
   arrived->where = static_cast<uint64_t>(own - base_);
   arrived->bytes = nbytes;
   publish(0, sequence);
@@ -538,7 +307,7 @@ void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic
   // reduces anything (each finds the same difference and throws).
   std::vector<unsigned char*> where(static_cast<size_t>(world_));
   for (int r = 0; r < world_; ++r) {
-    const Segment::Counter* line = Segment::line(base_, world_, 0, r);
+    const ShmSegment::Counter* line = ShmSegment::line(base_, world_, 0, r);
     if (line->bytes != nbytes) {
       C10_THROW_ERROR(
           Error, fmt::format("[devcheck] DistributedDataParallel: rank {} all-reduces {} bytes in "
@@ -547,8 +316,9 @@ void LocalAllReduce::all_reduce_mean(const at::Tensor& tensor, const std::atomic
                              r, line->bytes, sequence, rank_, nbytes));
     }
     // A rank's offset lies within the segment, as written by LocalAllReduce.
-    TORCH_INTERNAL_ASSERT(line->where <= mapping_->bytes && nbytes <= mapping_->bytes - line->where,
-                          "LocalAllReduce: rank ", r, " published a tensor outside the segment");
+    TORCH_INTERNAL_ASSERT(
+        line->where <= mapping_->bytes() && nbytes <= mapping_->bytes() - line->where,
+        "LocalAllReduce: rank ", r, " published a tensor outside the segment");
     where[static_cast<size_t>(r)] = base_ + line->where;
   }
 

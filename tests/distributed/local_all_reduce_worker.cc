@@ -1,24 +1,24 @@
-// One rank of tests/distributed/shared_memory_test.cc (started by run_ranks):
-//   shared_memory_worker reduce OUT_DIR none|all|odd
+// One rank of tests/distributed/local_all_reduce_test.cc (run_ranks starts it):
+//   local_all_reduce_worker reduce OUT_DIR none|all|odd
 //       connects a LocalAllReduce and averages tensors of several dtypes and
 //       sizes, each three times, writing the results to OUT_DIR/rank<R>.pt;
 //       prints "transport shared memory" and how many segments of rank 0's
 //       are still named in /dev/shm. The tensors are copied into the segment,
 //       or adopted into it first (every rank: all, odd ranks: odd), which
 //       prints "adopted K of N" (values kept, memory moved).
-//   shared_memory_worker arena   adopt's refusals, its arena filled, freed
-//                                and filled again, and the segment mapped
-//                                until the last adopted storage is freed
-//   shared_memory_worker off     rank 1 does not want shared memory
-//   shared_memory_worker huge    asks for slots larger than /dev/shm
-//   shared_memory_worker huge-arena
-//                                small slots, arenas larger than /dev/shm:
-//                                connects without arenas ("arena 0")
-//   shared_memory_worker mismatch
-//                                rank 1 averages a larger tensor than rank 0
-//   shared_memory_worker absent  rank 1 connects and leaves; rank 0 averages
-//   shared_memory_worker dies    as absent, but both hold_alive() and the
-//                                timeout is a minute: rank 1 is seen gone
+//   local_all_reduce_worker arena
+//       adopt's refusals, its arena filled, freed and filled again, and the
+//       segment mapped until the last adopted storage is freed
+//   local_all_reduce_worker off          rank 1 does not want shared memory
+//   local_all_reduce_worker huge         asks for slots larger than /dev/shm
+//   local_all_reduce_worker huge-arena
+//       small slots, arenas larger than /dev/shm: connects without arenas
+//       ("arena 0")
+//   local_all_reduce_worker mismatch     rank 1 averages a larger tensor than rank 0
+//   local_all_reduce_worker absent       rank 1 connects and leaves; rank 0 averages
+//   local_all_reduce_worker dies
+//       as absent, but both hold_alive() and the timeout is a minute: rank 1
+//       is seen gone
 // Prints an error's message on stderr and exits 3 when one is thrown.
 #include <ATen/ATen.h>
 #include <dirent.h>
@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "devcheck/distributed.h"
-#include "distributed/shared_memory.h"
-#include "distributed/shared_memory_cases.h"
+#include "distributed/local_all_reduce.h"
+#include "distributed/local_all_reduce_cases.h"
 #include "distributed/worker_main.h"
 
 namespace {
@@ -226,8 +226,9 @@ int main(int argc, char** argv) {
     if (mode == "off" || mode == "huge" || mode == "huge-arena") return declines(mode);
     if (mode == "mismatch") return mismatch();
     if (mode == "absent" || mode == "dies") return absent(mode == "dies");
-    std::cerr << "usage: shared_memory_worker reduce OUT_DIR none|all|odd | arena | off | huge | "
-                 "huge-arena | mismatch | absent | dies\n";
+    std::cerr
+        << "usage: local_all_reduce_worker reduce OUT_DIR none|all|odd | arena | off | huge | "
+           "huge-arena | mismatch | absent | dies\n";
     return 2;
   });
 }

@@ -1,6 +1,6 @@
 // How tensors reach Gloo: CPU tensors as they are, fake-device tensors as CPU
 // tensors over the same host memory, anything else through a CPU copy.
-#include "distributed/staging.h"
+#include "distributed/gloo_tensor.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 namespace devcheck::detail {
 namespace {
 
-TEST(DistributedStaging, ACpuTensorIsHandedOverItself) {
+TEST(GlooTensor, ACpuTensorIsHandedOverItself) {
   const at::Tensor t = at::arange(6, at::kFloat);
   const at::Tensor staged = communicable(t, "gloo");
   EXPECT_TRUE(staged.is_same(t));
@@ -18,7 +18,7 @@ TEST(DistributedStaging, ACpuTensorIsHandedOverItself) {
   EXPECT_TRUE(at::equal(t, at::arange(6, at::kFloat)));
 }
 
-TEST(DistributedStaging, AContiguousFakeTensorIsACpuAliasOfItsBytes) {
+TEST(GlooTensor, AContiguousFakeTensorIsACpuAliasOfItsBytes) {
   const at::Tensor t = at::arange(6, at::kFloat).to(fake_device(1));
   const at::Tensor staged = communicable(t, "gloo");
   EXPECT_TRUE(staged.device().is_cpu());
@@ -27,7 +27,7 @@ TEST(DistributedStaging, AContiguousFakeTensorIsACpuAliasOfItsBytes) {
   EXPECT_TRUE(at::equal(t.cpu(), at::arange(6, at::kFloat) * 2));
 }
 
-TEST(DistributedStaging, ANonContiguousFakeTensorGoesThroughACopyAndBack) {
+TEST(GlooTensor, ANonContiguousFakeTensorGoesThroughACopyAndBack) {
   const at::Tensor base = at::arange(6, at::kFloat).reshape({2, 3}).to(fake_device(1));
   const at::Tensor t = base.t();
   ASSERT_FALSE(t.is_contiguous());

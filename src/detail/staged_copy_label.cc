@@ -1,4 +1,4 @@
-#include "detail/staging.h"
+#include "detail/staged_copy_label.h"
 
 namespace devcheck::impl {
 namespace {

@@ -1,30 +1,21 @@
-// The callback's rules, seen through the engine's records.
+// The watch's rules (watch.cc), seen through the engine's records: which
+// ops are checked, which copies and syncs are counted, which results get an
+// origin.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
-#include "devcheck/fake_device.h"
 #include "sanitizer/engine.h"
+#include "sanitizer/watched_session.h"
 
 namespace devcheck::sanitizer {
 namespace {
 
-const c10::Device kCpu("cpu");
+using Watch = WatchedSession;
 
-// The second device is the fake accelerator: it computes, and fails on mixed
-// devices as CUDA does.
-c10::Device fake(int index = 0) { return fake_device(index); }
-at::TensorOptions on_fake(int index = 0) { return at::TensorOptions().device(fake(index)); }
-
-class Callback : public ::testing::Test {
- protected:
-  void SetUp() override { Engine::get().start(SanitizerOptions().trace(true)); }
-  void TearDown() override { Engine::get().stop(); }
-};
-
-TEST_F(Callback, ZeroDimCpuTensorsMayMeetAnyDevice) {
+TEST_F(Watch, ZeroDimCpuTensorsMayMeetAnyDevice) {
   const at::Tensor x = at::ones({3}, on_fake());
   const at::Tensor sum = at::add(x, at::scalar_tensor(2.0));
   const at::Tensor product = at::mul(at::scalar_tensor(2.0), x);
@@ -33,7 +24,7 @@ TEST_F(Callback, ZeroDimCpuTensorsMayMeetAnyDevice) {
   EXPECT_EQ(product.device(), fake());
 }
 
-TEST_F(Callback, ButNotZeroDimTensorsOnOtherDevices) {
+TEST_F(Watch, ButNotZeroDimTensorsOnOtherDevices) {
   const at::Tensor x = at::ones({3});
   EXPECT_THROW(at::add(x, at::scalar_tensor(2.0, on_fake())), c10::Error);
   const auto records = Engine::get().mismatches();
@@ -42,20 +33,7 @@ TEST_F(Callback, ButNotZeroDimTensorsOnOtherDevices) {
   EXPECT_EQ(records[0].expected, fake());  // a tie goes to the accelerator
 }
 
-TEST_F(Callback, FakeZeroAndFakeOneAreAMismatch) {
-  const at::Tensor a = at::ones({3}, on_fake(0));
-  const at::Tensor b = at::ones({3}, on_fake(1));
-  EXPECT_THROW(at::mul(a, b), c10::Error);
-  const auto records = Engine::get().mismatches();
-  ASSERT_EQ(records.size(), 1U);
-  EXPECT_EQ(records[0].op, "aten::mul");
-  ASSERT_EQ(records[0].args.size(), 2U);
-  EXPECT_EQ(records[0].args[0].device, fake(0));
-  EXPECT_EQ(records[0].args[1].device, fake(1));
-  EXPECT_TRUE(records[0].args[1].stray);  // a tie between accelerators: the first seen
-}
-
-TEST_F(Callback, OpsThatCrossDevicesAreNotMismatchesButAreCounted) {
+TEST_F(Watch, OpsThatCrossDevicesAreNotMismatchesButAreCounted) {
   const at::Tensor cpu = at::arange(4, at::kFloat);
   at::Tensor on_device = at::empty({4}, on_fake());
   on_device.copy_(cpu);
@@ -76,42 +54,7 @@ TEST_F(Callback, OpsThatCrossDevicesAreNotMismatchesButAreCounted) {
   EXPECT_EQ(Engine::get().ledger.events(&dropped).size(), 4U);
 }
 
-TEST_F(Callback, ACopyBackToTheHostIsASync) {
-  const at::Tensor x = at::ones({2, 3}, on_fake());
-  const at::Tensor back = x.cpu();
-  // non_blocking: the host does not wait for it
-  const at::Tensor ahead = x.to(at::TensorOptions().device(kCpu), /*non_blocking=*/true);
-  const auto syncs = Engine::get().ledger.syncs();
-  ASSERT_EQ(syncs.size(), 1U);
-  EXPECT_STREQ(syncs[0].first.op, "aten::to");  // cpu() calls to()
-  EXPECT_EQ(syncs[0].first.device, fake());
-  EXPECT_EQ(syncs[0].second, 1U);
-  std::uint64_t synchronizing = 0;
-  for (const auto& [key, entry] : Engine::get().ledger.transfers()) {
-    EXPECT_EQ(key.src, fake());
-    EXPECT_EQ(key.dst, kCpu);
-    synchronizing += entry.synchronizing;
-  }
-  EXPECT_EQ(synchronizing, 1U);
-}
-
-TEST_F(Callback, TransfersAreNamedByTheOpTheProgramCalled) {
-  const at::Tensor cpu = at::ones({2, 3});
-  const at::Tensor moved = cpu.to(fake());
-  const at::Tensor cast = cpu.to(at::kDouble);          // same device: no transfer
-  const at::Tensor cast_there = moved.to(at::kDouble);  // nor on the fake device
-  const at::Tensor back_and_forth = at::_to_copy(cpu, on_fake());
-  std::map<std::string, std::uint64_t> bytes;
-  for (const auto& [key, entry] : Engine::get().ledger.transfers()) {
-    EXPECT_EQ(key.src, kCpu);
-    EXPECT_EQ(key.dst, fake());
-    bytes[key.op] += entry.bytes;
-  }
-  EXPECT_EQ(bytes,
-            (std::map<std::string, std::uint64_t>{{"aten::to", 24}, {"aten::_to_copy", 24}}));
-}
-
-TEST_F(Callback, OpsInsideAnOpAreNotWatched) {
+TEST_F(Watch, OpsInsideAnOpAreNotWatched) {
   const at::Tensor w = at::ones({3, 2}, on_fake());
   const auto before = Engine::get().ledger.transfers().size();
   at::Tensor x = at::ones({2, 3}).to(fake());  // to -> _to_copy -> empty + copy_ inside
@@ -121,7 +64,7 @@ TEST_F(Callback, OpsInsideAnOpAreNotWatched) {
   EXPECT_EQ(y.device(), fake());
 }
 
-TEST_F(Callback, CopiesAnOpMakesOnItsOwnAreCountedUnderItsName) {
+TEST_F(Watch, CopiesAnOpMakesOnItsOwnAreCountedUnderItsName) {
   // ctc_loss reads its lengths on the host (two hidden device-to-host copies,
   // each a sync) and sends a small tensor of its own back to the device.
   const int64_t steps = 5;
@@ -157,7 +100,7 @@ TEST_F(Callback, CopiesAnOpMakesOnItsOwnAreCountedUnderItsName) {
 
 // meta is the point here: its index kernel moves CPU indices to the device
 // itself, as CUDA's does; the fake device's CPU kernel reads them in place.
-TEST_F(Callback, CopiesOfIndicesAnIndexOpMakesAreCountedUnderItsName) {
+TEST_F(Watch, CopiesOfIndicesAnIndexOpMakesAreCountedUnderItsName) {
   const at::Tensor x = at::ones({4}, at::TensorOptions().device(c10::kMeta));
   const at::Tensor cpu_indices = at::arange(2);
   at::Tensor picked = at::index(x, {cpu_indices});
@@ -171,7 +114,7 @@ TEST_F(Callback, CopiesOfIndicesAnIndexOpMakesAreCountedUnderItsName) {
   EXPECT_EQ(transfers[0].second.bytes, 16U);  // two int64 indices
 }
 
-TEST_F(Callback, SyncsAnOpMakesOnItsOwnAreCountedUnderItsName) {
+TEST_F(Watch, SyncsAnOpMakesOnItsOwnAreCountedUnderItsName) {
   const at::Tensor x = at::arange(4, on_fake().dtype(at::kFloat));
   const at::Tensor start = at::ones({}, on_fake().dtype(at::kLong));
   Engine::get().ledger.clear();
@@ -184,7 +127,7 @@ TEST_F(Callback, SyncsAnOpMakesOnItsOwnAreCountedUnderItsName) {
   EXPECT_EQ(syncs[0].second, 1U);
 }
 
-TEST_F(Callback, SameDeviceToKeepsTheOriginalOrigin) {
+TEST_F(Watch, SameDeviceToKeepsTheOriginalOrigin) {
   const at::Tensor x = at::ones({4});
   const at::Tensor same = x.to(c10::Device("cpu"));
   const auto origin = Engine::get().provenance.find(same.storage().unsafeGetStorageImpl());
@@ -192,7 +135,7 @@ TEST_F(Callback, SameDeviceToKeepsTheOriginalOrigin) {
   EXPECT_STREQ(origin->op, "aten::ones");
 }
 
-TEST_F(Callback, AConversionOnTheSameDeviceKeepsTheOriginOfItsInput) {
+TEST_F(Watch, AConversionOnTheSameDeviceKeepsTheOriginOfItsInput) {
   const at::Tensor mask = at::ones({4, 4});
   const at::Tensor as_bool = mask.to(at::kBool);  // .bool(): a new tensor, chosen where mask was
   const auto origin = Engine::get().provenance.find(as_bool.storage().unsafeGetStorageImpl());
@@ -200,7 +143,7 @@ TEST_F(Callback, AConversionOnTheSameDeviceKeepsTheOriginOfItsInput) {
   EXPECT_STREQ(origin->op, "aten::ones");
 }
 
-TEST_F(Callback, ADerivationOfATensorOfKnownOriginIsMadeWhereItRuns) {
+TEST_F(Watch, ADerivationOfATensorOfKnownOriginIsMadeWhereItRuns) {
   const at::Tensor mask = at::triu(at::ones({4, 4}), 1);
   const at::Tensor scaled = mask * 2;            // a wrapped scalar is not a second input
   const at::Tensor tiled = mask.repeat({2, 1});  // a list of sizes is not a tensor
@@ -231,7 +174,7 @@ TEST_F(Callback, ADerivationOfATensorOfKnownOriginIsMadeWhereItRuns) {
   EXPECT_FALSE(Engine::get().provenance.find(negated.storage().unsafeGetStorageImpl()).has_value());
 }
 
-TEST_F(Callback, AStrayDerivedFromAFactorysResultIsReportedWhereItWasDerived) {
+TEST_F(Watch, AStrayDerivedFromAFactorysResultIsReportedWhereItWasDerived) {
   const at::Tensor weights = at::ones({4}, on_fake());
   const at::Tensor stray = at::cumsum(at::ones({4}), 0).to(at::kBool);
   EXPECT_THROW((void)at::masked_fill(weights, stray, 0.0), c10::Error);
@@ -249,7 +192,7 @@ TEST_F(Callback, AStrayDerivedFromAFactorysResultIsReportedWhereItWasDerived) {
   EXPECT_TRUE(named);
 }
 
-TEST_F(Callback, IndicesMayBeOnTheHostButTheIndexedTensorMayNot) {
+TEST_F(Watch, IndicesMayBeOnTheHostButTheIndexedTensorMayNot) {
   const at::Tensor on_device = at::arange(5.0, on_fake());
   (void)on_device.index({at::tensor({1, 3}, at::kLong)});
   EXPECT_TRUE(Engine::get().mismatches().empty());
@@ -260,7 +203,7 @@ TEST_F(Callback, IndicesMayBeOnTheHostButTheIndexedTensorMayNot) {
   EXPECT_EQ(records[0].expected, fake());
 }
 
-TEST_F(Callback, APackedSequencesLengthsOnTheHostAreNotAMismatch) {
+TEST_F(Watch, APackedSequencesLengthsOnTheHostAreNotAMismatch) {
   const at::Tensor input = at::randn({5, 2, 3}, on_fake());
   const auto packed =
       at::_pack_padded_sequence(input, at::tensor({5, 3}, at::kLong), /*batch_first=*/false);
@@ -268,14 +211,14 @@ TEST_F(Callback, APackedSequencesLengthsOnTheHostAreNotAMismatch) {
   EXPECT_EQ(std::get<1>(packed).device(), kCpu);  // batch_sizes stay on the host, as PyTorch wants
 }
 
-TEST_F(Callback, TransfersGiveTheirResultAnOrigin) {
+TEST_F(Watch, TransfersGiveTheirResultAnOrigin) {
   const at::Tensor moved = at::ones({4}).to(fake());
   const auto origin = Engine::get().provenance.find(moved.storage().unsafeGetStorageImpl());
   ASSERT_TRUE(origin.has_value());
   EXPECT_STREQ(origin->op, "aten::to");
 }
 
-TEST_F(Callback, InnerFactoriesOfAnOpAreNotOrigins) {
+TEST_F(Watch, InnerFactoriesOfAnOpAreNotOrigins) {
   const at::Tensor x = at::ones({4});
   // ones() calls empty() inside; only the outer op names the tensor.
   EXPECT_STREQ(Engine::get().provenance.find(x.storage().unsafeGetStorageImpl())->op, "aten::ones");
@@ -283,7 +226,7 @@ TEST_F(Callback, InnerFactoriesOfAnOpAreNotOrigins) {
   EXPECT_STREQ(Engine::get().provenance.find(y.storage().unsafeGetStorageImpl())->op, "aten::ones");
 }
 
-TEST_F(Callback, OnlyTheOutermostMismatchedOpIsReported) {
+TEST_F(Watch, OnlyTheOutermostMismatchedOpIsReported) {
   const at::Tensor w = at::ones({3, 2}, on_fake());
   EXPECT_THROW(at::matmul(at::ones({2, 3}), w), c10::Error);      // matmul -> mm inside
   EXPECT_THROW(at::linear(at::ones({2, 2}), w.t()), c10::Error);  // linear -> matmul -> mm
@@ -293,7 +236,7 @@ TEST_F(Callback, OnlyTheOutermostMismatchedOpIsReported) {
   EXPECT_EQ(records[1].op, "aten::linear");
 }
 
-TEST_F(Callback, AfterAMismatchTheNextOpsAreCheckedAgain) {
+TEST_F(Watch, AfterAMismatchTheNextOpsAreCheckedAgain) {
   const at::Tensor w = at::ones({3}, on_fake());
   EXPECT_THROW(at::matmul(at::ones({1, 3}), w), c10::Error);
   EXPECT_THROW(at::dot(at::ones({3}), w), c10::Error);

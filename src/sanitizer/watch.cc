@@ -1,7 +1,10 @@
-// The dispatcher fallback: the hot path of the sanitizer. Every ATen op a
-// watched thread calls passes through watch_op() once, at its boundary (the
-// ops it runs inside are not intercepted again), so the common case (an op
-// whose tensors agree) allocates nothing and takes no lock.
+// The watch: the dispatcher fallback every ATen op a watched thread calls
+// passes through once, at its boundary (the ops it runs inside are not
+// intercepted again), the observers of the copies and syncs those inner ops
+// make, and their installation. The hot path of the sanitizer: the common
+// case (an op whose tensors agree) allocates nothing and takes no lock, and
+// what it calls per op is in this file. What an op leaves in the records (a
+// mismatch, a transfer, a sync) is record.cc's.
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/ivalue.h>
@@ -12,24 +15,20 @@
 #include <torch/library.h>
 
 #include <algorithm>
-#include <chrono>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "detail/mismatch.h"
-#include "detail/staging.h"
 #include "devcheck/error.h"
 #include "sanitizer/engine.h"
 #include "sanitizer/ops.h"
-#include "sanitizer/report.h"
+#include "sanitizer/record.h"
 #include "sanitizer/stack.h"
-#include "sanitizer/steps.h"
 
 // LibTorch's headers change layouts and add asserts when NDEBUG is unset;
 // LibTorch is built with it, so this file must be too.
 #ifndef NDEBUG
-#error "src/sanitizer/callback.cc must be compiled with NDEBUG (see src/sanitizer/module.cmake)"
+#error "src/sanitizer/watch.cc must be compiled with NDEBUG (see src/sanitizer/module.cmake)"
 #endif
 
 namespace devcheck::sanitizer {
@@ -47,7 +46,7 @@ struct OpCacheSlot {
 };
 
 // Op counts are flushed to the engine in batches: one shared atomic per op
-// would be the hottest line of the callback.
+// would be the hottest line of the watch.
 constexpr std::uint64_t kOpFlushEvery = 256;
 
 // Trivially destructible on purpose: an op may run during thread exit, after
@@ -105,17 +104,6 @@ OpInfo classify_cached(ThreadState& t, const char* name) {
   return slot.info;
 }
 
-std::uint64_t thread_key() {
-  static thread_local const std::uint64_t key =
-      std::hash<std::thread::id>()(std::this_thread::get_id());
-  return key;
-}
-
-double now_us() {
-  using namespace std::chrono;
-  return duration<double, std::micro>(steady_clock::now().time_since_epoch()).count();
-}
-
 // The one-device rule (detail/mismatch.h): every defined tensor on one
 // device, 0-dim CPU tensors (wrapped scalars) allowed anywhere.
 struct DeviceScan {
@@ -148,208 +136,6 @@ struct DeviceScan {
   }
 };
 
-const at::Tensor* first_tensor(c10::ArrayRef<const c10::IValue> values, std::size_t index) {
-  if (values.size() <= index || !values[index].isTensor()) return nullptr;
-  const at::Tensor& t = values[index].toTensor();
-  return t.defined() ? &t : nullptr;
-}
-
-std::uint64_t nbytes(const at::Tensor& t) {
-  return static_cast<std::uint64_t>(t.numel()) * t.element_size();
-}
-
-void note_arg(const at::Tensor& t, std::string name, std::vector<ArgRecord>& args, Engine& e) {
-  if (!t.defined()) return;
-  ArgRecord a;
-  a.name = std::move(name);
-  a.device = t.device();
-  a.dtype = t.scalar_type();
-  a.shape = t.sizes().vec();
-  if (e.settings().provenance() && t.has_storage()) {
-    if (auto origin = e.provenance.find(t.storage().unsafeGetStorageImpl())) {
-      a.origin_known = true;
-      a.origin = *origin;
-    }
-  }
-  args.push_back(std::move(a));
-}
-
-// The rare path: tensors on several devices. Records the finding with every
-// argument's name, device and origin, and where the op ran.
-void record_mismatch(const c10::FunctionSchema& schema, c10::ArrayRef<const c10::IValue> inputs,
-                     const OpInfo& info, Engine& e, ThreadState& t) {
-  MismatchRecord record;
-  record.op = schema.name();
-  const auto& params = schema.arguments();
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    std::string name = i < params.size() ? params[i].name() : "input" + std::to_string(i);
-    const c10::IValue& v = inputs[i];
-    if (v.isTensor()) {
-      note_arg(v.toTensor(), name, record.args, e);
-    } else if (v.isList()) {
-      const auto list = v.toListRef();
-      for (std::size_t j = 0; j < list.size(); ++j) {
-        if (list[j].isTensor()) {
-          note_arg(list[j].toTensor(), name + "[" + std::to_string(j) + "]", record.args, e);
-        }
-      }
-    }
-  }
-  // The op's device and its strays: the rule check_same_device() uses.
-  // An argument the op takes on the host (index's indices) is never a stray there.
-  auto on_host_by_design = [&](const ArgRecord& a) {
-    if (!a.device.is_cpu()) return false;
-    const std::size_t bracket = a.name.find('[');
-    return host_argument(info, bracket == std::string::npos ? a.name : a.name.substr(0, bracket));
-  };
-  detail::DeviceTally counts;
-  for (const auto& a : record.args) {
-    if (!detail::wrapped_scalar(a.device, a.shape.size()) && !on_host_by_design(a)) {
-      counts.add(a.device);
-    }
-  }
-  record.expected = counts.expected().value_or(record.expected);
-  for (auto& a : record.args) {
-    a.stray = !on_host_by_design(a) && detail::is_stray(a.device, a.shape.size(), record.expected);
-  }
-  record.site = capture_site();
-  const auto [index, is_new] = e.add_mismatch(std::move(record));
-  t.generation = e.generation();
-  t.last_mismatch = static_cast<long>(index);
-  const SanitizerMode mode = e.settings().mode();
-  if (mode == SanitizerMode::kFail) e.fail_requested.store(true);
-  if (is_new && mode != SanitizerMode::kReport) {
-    Engine::warn(make_mismatch_finding(e.mismatch(index)).message);
-  }
-}
-
-// What a watched op moves between devices or waits for: the ledger's entry
-// and, when tracing, the span around the op.
-struct Movement {
-  const char* op = nullptr;
-  SiteId site = kNoSite;
-  std::uint64_t bytes = 0;
-  c10::Device src = c10::Device(c10::kCPU);
-  c10::Device dst = c10::Device(c10::kCPU);
-  bool traced = false;
-};
-
-bool bool_argument(const c10::FunctionSchema& schema, c10::ArrayRef<const c10::IValue> inputs,
-                   const char* name) {
-  const auto i = schema.argumentIndexWithName(name);
-  return i.has_value() && static_cast<std::size_t>(*i) < inputs.size() && inputs[*i].isBool() &&
-         inputs[*i].toBool();
-}
-
-// Where a transfer op sends its input: its `device` argument, or the device
-// of its `other` / `dst` tensor; none when it keeps the device (a dtype cast).
-c10::optional<c10::Device> destination(const c10::FunctionSchema& schema,
-                                       c10::ArrayRef<const c10::IValue> inputs) {
-  if (const auto i = schema.argumentIndexWithName("device");
-      i.has_value() && static_cast<std::size_t>(*i) < inputs.size() && inputs[*i].isDevice()) {
-    return inputs[*i].toDevice();
-  }
-  for (const char* name : {"other", "dst"}) {
-    if (const auto i = schema.argumentIndexWithName(name)) {
-      if (const at::Tensor* t = first_tensor(inputs, static_cast<std::size_t>(*i))) {
-        return t->device();
-      }
-    }
-  }
-  return c10::nullopt;
-}
-
-// One copy of `m.bytes` from m.src to m.dst, reading `read` and writing
-// `written` (null when the copy makes its output): counted per site, a
-// blocking copy to the host also as a sync, and in warn mode a new flood
-// printed.
-void add_transfer(Movement& m, bool non_blocking, const c10::Storage* read,
-                  const c10::Storage* written, Engine& e, ThreadState& t) {
-  const bool sync = m.dst.is_cpu() && !m.src.is_cpu() && !m.src.is_meta() && !non_blocking;
-  const SanitizerOptions& settings = e.settings();
-  CopyEvent copy{m.bytes, sync, thread_key(), t.ops, step_epoch(), read, written, true};
-  FloodRule rule{settings.small_copy_bytes(), settings.small_copy_burst_ops(),
-                 settings.small_copy_count()};
-  // devcheck's own staging copies are whole batches on purpose: counted under
-  // their label, never "small". A coalesced transfer (fake CUDA's
-  // torch.cuda.comm) is one transfer per direction at the user's line.
-  if (const char* staged = detail::staging_label()) {
-    m.site = sites().intern(RawStack{}, staged);
-    rule.small_bytes = 0;
-  } else if (const char* coalesced = coalesced_op()) {
-    m.site = capture_site();
-    m.op = coalesced;
-    copy.counted = first_of_coalesced(m.src, m.dst);
-    copy.synchronizing = sync && copy.counted;
-    rule.small_bytes = 0;
-  } else {
-    m.site = capture_site();
-  }
-  const bool flagged =
-      e.ledger.add_transfer(TransferKey{m.site, m.op, m.src, m.dst, false}, copy, rule);
-  if (copy.synchronizing) e.ledger.add_sync(SyncKey{m.site, m.op, m.src});
-  m.traced = settings.trace();
-  if (flagged && settings.mode() != SanitizerMode::kReport) {
-    for (const auto& f : make_copy_findings(e)) {
-      if (f.second == m.site) Engine::warn(f.first.message);
-    }
-  }
-}
-
-// self.copy_(src): a transfer when they are on different devices.
-void record_copy(const at::Tensor& self, const at::Tensor& src, bool non_blocking, Engine& e,
-                 ThreadState& t, Movement& m) {
-  if (self.device() == src.device()) return;
-  m.bytes = nbytes(src);
-  m.src = src.device();
-  m.dst = self.device();
-  const c10::Storage* read = src.has_storage() ? &src.storage() : nullptr;
-  const c10::Storage* written = self.has_storage() ? &self.storage() : nullptr;
-  add_transfer(m, non_blocking, read, written, e, t);
-}
-
-// to(), _to_copy(), _copy_from(): self goes where destination() says.
-void record_transfer(const c10::FunctionSchema& schema, c10::ArrayRef<const c10::IValue> inputs,
-                     Engine& e, ThreadState& t, Movement& m) {
-  const at::Tensor* self = first_tensor(inputs, 0);
-  if (self == nullptr) return;
-  const c10::optional<c10::Device> dst = destination(schema, inputs);
-  if (!dst.has_value()) return;
-  // A device without an index ("cuda") means the current one: same type, same place.
-  if (dst->type() == self->device().type() && (!dst->has_index() || *dst == self->device())) {
-    return;
-  }
-  m.bytes = nbytes(*self);
-  m.src = self->device();
-  m.dst = *dst;
-  add_transfer(m, bool_argument(schema, inputs, "non_blocking"),
-               self->has_storage() ? &self->storage() : nullptr, nullptr, e, t);
-}
-
-void record_pin(c10::ArrayRef<const c10::IValue> inputs, Engine& e, ThreadState& t, Movement& m) {
-  const at::Tensor* self = first_tensor(inputs, 0);
-  if (self == nullptr || !self->is_cpu()) return;
-  m.bytes = nbytes(*self);
-  m.src = self->device();
-  m.dst = self->device();
-  m.site = capture_site();
-  e.ledger.add_transfer(TransferKey{m.site, m.op, m.src, m.dst, true},
-                        CopyEvent{m.bytes, false, thread_key(), t.ops, 0, nullptr, nullptr, true},
-                        FloodRule{});
-  m.traced = e.settings().trace();
-}
-
-// The host reads a value of self: a sync unless self is on the host.
-void record_sync(const at::Tensor& self, Engine& e, Movement& m) {
-  if (self.is_cpu()) return;  // a CPU item() waits for nothing
-  m.src = self.device();
-  m.dst = c10::Device(c10::kCPU);
-  m.bytes = nbytes(self);
-  m.site = capture_site();
-  e.ledger.add_sync(SyncKey{m.site, m.op, m.src});
-  m.traced = e.settings().trace();
-}
-
 // The ops under this one are not watched: they are the op's own business
 // (the empty() inside ones(), the copy_() inside to(), the mm() inside
 // matmul()); only the copies and syncs among them are observed (below).
@@ -362,12 +148,6 @@ void run_op(const c10::OperatorHandle& op, c10::DispatchKeySet below, torch::jit
 
 c10::DispatchKeySet below_observers(c10::DispatchKeySet keys) {
   return keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kObserveKey);
-}
-
-void add_event(const Movement& m, const char* what, double start_us, Engine& e) {
-  e.ledger.add_event(TraceEvent{m.op, what, start_us, now_us() - start_us, thread_key(), m.bytes,
-                                m.src, m.dst, m.site},
-                     e.settings().max_trace_events());
 }
 
 // copy_ anywhere on a watched thread: counted when it is a hidden
@@ -383,7 +163,7 @@ at::Tensor& observe_copy(c10::DispatchKeySet keys, at::Tensor& self, const at::T
   }
   Movement m;
   m.op = interned(t.enclosing_op);
-  record_copy(self, src, non_blocking, e, t, m);
+  record_copy(self, src, non_blocking, t.ops, e, m);
   const double start_us = m.traced ? now_us() : 0.0;
   const Enclosing counted(t, t.enclosing_op, OpKind::kCopy);  // what it runs inside is its own
   at::Tensor& result = at::_ops::copy_::redispatch(below_observers(keys), self, src, non_blocking);
@@ -506,7 +286,10 @@ void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::ji
         scan.add(inputs[i], host_argument(info, schema.arguments()[i].name()));
       }
     }
-    if (C10_UNLIKELY(scan.mismatch)) record_mismatch(schema, inputs, info, e, t);
+    if (C10_UNLIKELY(scan.mismatch)) {
+      t.last_mismatch = static_cast<long>(record_mismatch(schema, inputs, info, e));
+      t.generation = e.generation();
+    }
   }
   if (info.kind == OpKind::kPlain && e.settings().provenance()) {
     if (const at::Tensor* only = sole_tensor(inputs)) {
@@ -531,19 +314,19 @@ void watch_op(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::ji
       const at::Tensor* self = first_tensor(inputs, 0);
       const at::Tensor* src = first_tensor(inputs, 1);
       if (self != nullptr && src != nullptr) {
-        record_copy(*self, *src, bool_argument(schema, inputs, "non_blocking"), e, t, m);
+        record_copy(*self, *src, bool_argument(schema, inputs, "non_blocking"), t.ops, e, m);
       }
       break;
     }
     case OpKind::kPin:
-      record_pin(inputs, e, t, m);
+      record_pin(inputs, t.ops, e, m);
       break;
     case OpKind::kSync:
       if (const at::Tensor* self = first_tensor(inputs, 0)) record_sync(*self, e, m);
       break;
     case OpKind::kTransfer:
     case OpKind::kFactory:
-      if (info.kind == OpKind::kTransfer) record_transfer(schema, inputs, e, t, m);
+      if (info.kind == OpKind::kTransfer) record_transfer(schema, inputs, t.ops, e, m);
       if (e.settings().provenance()) {
         record_origin = true;
         if (m.site == kNoSite) m.site = capture_site();

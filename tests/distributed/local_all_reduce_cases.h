@@ -1,7 +1,7 @@
 #pragma once
-// What shared_memory_worker.cc averages and shared_memory_test.cc checks:
-// dtypes and sizes around the segment's cache-line chunking, each rank's input
-// a function of its rank and the round.
+// What local_all_reduce_worker.cc averages and local_all_reduce_test.cc
+// checks: dtypes and sizes around the segment's cache-line chunking, each
+// rank's input a function of its rank and the round.
 
 #include <ATen/ATen.h>
 

@@ -10,8 +10,8 @@
 // are moved there once) is read and written where it is, by every rank; any
 // other tensor is copied into this rank's slot of the segment and back.
 //
-// The segment is created by rank 0 and unlinked as soon as every rank has
-// mapped it, so nothing is left in /dev/shm when a rank dies.
+// The segment (shm_segment.h) is created by rank 0 and unlinked as soon as
+// every rank has mapped it, so nothing is left in /dev/shm when a rank dies.
 
 #include <ATen/core/Tensor.h>
 
@@ -26,6 +26,8 @@
 #include "devcheck/distributed.h"
 
 namespace devcheck::detail {
+
+class ShmMapping;
 
 class LocalAllReduce {
  public:
@@ -95,10 +97,8 @@ class LocalAllReduce {
   GradientSyncTime time() const;
 
  private:
-  struct Segment;
-  struct Mapping;
   LocalAllReduce(int rank, int world, size_t capacity, std::chrono::milliseconds timeout,
-                 std::shared_ptr<Mapping> mapping);
+                 std::shared_ptr<ShmMapping> mapping);
   // Waits until every rank's counter `which` (0 arrived, 1 reduced) has reached `sequence`.
   void wait_all(int which, uint32_t sequence, const std::atomic<bool>* stopping,
                 std::chrono::microseconds spin) const;
@@ -111,7 +111,7 @@ class LocalAllReduce {
   int world_;
   size_t capacity_;  // bytes per slot, a multiple of 64
   std::chrono::milliseconds timeout_;
-  std::shared_ptr<Mapping> mapping_;  // shared with the adopted storages
+  std::shared_ptr<ShmMapping> mapping_;  // shared with the adopted storages
   unsigned char* base_;
   uint32_t sequence_ = 0;
   std::atomic<int64_t> calls_{0};

@@ -1,9 +1,9 @@
-#include "distributed/staging.h"
+#include "distributed/gloo_tensor.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 
-#include "detail/staging.h"
+#include "detail/staged_copy_label.h"
 
 namespace devcheck::detail {
 
