@@ -31,7 +31,11 @@ under fake CUDA (the scripts' default), "cpu" on the plain lane.
 
 CPU-equal means bitwise: the SHA-256 of every parameter and buffer after training
 (and of the EMA model) must be the same on both lanes, and so must every loss,
-accuracy and confusion-matrix number the scripts print.
+accuracy and confusion-matrix number the scripts print. The fake-CUDA run must
+also show work on cuda:0: the fake device's peak memory is above 0.
+
+upstream_programs.py runs 20 more programs through check_python (its own
+drivers, FAKE_ONLY and findings tables); docs/fake-cuda-programs.md lists all.
 
 C++ programs (with --devcheck): Debian libtorch-test's tests whose CUDA parts are
 skipped without a GPU -- basic (BasicTest.BasicTestCUDA), native_test
