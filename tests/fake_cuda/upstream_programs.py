@@ -95,8 +95,8 @@ def digest_values(*values):
 
 def printed(text):
     """What a program printed, tensors' device tags taken out (they differ)."""
-    return [l.replace(", device='cuda:0'", "") for l in text.splitlines()
-            if l.strip() and "Time" not in l and "time" not in l and "/s" not in l and "eta" not in l]
+    return [line.replace(", device='cuda:0'", "") for line in text.splitlines()
+            if line.strip() and not any(word in line for word in ("Time", "time", "/s", "eta"))]
 
 
 def captured(fn):
@@ -223,7 +223,7 @@ def driver_video(device_name, amp=False):
     if amp:
         return dict(scaler_enabled=scaler.is_enabled(), acc=acc,
                     finite=all(torch.isfinite(p).all().item() for p in model.parameters()))
-    return dict(numbers=rp.NUMBERS.findall(text), video=[l for l in text.splitlines() if " * " in l],
+    return dict(numbers=rp.NUMBERS.findall(text), video=[line for line in text.splitlines() if " * " in line],
                 acc=acc, digest=digest_values(model))
 
 
@@ -276,7 +276,8 @@ def driver_optical_flow(device_name):
             train._evaluate(model, args, val, padder_mode="sintel", batch_size=1, header="val")
 
     _, text = captured(work)
-    return dict(printed=[l for l in printed(text) if l.startswith(("train", "val"))], digest=digest_values(model))
+    return dict(printed=[line for line in printed(text) if line.startswith(("train", "val"))],
+                digest=digest_values(model))
 
 
 # ---- PyTorch 1.13.1's functorch examples and benchmarks --------------------------
@@ -432,7 +433,8 @@ def driver_operator(device_name, test):
                                           ["--device", device_name, "--iterations", "2", "--warmup_iterations", "1",
                                            "--tag_filter", "short"], module="pt." + test, package_root=root))
     # the cases it ran (the device in their names made alike); their timings are not compared
-    return dict(cases=[l.replace(device_name, "DEVICE") for l in text.splitlines() if l.startswith("# Name:")])
+    return dict(cases=[line.replace(device_name, "DEVICE") for line in text.splitlines()
+                       if line.startswith("# Name:")])
 
 
 def driver_spectral(device_name):
@@ -441,7 +443,7 @@ def driver_spectral(device_name):
     path = os.path.join(os.path.dirname(torch.__file__), TORCH_EXAMPLES, "spectral_ops_fuzz_test.py")
     _, text = captured(lambda: run_script(path, ["--device", device_name, "--bench", "rfft", "irfft",
                                                  "--samples", "1"]))
-    return dict(completed=[l for l in text.splitlines() if l.startswith("Completed")])
+    return dict(completed=[line for line in text.splitlines() if line.startswith("Completed")])
 
 
 DRIVERS = {
@@ -471,8 +473,8 @@ FAKE_ONLY = {
     "functorch-ensembling": DRAWS,
     "autograd-wav2letter": DRAWS,
     "autograd-transformer": DRAWS,
-    "fastrnns-test": DRAWS + "; test.py compares its TorchScript LSTMs with nn.LSTM itself (to 1e-3), "
-                     "and that passes under fake CUDA",
+    "fastrnns-test": (DRAWS + "; test.py compares its TorchScript LSTMs with nn.LSTM itself (to 1e-3), "
+                      "and that passes under fake CUDA"),
     "functorch-maml-transforms": "NOT EQUAL where the draws are the same: the first step's loss is the CPU's, "
                                  "the second differs in the 7th digit (1.463653564 CPU, 1.463653803 fake "
                                  "CUDA) and the runs drift apart; cause (vmap's batch rules under CUDA?) "
@@ -554,18 +556,18 @@ def main():
             row["notes"].append("not compared: " + FAKE_ONLY[name])
         judge(name, row)
         rows.append(row)
+        equal = {True: "bitwise", False: "NO", None: "-"}[row.get("cpu_equal")]
         print("%-28s fake %-3s findings %-2s cpu-equal %-7s %5.1f s + %5.1f s  %s"
-              % (name, {True: "ok", False: "NO"}[row["fake_ok"]], row.get("findings", "-"),
-                 {True: "bitwise", False: "NO", None: "-"}.get(row.get("cpu_equal"), row.get("cpu_equal")), row.get("fake_seconds", 0),
-                 row.get("cpu_seconds", 0), "; ".join(row["notes"])), flush=True)
+              % (name, {True: "ok", False: "NO"}[row["fake_ok"]], row.get("findings", "-"), equal,
+                 row.get("fake_seconds", 0), row.get("cpu_seconds", 0), "; ".join(row["notes"])), flush=True)
     if o.json:
         with open(o.json, "w", encoding="utf-8") as f:
             json.dump(dict(programs=rows), f, indent=2)
     bad = [r["program"] for r in rows if not r["fake_ok"] or r.get("cpu_equal") is False or
            (o.devcheck and r.get("findings") is None) or
            any(n.startswith("false finding") for n in r["notes"])]
-    print("upstream_programs: %d programs, %d passed%s" % (len(rows), len(rows) - len(bad),
-                                                          (": failed " + ", ".join(bad)) if bad else ""))
+    failed = (": failed " + ", ".join(bad)) if bad else ""
+    print("upstream_programs: %d programs, %d passed%s" % (len(rows), len(rows) - len(bad), failed))
     return 1 if bad else 0
 
 
