@@ -36,6 +36,10 @@ them from Debian 12's registry; the programs run from where they live):
                             script as `python -m pt.<op>_test --device cuda --iterations 2
                             --warmup_iterations 1 --tag_filter short` runs it, for add,
                             matmul, conv, softmax, cat, index_select
+    benchmark-profiler      benchmarks/profiler_benchmark/profiler_bench.py, the whole script:
+                            --with_cuda --use_kineto --internal_iter 8 --timer_min_run_time 1
+                            (torch.mm loop timed unprofiled, then under autograd.profiler
+                            with use_cuda)
   Debian python3-torch 1.13.1 itself:
     benchmark-spectral-fuzz torch/utils/benchmark/examples/spectral_ops_fuzz_test.py, the
                             whole script: --device cuda --bench rfft irfft --samples 1
@@ -454,6 +458,13 @@ def driver_operator(device_name, test):
                        if line.startswith("# Name:")])
 
 
+def driver_profiler(device_name):
+    path = os.path.join(PYTORCH, "benchmarks/profiler_benchmark/profiler_bench.py")
+    argv = ["--use_kineto", "--internal_iter", "8", "--timer_min_run_time", "1"]
+    _, text = captured(lambda: run_script(path, argv + (["--with_cuda"] if device_name == "cuda" else [])))
+    return dict(runs=[line for line in text.splitlines() if line.startswith("Profiling")])
+
+
 def driver_spectral(device_name):
     import torch
 
@@ -478,6 +489,7 @@ DRIVERS = {
     "autograd-wav2letter": lambda d: _functional_autograd(d, ("wav2letter",), ("vjp",)),
     "autograd-transformer": lambda d: _functional_autograd(d, ("transformer",), ("vjp",)),
     "benchmark-spectral-fuzz": driver_spectral,
+    "benchmark-profiler": driver_profiler,
 }
 OPERATORS = ("add", "matmul", "conv", "softmax", "cat", "index_select")  # those whose short configs take --device
 DRIVERS.update({"operator-" + t: (lambda t: lambda d: driver_operator(d, t + "_test"))(t) for t in OPERATORS})
@@ -487,6 +499,8 @@ DRAWS = ("it draws its data with device= on the device and its weights on the CP
 FAKE_ONLY = {
     "vision-detection-amp": "on a CPU GradScaler turns itself off: there is nothing to compare",
     "vision-video-amp": "on a CPU GradScaler turns itself off: there is nothing to compare",
+    "benchmark-profiler": ("its results are timings; the profiled CUDA runs are 25,000 times slower here, as "
+                           "the profiler cannot record CUDA events on fake CUDA (docs/fake-cuda-programs.md)"),
     "functorch-ensembling": DRAWS,
     "autograd-wav2letter": DRAWS,
     "autograd-transformer": DRAWS,
@@ -516,9 +530,9 @@ MEASURED_ON = "1.13"
 # Findings that are true, or known to be false (4th field "known false"):
 # program -> (what it says, the lines it may name, why).
 KNOWN = {}
-NEEDS = {name: rp.VISION for name in DRIVERS if name.startswith("vision-")}
-NEEDS.update({name: PYTORCH for name in DRIVERS
-              if name.split("-")[0] in ("functorch", "fastrnns", "autograd", "operator")})
+# The source tree each program runs from (the spectral benchmark is python3-torch's own).
+NEEDS = {name: rp.VISION if name.startswith("vision-") else PYTORCH for name in DRIVERS
+         if name != "benchmark-spectral-fuzz"}
 
 
 def judge(name, row):
