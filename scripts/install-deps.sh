@@ -122,3 +122,7 @@ fi
 # needed to build: without it those tests skip.
 bash "$(dirname "${BASH_SOURCE[0]}")/fetch-lint-corpus.sh" ||
   echo "install-deps: the lint corpus could not be fetched; the lint.PublicCorpus tests will skip"
+# PyTorch 1.13.1's source (functorch examples, benchmarks) for
+# fake_cuda.UpstreamProgramsRunCleanWithTheCpusResults, in the same cache.
+bash "$(dirname "${BASH_SOURCE[0]}")/fetch-program-corpus.sh" ||
+  echo "install-deps: PyTorch's source could not be fetched; fake_cuda.UpstreamPrograms will fail"

@@ -31,7 +31,11 @@ under fake CUDA (the scripts' default), "cpu" on the plain lane.
 
 CPU-equal means bitwise: the SHA-256 of every parameter and buffer after training
 (and of the EMA model) must be the same on both lanes, and so must every loss,
-accuracy and confusion-matrix number the scripts print.
+accuracy and confusion-matrix number the scripts print. The fake-CUDA run must
+also show work on cuda:0: the fake device's peak memory is above 0.
+
+upstream_programs.py runs 20 more programs through check_python (its own
+drivers, FAKE_ONLY and findings tables); docs/fake-cuda-programs.md lists all.
 
 C++ programs (with --devcheck): Debian libtorch-test's tests whose CUDA parts are
 skipped without a GPU -- basic (BasicTest.BasicTestCUDA), native_test
@@ -74,6 +78,7 @@ CXX_SUITE_SKIP = {"c10_intrusive_ptr_benchmark", "c10_DeadlockDetection_test"}
 
 # ---- the driver side: runs inside the program's process ----------------------
 STUBBED = ("torchvision", "PIL", "pycocotools")
+STUBBED_EXTRA = set()  # more, where a driver needs them (upstream_programs.py)
 
 
 class _StubMeta(type):
@@ -107,7 +112,7 @@ class _StubModule(types.ModuleType):
 
 class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path, target=None):
-        if fullname.split(".")[0] in STUBBED:
+        if fullname.split(".")[0] in STUBBED or fullname.split(".")[0] in STUBBED_EXTRA:
             return importlib.util.spec_from_loader(fullname, self, is_package=True)
         return None
 
@@ -287,11 +292,15 @@ DRIVERS = {
 FAKE_ONLY = {"vision-classification-amp"}
 
 
-def driver_main(name, device, out):
+def driver_main(name, device, out, drivers=DRIVERS):
     import random
 
     random.seed(0)  # PKSampler draws with the random module
-    result = DRIVERS[name](device)
+    result = drivers[name](device)
+    if device.startswith("cuda"):  # proof of work on cuda:0 (not compared)
+        import torch
+
+        result["_cuda_peak_bytes"] = torch.cuda.max_memory_allocated(0)
     with open(out, "w", encoding="utf-8") as f:
         json.dump(result, f)
 
@@ -344,18 +353,23 @@ TRUE_FINDINGS = {
 }
 
 
-def true_finding(name, finding):
-    known = TRUE_FINDINGS.get(name)
+def true_finding(name, finding, table=TRUE_FINDINGS):
+    known = table.get(name)
     message = finding.get("message", "")
     return known is not None and known[0] in message and any(line in message for line in known[1])
 
 
-def check_python(o, name):
+def check_python(o, name, script=None, fake_only=FAKE_ONLY, known=None):
+    """Runs a driver of `script` (this file by default) under fake CUDA and on
+    the CPU. known: finding -> (what it says, lines it names, why) for the
+    findings that are true (TRUE_FINDINGS) or known to be false."""
     row = dict(program=name, notes=[])
+    known = TRUE_FINDINGS if known is None else known
     with tempfile.TemporaryDirectory(prefix="fake-cuda-real-") as cwd:
         out_fake, out_cpu = os.path.join(cwd, "fake.json"), os.path.join(cwd, "cpu.json")
         json_path = os.path.join(cwd, "report.json")
-        argv = [o.python, os.path.abspath(__file__), "--driver", name, "--device", "cuda", "--out", out_fake]
+        argv = [o.python, os.path.abspath(script or __file__), "--driver", name, "--device", "cuda",
+                "--out", out_fake]
         rc, out, err, secs = run(fake_cmd(o, argv, json_path), cwd, o.timeout)
         row["fake_seconds"] = round(secs, 1)
         row["fake_ok"] = rc == 0 and os.path.exists(out_fake)
@@ -366,11 +380,18 @@ def check_python(o, name):
             row["findings"] = None if found is None else len(found[0])
             for finding in (found[0] if found else []):
                 first = finding.get("message", "").splitlines()[0]
-                if true_finding(name, finding):
-                    row["notes"].append("true finding (%s): %s" % (TRUE_FINDINGS[name][2], first))
+                if true_finding(name, finding, known):
+                    row["notes"].append("%s (%s): %s" % (known[name][3] if len(known[name]) > 3
+                                                         else "true finding", known[name][2], first))
                 else:
                     row["notes"].append("false finding: " + first)
-        if name in FAKE_ONLY:
+        if row["fake_ok"]:
+            with open(out_fake) as f:
+                peak = json.load(f).get("_cuda_peak_bytes", 0)
+            if not peak:
+                row["fake_ok"] = False
+                row["notes"].append("no work on cuda:0 (its peak memory is 0 bytes)")
+        if name in fake_only:
             row["cpu_equal"] = None
             if row["fake_ok"]:
                 with open(out_fake) as f:
@@ -392,12 +413,15 @@ def check_python(o, name):
             row["cpu_equal"] = False
             return row
         with open(out_fake) as f:
-            fake = json.load(f)
+            fake_raw = json.load(f)
         with open(out_cpu) as f:
-            cpu = json.load(f)
+            cpu_raw = json.load(f)
+        row["_results"] = (fake_raw, cpu_raw)  # for a caller's own comparisons; not written out
+        fake = {k: v for k, v in fake_raw.items() if not k.startswith("_")}
+        cpu = {k: v for k, v in cpu_raw.items() if not k.startswith("_")}
         row["cpu_equal"] = fake == cpu
-        row["digest"] = cpu["digest"][:16]
-        row["numbers_compared"] = len(cpu["numbers"])
+        row["digest"] = cpu.get("digest", "")[:16]
+        row["numbers_compared"] = len(cpu.get("numbers", []))
         if fake != cpu:
             for key in cpu:
                 if fake.get(key) != cpu[key]:
@@ -521,6 +545,8 @@ def main():
             if not s["same"]:
                 print("    %s: plain exit %s, fake CUDA exit %s, failed: %s"
                       % (s["binary"], s["plain_rc"], s["fake_rc"], ", ".join(s["fake_failed"]) or "-"))
+    for r in rows:
+        r.pop("_results", None)
     if o.json:
         with open(o.json, "w", encoding="utf-8") as f:
             json.dump(dict(programs=rows, cxx_suite=suite), f, indent=2)
