@@ -28,8 +28,9 @@ install(FILES ${PROJECT_BINARY_DIR}/devcheckConfig.cmake
 # The Python side of the fake device and of fake CUDA, and the sitecustomize
 # `devcheck run` gives Python programs (docs/testing-without-a-gpu.md).
 install(FILES ${PROJECT_SOURCE_DIR}/python/devcheck_fake.py
-              ${PROJECT_SOURCE_DIR}/python/devcheck_fake_cuda.py
   DESTINATION ${CMAKE_INSTALL_DATADIR}/devcheck/python)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/devcheck_fake_cuda
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/devcheck/python FILES_MATCHING PATTERN "*.py")
 install(FILES ${PROJECT_SOURCE_DIR}/python/site/sitecustomize.py
   DESTINATION ${CMAKE_INSTALL_DATADIR}/devcheck/python/site)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/testing/fake_cuda_checks_<version>.inc: every op a CUDA build of
+"""Writes src/fake/cuda/checks_<version>.inc: every op a CUDA build of
 PyTorch registers a CUDA kernel for (fake CUDA takes those over, and lets an
 op without one fail as a GPU does), and for those whose generated CUDA
 wrapper checks its arguments' devices, the wrapper's name and the argument

@@ -79,9 +79,48 @@ DEVCHECK_API int fake_cuda_count() noexcept;
 /// driver or a device. Thread-safe.
 DEVCHECK_API std::vector<std::string> real_cuda_devices();
 
-/// The count DEVCHECK_FAKE_CUDA asks for: N (1..8), or 0 when it is unset,
-/// empty or "0". Throws InvalidArgumentError naming the variable when it is
-/// anything else. Reads the environment each call. Thread-safe.
+/// What a program asks of fake CUDA before it is turned on: how many devices,
+/// and whether they may hide real ones. `devcheck run --fake-cuda[=N]
+/// [--fake-cuda-force]` asks on the command line and hands the request to
+/// the programs it runs in DEVCHECK_FAKE_CUDA=N and DEVCHECK_FAKE_CUDA_FORCE=1.
+struct DEVCHECK_API FakeCudaRequest {
+  /// The number of fake CUDA devices asked for, 1 to 8; 0 for none. Default 0.
+  int count = 0;
+  /// Whether fake CUDA may hide the real CUDA devices of the machine.
+  /// Default false: refuse_fake_cuda_over_real_gpus() refuses.
+  bool force = false;
+};
+
+/// The request of a command line, completed from the environment: `given`'s
+/// count when it is above 0, else DEVCHECK_FAKE_CUDA's (N: 1..8; unset, empty
+/// or "0": none; read only then); force when `given` forces or
+/// DEVCHECK_FAKE_CUDA_FORCE is set to anything but "" or "0". The preload
+/// library's start (devcheck run), the doctor and train commands and `devcheck
+/// run` itself read it here, and nowhere else. Throws InvalidArgumentError
+/// naming DEVCHECK_FAKE_CUDA and its value when the value is anything else.
+/// Reads the environment each call. Thread-safe.
+DEVCHECK_API FakeCudaRequest fake_cuda_request_from_environment(const FakeCudaRequest& given = {});
+
+/// The count DEVCHECK_FAKE_CUDA asks for: fake_cuda_request_from_environment().count.
+/// Throws as it does. Thread-safe.
 DEVCHECK_API int fake_cuda_count_from_environment();
+
+/// The one refusal to hide a real GPU: throws DeviceUnavailableError when
+/// `request` asks for fake CUDA without force and this machine's driver shows
+/// a real CUDA device (real_cuda_devices()), which fake CUDA would hide from
+/// the program; does nothing otherwise. The message names the devices and
+/// the fix where the request came from: `command` "run" (devcheck run's
+/// --fake-cuda and --fake-cuda-force), or empty for the environment alone
+/// (DEVCHECK_FAKE_CUDA and DEVCHECK_FAKE_CUDA_FORCE). Thread-safe.
+DEVCHECK_API void refuse_fake_cuda_over_real_gpus(const FakeCudaRequest& request,
+                                                  const std::string& command = {});
+
+/// Turns fake CUDA on as the environment asks (fake_cuda_request_from_environment(),
+/// then refuse_fake_cuda_over_real_gpus() worded for the environment, then
+/// fake_cuda()) and returns its count; 0, doing nothing, when the environment
+/// asks for none. For programs that take DEVCHECK_FAKE_CUDA as devcheck's
+/// doctor and train commands do; call it before the first CUDA call. Throws
+/// as those three do. Thread-safe.
+DEVCHECK_API int start_fake_cuda_from_environment();
 
 }  // namespace devcheck

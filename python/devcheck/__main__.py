@@ -56,19 +56,18 @@ def _run_program(args):
     return 0
 
 
-def _fake_cuda_count(args):
-    """--fake-cuda's N, else DEVCHECK_FAKE_CUDA's; 0 for none. None (after
-    printing why) when DEVCHECK_FAKE_CUDA is malformed."""
-    if args.fake_cuda is not None:
-        return args.fake_cuda
-    text = os.environ.get("DEVCHECK_FAKE_CUDA", "")
-    if text in ("", "0"):
-        return 0
-    if len(text) == 1 and "1" <= text <= "8":
-        return int(text)
-    print(f"[devcheck] invalid DEVCHECK_FAKE_CUDA='{text}': expected a number of fake CUDA devices from 1 to 8, "
-          "or 0 for none", file=sys.stderr)
-    return None
+def _fake_cuda_request(args):
+    """(count, force): --fake-cuda's N, else DEVCHECK_FAKE_CUDA's (0 for none);
+    --fake-cuda-force or DEVCHECK_FAKE_CUDA_FORCE (devcheck_fake_cuda's
+    request_from_environment, the C++ reader's twin). None (after printing
+    why) when DEVCHECK_FAKE_CUDA is malformed."""
+    import devcheck_fake_cuda
+
+    try:
+        return devcheck_fake_cuda.request_from_environment(args.fake_cuda, args.fake_cuda_force)
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return None
 
 
 class _CudaQuestions:
@@ -102,10 +101,10 @@ def _run(args):
         print(f"[devcheck] run: cannot open {args.script}: no such file\nfix: give the path of a Python script",
               file=sys.stderr)
         return 2
-    fake_cuda = _fake_cuda_count(args)
-    if fake_cuda is None:
+    request = _fake_cuda_request(args)
+    if request is None:
         return 2
-    force = args.fake_cuda_force or os.environ.get("DEVCHECK_FAKE_CUDA_FORCE", "") not in ("", "0")
+    fake_cuda, force = request
     questions = None
     if fake_cuda:
         try:

@@ -2,9 +2,10 @@
 its preload library (its folder is put first on PYTHONPATH).
 
 Once the program has imported torch:
-- with DEVCHECK_FAKE_CUDA=N (devcheck run --fake-cuda): gives torch.cuda fake
-  CUDA's devices (devcheck_fake_cuda.install; the preload library turned the
-  C++ side on when LibTorch loaded);
+- with fake CUDA asked for (devcheck run --fake-cuda, DEVCHECK_FAKE_CUDA=N):
+  gives torch.cuda fake CUDA's devices (devcheck_fake_cuda.install; the
+  preload library turned the C++ side on from the request when LibTorch
+  loaded, and this asks the C++ side for it);
 - otherwise: leaves a mark in devcheck run's report folder when the program
   asks torch.cuda whether CUDA is there, so devcheck run can say its CUDA
   paths did not run.
@@ -61,16 +62,28 @@ def _watch_cuda_questions(torch):
         setattr(cuda, name, answer)
 
 
+def _fake_cuda_request(torch):
+    """(count, force) of devcheck run's fake-CUDA request, as its C++ side read
+    it (devcheck::fake_cuda_request_from_environment): the preload library
+    loaded fake CUDA's library and turned it on from that request when
+    LibTorch loaded. (0, False) when it was not asked for (the library is
+    then not loaded)."""
+    ops = torch.ops.devcheck
+    if not hasattr(ops, "fake_cuda_request"):
+        return 0, False
+    count, force = ops.fake_cuda_request()
+    return int(count), bool(force)
+
+
 def _after_torch(torch):
-    count = os.environ.get("DEVCHECK_FAKE_CUDA", "")
-    if count and count != "0":
+    count, force = _fake_cuda_request(torch)
+    if count:
         parent = os.path.dirname(_HERE)
         if parent not in sys.path:
             sys.path.append(parent)
         import devcheck_fake_cuda
 
-        force = os.environ.get("DEVCHECK_FAKE_CUDA_FORCE", "") not in ("", "0")
-        devcheck_fake_cuda.install(count=int(count), force=force)
+        devcheck_fake_cuda.install(count=count, force=force)
     else:
         _watch_cuda_questions(torch)
 

@@ -3,7 +3,7 @@ CUDA cannot be turned off again) and checks itself with asserts; the exit
 status says whether it held. Two suites run them:
   python/tests/test_fake_cuda.py        through the pip-built package
                                         (devcheck.fake_cuda(), python -m devcheck run)
-  tests/testing/fake_cuda_python_test.cc through Debian's torch, devcheck run
+  tests/sanitizer/run_fake_cuda_test.cc through Debian's torch, devcheck run
                                         --fake-cuda and the preload library
 
     python fake_cuda_scenarios.py SCENARIO [--via package|module|env] [--lib PATH]

@@ -83,6 +83,48 @@ def test_python_m_devcheck_run_fake_cuda_runs_the_cuda_path_and_names_the_bug(py
     assert "device cuda\n" in r.stdout, r.stderr
 
 
+def test_the_request_is_read_as_the_cxx_side_reads_it(python):
+    # devcheck_fake_cuda.request_from_environment: the one Python twin of
+    # devcheck::fake_cuda_request_from_environment, for python -m devcheck run.
+    r = python("-c", textwrap.dedent("""
+        import os
+        from devcheck_fake_cuda import request_from_environment as request
+        os.environ.pop("DEVCHECK_FAKE_CUDA_FORCE", None)
+        os.environ["DEVCHECK_FAKE_CUDA"] = "lots"
+        print("flag", request(3))
+        try:
+            request()
+        except ValueError as e:
+            print(e)
+        for value in ("", "0", "4"):
+            os.environ["DEVCHECK_FAKE_CUDA"] = value
+            print(repr(value), request())
+        for value in ("", "0", "1"):
+            os.environ["DEVCHECK_FAKE_CUDA_FORCE"] = value
+            print("force", repr(value), request(2))
+        os.environ.pop("DEVCHECK_FAKE_CUDA_FORCE")
+        print("forced", request(2, True))
+        """))
+    assert r.returncode == 0, r.stderr
+    assert "flag (3, False)" in r.stdout
+    assert ("[devcheck] invalid DEVCHECK_FAKE_CUDA='lots': expected a number of fake CUDA devices from 1 to 8, "
+            "or 0 for none") in r.stdout
+    assert "'' (0, False)\n'0' (0, False)\n'4' (4, False)" in r.stdout
+    assert "force '' (2, False)\nforce '0' (2, False)\nforce '1' (2, True)" in r.stdout
+    assert "forced (2, True)" in r.stdout
+
+
+def test_python_m_devcheck_run_names_a_bad_count_in_the_environment_unless_the_flag_gives_one(python, tmp_path):
+    script = tmp_path / "where.py"
+    script.write_text("import torch\nprint('cuda' if torch.cuda.is_available() else 'cpu')\n")
+    r = python("-m", "devcheck", "run", str(script), env={"DEVCHECK_FAKE_CUDA": "lots"})
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "invalid DEVCHECK_FAKE_CUDA='lots': expected a number of fake CUDA devices from 1 to 8" in r.stderr
+    r = python("-m", "devcheck", "run", "--fake-cuda", "2", str(script), env={"DEVCHECK_FAKE_CUDA": "lots"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "cuda\n" in r.stdout
+
+
 def test_python_m_devcheck_run_without_it_says_the_cuda_paths_did_not_run(python, tmp_path):
     script = tmp_path / "asks.py"
     script.write_text("import torch\nprint('cuda' if torch.cuda.is_available() else 'cpu')\n")

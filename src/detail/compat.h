@@ -120,7 +120,7 @@ typename StateMap::key_type optimizer_state_key(const void* tensor_impl) {
 #define DEVCHECK_STORAGE_MUTABLE_DATA(storage) ((storage).data())
 #endif
 
-// ---- the fake device's backend (used by src/testing/) -----------------------
+// ---- the fake device's backend (used by src/fake/) --------------------------
 // c10::Allocator::allocate is const in 1.13 .. 2.2 and not from 2.3 on.
 #if DEVCHECK_TORCH_AT_LEAST(2, 3)
 #define DEVCHECK_ALLOCATE_CONST
@@ -220,7 +220,7 @@ inline void register_fake_backend_extras() {
 
 }  // namespace devcheck::detail
 
-// ---- fake CUDA's CUDA hooks (used by src/testing/fake_cuda.cc) ---------------
+// ---- fake CUDA's CUDA hooks (used by src/fake/cuda/cuda.cc) -----------------
 // ATen asks at::detail::getCUDAHooks() what a CUDA build has: whether there
 // is cuDNN (composite ops then pick cudnn_* kernels), the pinned-memory
 // allocator, the default generators, the device count. Fake CUDA answers as

@@ -26,18 +26,26 @@ set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/python_run.cc APPEND PROPERTY
 # devcheck's Python helpers for programs `devcheck run` starts (fake CUDA's
 # torch.cuda, the sitecustomize that loads it), copied where the build tree's
 # libraries find them as the installed ones do (cmake/DevcheckInstall.cmake).
+file(GLOB devcheck_fake_cuda_python CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/devcheck_fake_cuda/*.py)
 set(devcheck_python_helpers
   ${PROJECT_SOURCE_DIR}/python/devcheck_fake.py
-  ${PROJECT_SOURCE_DIR}/python/devcheck_fake_cuda.py
+  ${devcheck_fake_cuda_python}
   ${PROJECT_SOURCE_DIR}/python/site/sitecustomize.py)
 set(devcheck_python_helpers_out
   ${PROJECT_BINARY_DIR}/share/devcheck/python/devcheck_fake.py
-  ${PROJECT_BINARY_DIR}/share/devcheck/python/devcheck_fake_cuda.py
   ${PROJECT_BINARY_DIR}/share/devcheck/python/site/sitecustomize.py)
+foreach(helper IN LISTS devcheck_fake_cuda_python)
+  get_filename_component(helper_name ${helper} NAME)
+  list(APPEND devcheck_python_helpers_out
+    ${PROJECT_BINARY_DIR}/share/devcheck/python/devcheck_fake_cuda/${helper_name})
+endforeach()
 add_custom_command(OUTPUT ${devcheck_python_helpers_out}
   COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/share/devcheck/python/site
+          ${PROJECT_BINARY_DIR}/share/devcheck/python/devcheck_fake_cuda
   COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/python/devcheck_fake.py
-          ${PROJECT_SOURCE_DIR}/python/devcheck_fake_cuda.py ${PROJECT_BINARY_DIR}/share/devcheck/python/
+          ${PROJECT_BINARY_DIR}/share/devcheck/python/
+  COMMAND ${CMAKE_COMMAND} -E copy ${devcheck_fake_cuda_python}
+          ${PROJECT_BINARY_DIR}/share/devcheck/python/devcheck_fake_cuda/
   COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/python/site/sitecustomize.py
           ${PROJECT_BINARY_DIR}/share/devcheck/python/site/
   DEPENDS ${devcheck_python_helpers}

@@ -110,7 +110,7 @@ bool is_library_python_file(const std::string& filename) {
          // devcheck's package (installed, or its source tree's python/devcheck)
          has("-packages/devcheck/") || has("/python/devcheck/") ||
          // the helpers `devcheck run` loads (share/devcheck/python, or python/ in the source tree)
-         has("/share/devcheck/python/") || ends_with("/devcheck_fake_cuda.py") ||
+         has("/share/devcheck/python/") || has("/devcheck_fake_cuda/") ||
          ends_with("/devcheck_fake.py");
 }
 

@@ -219,7 +219,7 @@ std::string python_helpers_dir() {
   namespace fs = std::filesystem;
   auto has_helpers = [](const fs::path& dir) {
     std::error_code ec;
-    return fs::exists(dir / "devcheck_fake_cuda.py", ec) &&
+    return fs::exists(dir / "devcheck_fake_cuda" / "__init__.py", ec) &&
            fs::exists(dir / "site" / "sitecustomize.py", ec);
   };
   if (const char* env = std::getenv("DEVCHECK_PYTHON_DIR")) {

@@ -190,7 +190,7 @@ SanitizedRun run_sanitized(const std::vector<std::string>& command,
         throw IoError(
             "[devcheck] run: devcheck's Python helpers for fake CUDA (share/devcheck/python) are "
             "missing next to libdevcheck\nfix: reinstall devcheck, or set DEVCHECK_PYTHON_DIR to "
-            "the folder with devcheck_fake_cuda.py");
+            "the folder with devcheck_fake_cuda/");
       }
       env.push_back("DEVCHECK_FAKE_CUDA=" + std::to_string(options.fake_cuda));
       if (options.fake_cuda_force) env.emplace_back("DEVCHECK_FAKE_CUDA_FORCE=1");

@@ -23,7 +23,7 @@ def main():
     parser.add_argument("--lib", required=True, help="libdevcheck_fake_device.so")
     parser.add_argument("--devices", type=int, default=2, help="fake CUDA devices (default 2)")
     parser.add_argument("--python-dir", default=REPO_PYTHON,
-                        help="folder of devcheck_fake_cuda.py (default: this checkout's python/)")
+                        help="folder of the devcheck_fake_cuda package (default: this checkout's python/)")
     parser.add_argument("--start-method", help="multiprocessing's start method for the program")
     parser.add_argument("program")
     parser.add_argument("args", nargs=argparse.REMAINDER)

@@ -19,7 +19,8 @@ TEST(Python, TorchsAndDevchecksOwnFilesAreNotTheUsers) {
   EXPECT_FALSE(is_library_python_file("/home/me/train.py"));
   EXPECT_FALSE(is_library_python_file("/home/me/torch/train.py"));
   // devcheck's own: fake CUDA's torch.cuda.comm emulation is not the user's copy
-  EXPECT_TRUE(is_library_python_file("/usr/share/devcheck/python/devcheck_fake_cuda.py"));
+  EXPECT_TRUE(is_library_python_file("/usr/share/devcheck/python/devcheck_fake_cuda/_comm.py"));
+  EXPECT_TRUE(is_library_python_file("/src/devcheck/python/devcheck_fake_cuda/_torch_c.py"));
   EXPECT_TRUE(is_library_python_file("/build/share/devcheck/python/site/sitecustomize.py"));
   EXPECT_TRUE(is_library_python_file("/work/devcheck/python/devcheck_fake.py"));
   EXPECT_TRUE(is_library_python_file("/venv/lib/python3.14/site-packages/devcheck/_watch.py"));

@@ -19,7 +19,6 @@
 // the program through it (run_sanitized in src/sanitizer/run.cc).
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -42,14 +41,6 @@ struct RunArgs {
   std::string fake_cuda;  // --fake-cuda's N; empty: not given (DEVCHECK_FAKE_CUDA decides)
   bool fake_cuda_force = false;
 };
-
-// "N real CUDA device(s) (NAME)" of this machine's driver; empty when none.
-std::string real_gpus() {
-  const std::vector<std::string> names = real_cuda_devices();
-  if (names.empty()) return "";
-  return fmt::format("{} real CUDA device{} ({})", names.size(), names.size() == 1 ? "" : "s",
-                     names.front());
-}
 
 Runner setup_run(CLI::App& sub, Streams& io) {
   auto args = std::make_shared<RunArgs>();
@@ -81,7 +72,7 @@ Runner setup_run(CLI::App& sub, Streams& io) {
       "          devcheck run --fake-cuda --mode fail -- python3 train.py   (no GPU needed)");
   return [args, command, &io]() {
     SanitizedRunOptions options;
-    int fake_cuda = 0;
+    FakeCudaRequest flags;
     if (!args->fake_cuda.empty()) {
       const std::string& n = args->fake_cuda;
       if (n.size() != 1 || n[0] < '1' || n[0] > '8') {
@@ -89,25 +80,13 @@ Runner setup_run(CLI::App& sub, Streams& io) {
             "[devcheck] run: --fake-cuda={}: expected a number of fake CUDA devices from 1 to 8",
             n));
       }
-      fake_cuda = n[0] - '0';
-    } else {
-      fake_cuda = fake_cuda_count_from_environment();
+      flags.count = n[0] - '0';
     }
-    const char* force_env = std::getenv("DEVCHECK_FAKE_CUDA_FORCE");
-    const bool force = args->fake_cuda_force || (force_env != nullptr && *force_env != '\0' &&
-                                                 std::string(force_env) != "0");
-    if (fake_cuda > 0 && !force) {
-      const std::string gpus = real_gpus();
-      if (!gpus.empty()) {
-        throw DeviceUnavailableError(fmt::format(
-            "[devcheck] run: this machine has {}, which fake CUDA would hide from the program; "
-            "it was not started\nfix: run without --fake-cuda (and DEVCHECK_FAKE_CUDA), or add "
-            "--fake-cuda-force",
-            gpus));
-      }
-    }
-    options.fake_cuda = fake_cuda;
-    options.fake_cuda_force = force;
+    flags.force = args->fake_cuda_force;
+    const FakeCudaRequest request = fake_cuda_request_from_environment(flags);
+    refuse_fake_cuda_over_real_gpus(request, "run");
+    options.fake_cuda = request.count;
+    options.fake_cuda_force = request.force;
     const SanitizerMode mode = parse_sanitizer_mode(args->mode);
     options.sanitizer.mode(mode)
         .provenance(!args->no_provenance)
@@ -136,7 +115,7 @@ Runner setup_run(CLI::App& sub, Streams& io) {
       io.err << fmt::format("[devcheck] run: {} was ended by signal {}\n", command->front(),
                             run.term_signal);
     }
-    if (fake_cuda == 0 && run.asked_for_cuda && real_gpus().empty()) {
+    if (request.count == 0 && run.asked_for_cuda && real_cuda_devices().empty()) {
       io.err << "[devcheck] run: the program asked for CUDA and this machine has none, so its "
                 "CUDA paths did not run; devcheck run --fake-cuda runs them on fake CUDA devices\n";
     }

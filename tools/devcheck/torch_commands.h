@@ -24,9 +24,4 @@ inline constexpr CommandInfo kTrainCommand{
 
 inline constexpr CommandInfo kTorchCommands[] = {kDoctorCommand, kRunCommand, kTrainCommand};
 
-// DEVCHECK_FAKE_CUDA=N: doctor and train run with N fake CUDA devices
-// (devcheck/fake_cuda.h), as a program under `devcheck run --fake-cuda` does;
-// a real GPU is refused unless DEVCHECK_FAKE_CUDA_FORCE=1. Call first.
-void start_fake_cuda_from_environment();
-
 }  // namespace devcheck::cli

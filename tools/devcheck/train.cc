@@ -13,6 +13,7 @@
 #include "classifier/classifier.h"
 #include "command.h"
 #include "devcheck/error.h"
+#include "devcheck/fake_cuda.h"
 #include "devcheck/sanitizer.h"
 #include "torch_commands.h"
 
@@ -78,6 +79,7 @@ Runner setup_train(CLI::App& sub, Streams& io) {
   sub.add_flag("--no-sanitize", a->no_sanitize,
                "Do not run under devcheck's device sanitizer (it runs by default)");
   return [a, &io]() {
+    // DEVCHECK_FAKE_CUDA=N: N fake CUDA devices, as under `devcheck run --fake-cuda`.
     start_fake_cuda_from_environment();
     // `devcheck train --nproc N` starts N ranks of this command, each with
     // WORLD_SIZE=N; started by hand, this process is no rank.

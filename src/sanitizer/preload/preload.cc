@@ -117,8 +117,10 @@ void refuse(const std::string& reason, const std::string& fix) {
 
 // DEVCHECK_FAKE_CUDA=N (devcheck run --fake-cuda): turns fake CUDA on in
 // this process before the program's first CUDA call, from the fake device
-// library next to this one. A process that asked for it and cannot have it
-// stops here (exit status 2), as one that cannot be watched does.
+// library next to this one. Only whether the variable is set is looked at
+// here, to load that library at all; the library reads the request and
+// decides (src/fake/cuda/request.cc). A process that asked for it and cannot
+// have it stops here (exit status 2), as one that cannot be watched does.
 void start_fake_cuda(const std::string& dir) {
   const char* count = std::getenv("DEVCHECK_FAKE_CUDA");
   if (count == nullptr || *count == '\0' || std::strcmp(count, "0") == 0) return;

@@ -18,7 +18,7 @@
 #include <initializer_list>
 #include <tuple>
 
-#include "testing/fake_backend.h"
+#include "fake/backend.h"
 
 namespace devcheck::detail {
 namespace {

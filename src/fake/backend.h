@@ -4,10 +4,10 @@
 // same bytes. Two backends share this one implementation, told apart by
 // FakeKind:
 //   kAccelerator  devcheck's fake accelerator: PyTorch's PrivateUse1 key,
-//                 devices "fake:N" (fake_device.cc);
+//                 devices "fake:N" (device.cc);
 //   kCuda         fake CUDA: the CUDA device type and dispatch key, devices
-//                 "cuda:N", for programs written for CUDA (fake_cuda.cc).
-// Kernels are templates over the kind (fake_kernels.cc), so each backend's
+//                 "cuda:N", for programs written for CUDA (cuda/cuda.cc).
+// Kernels are templates over the kind (kernels.cc), so each backend's
 // kernels know their device type at compile time.
 
 #include <ATen/core/Generator.h>
@@ -16,6 +16,7 @@
 #include <c10/core/Device.h>
 #include <c10/core/DispatchKey.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -27,6 +28,10 @@ namespace devcheck::detail {
 inline constexpr int kMaxFakeDevices = 8;
 
 enum class FakeKind : std::uint8_t { kAccelerator = 0, kCuda = 1 };
+
+// How many kinds there are, and the place of each in per-kind tables.
+inline constexpr int kFakeKinds = 2;
+constexpr std::size_t fake_slot(FakeKind kind) { return static_cast<std::size_t>(kind); }
 
 constexpr c10::DeviceType device_type_of(FakeKind kind) {
   return kind == FakeKind::kCuda ? c10::DeviceType::CUDA : c10::DeviceType::PrivateUse1;
@@ -133,8 +138,13 @@ inline constexpr std::uint8_t kFakeAllocatorPriority = 100;
 // Registers the allocator and every kernel of `kind`. Called once per kind.
 void register_fake_kernels(FakeKind kind);
 
+// Registers the kernels of `kind` that make memory (empty, empty_strided,
+// the set_ overloads) in `aten`, a registration block for its dispatch key;
+// factories.cc. Part of register_fake_kernels().
+void register_fake_factories(FakeKind kind, torch::Library& aten);
+
 // The boxed kernel every op of `kind` without a kernel of its own runs: the
-// device check, then the CPU kernel over aliases (fake_kernels.cc).
+// device check, then the CPU kernel over aliases (kernels.cc).
 torch::CppFunction fake_fallback_function(FakeKind kind);
 
 // A tensor of `kind` on device `index` that owns `cpu`'s storage (a result a
@@ -146,7 +156,7 @@ at::Tensor fake_tensor_owning(FakeKind kind, const at::Tensor& cpu, c10::DeviceI
 at::Tensor fake_cpu_alias(const at::Tensor& t);
 
 // Fake CUDA only: the kernels of CUDA-only ops the CPU lacks (fused RNN
-// cells, GradScaler's, pinning); fake_cuda_kernels.cc.
+// cells, GradScaler's, pinning); cuda/kernels.cc.
 void register_fake_cuda_kernels();
 
 // Records that this process made a CUDA call: a child forked from it from

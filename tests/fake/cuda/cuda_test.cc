@@ -117,10 +117,53 @@ TEST(FakeCuda, TheEnvironmentCountIsReadAndABadValueIsNamed) {
   ::unsetenv("DEVCHECK_FAKE_CUDA");
 }
 
+TEST(FakeCuda, TheRequestTakesTheCommandLinesCountFirstAndForceFromEither) {
+  ::setenv("DEVCHECK_FAKE_CUDA", "lots", 1);
+  ::unsetenv("DEVCHECK_FAKE_CUDA_FORCE");
+  // A count given on the command line: the environment's is never read.
+  FakeCudaRequest given;
+  given.count = 3;
+  FakeCudaRequest request = fake_cuda_request_from_environment(given);
+  EXPECT_EQ(request.count, 3);
+  EXPECT_FALSE(request.force);
+  EXPECT_THROW(fake_cuda_request_from_environment(), InvalidArgumentError);
+  ::setenv("DEVCHECK_FAKE_CUDA", "4", 1);
+  EXPECT_EQ(fake_cuda_request_from_environment().count, 4);
+  for (const char* off : {"", "0"}) {
+    ::setenv("DEVCHECK_FAKE_CUDA_FORCE", off, 1);
+    EXPECT_FALSE(fake_cuda_request_from_environment().force) << "'" << off << "'";
+  }
+  ::setenv("DEVCHECK_FAKE_CUDA_FORCE", "1", 1);
+  EXPECT_TRUE(fake_cuda_request_from_environment().force);
+  ::unsetenv("DEVCHECK_FAKE_CUDA_FORCE");
+  given.force = true;
+  EXPECT_TRUE(fake_cuda_request_from_environment(given).force);
+  ::unsetenv("DEVCHECK_FAKE_CUDA");
+  request = fake_cuda_request_from_environment();
+  EXPECT_EQ(request.count, 0);
+  EXPECT_FALSE(request.force);
+}
+
+TEST(FakeCuda, StartingFromTheEnvironmentTurnsOnItsCountAndNothingWithoutOne) {
+  ::unsetenv("DEVCHECK_FAKE_CUDA");
+  EXPECT_EQ(start_fake_cuda_from_environment(), 0);
+  EXPECT_EQ(fake_cuda_count(), 0);
+  ::setenv("DEVCHECK_FAKE_CUDA", "3", 1);
+  EXPECT_EQ(start_fake_cuda_from_environment(), 3);
+  ::unsetenv("DEVCHECK_FAKE_CUDA");
+  EXPECT_EQ(fake_cuda_count(), 3);
+  EXPECT_EQ(torch::cuda::device_count(), 3U);
+}
+
 TEST(FakeCuda, ThisMachineHasNoRealCudaDevice) {
   // The machine the suite runs on has no GPU; scripts/gpu-check.sh checks
   // the refusal where there is one.
   EXPECT_TRUE(real_cuda_devices().empty());
+  // So the refusal to hide one lets every request through.
+  FakeCudaRequest request;
+  request.count = 2;
+  EXPECT_NO_THROW(refuse_fake_cuda_over_real_gpus(request, "run"));
+  EXPECT_NO_THROW(refuse_fake_cuda_over_real_gpus(request));
 }
 
 TEST(FakeCuda, FactoriesCopiesAndViewsKeepEveryValue) {

@@ -6,18 +6,18 @@
 #include <unordered_map>
 
 #include "detail/compat.h"
-#include "testing/fake_checks.h"
+#include "fake/checks.h"
 
 namespace devcheck::detail {
 namespace {
 
 const CudaCheckRule kRules[] = {
 #if DEVCHECK_TORCH_AT_LEAST(2, 14)
-#include "testing/fake_cuda_checks_2_14.inc"
+#include "fake/cuda/checks_2_14.inc"
 #elif DEVCHECK_TORCH_AT_LEAST(2, 6)
-#include "testing/fake_cuda_checks_2_6.inc"
+#include "fake/cuda/checks_2_6.inc"
 #else
-#include "testing/fake_cuda_checks_1_13.inc"
+#include "fake/cuda/checks_1_13.inc"
 #endif
 };
 

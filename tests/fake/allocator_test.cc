@@ -1,7 +1,7 @@
-// The fake backends' runtime: memory statistics, pinned host memory, the
-// per-device generators and the device-index errors of each kind.
+// The fake backends' memory: statistics, the block cache, a fake op's CPU
+// memory and pinned host memory.
 
-#include "testing/fake_backend.h"
+#include "fake/backend.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/CPUAllocator.h>
@@ -13,7 +13,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,20 +24,9 @@
 namespace devcheck::detail {
 namespace {
 
-using ::testing::HasSubstr;
-
 // Sizes in elements (or bytes, for raw allocations).
 constexpr std::int64_t kKi = 1024;
 constexpr std::int64_t kMi = kKi * kKi;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "(no error)";
-}
 
 TEST(FakeBackend, MemoryStatisticsCountEveryBlockAndByteOnItsDevice) {
   fake_cuda(2);
@@ -268,27 +256,6 @@ TEST(FakeBackend, PinnedBlocksAreKnownUntilFreed) {
   EXPECT_FALSE(fake_is_pinned(address));
   EXPECT_FALSE(fake_is_pinned(nullptr));
   EXPECT_TRUE(fake_is_pinned(fake_pinned_allocator()->allocate(0).get()));
-}
-
-TEST(FakeBackend, FakeCudaHasOneGeneratorPerDeviceAndTheAcceleratorTheCpus) {
-  fake_cuda(2);
-  EXPECT_NE(fake_generator(FakeKind::kCuda, 0).unsafeGetGeneratorImpl(),
-            fake_generator(FakeKind::kCuda, 1).unsafeGetGeneratorImpl());
-  EXPECT_EQ(fake_generator(FakeKind::kAccelerator, 1).unsafeGetGeneratorImpl(),
-            at::detail::getDefaultCPUGenerator().unsafeGetGeneratorImpl());
-  EXPECT_THAT(error_of([] { (void)fake_generator(FakeKind::kCuda, 2); }),
-              HasSubstr("CUDA error: invalid device ordinal"));
-}
-
-TEST(FakeBackend, EachKindNamesAnIndexItDoesNotHaveInItsOwnWords) {
-  fake_cuda(2);
-  fake_device(0);
-  EXPECT_EQ(error_of([] { fake_check_index(FakeKind::kCuda, 2, "set device"); }),
-            std::string("CUDA error: invalid device ordinal") + DEVCHECK_CUDA_CHECK_SUFFIX);
-  EXPECT_EQ(error_of([] { fake_check_index(FakeKind::kAccelerator, 5, "set device"); }),
-            "set device: fake device index 5 is out of range: this process has 2 fake devices "
-            "(DEVCHECK_FAKE_DEVICES)");
-  EXPECT_EQ(error_of([] { fake_check_index(FakeKind::kCuda, 1, "x"); }), "(no error)");
 }
 
 }  // namespace

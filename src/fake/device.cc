@@ -14,7 +14,7 @@
 #include "detail/compat.h"
 #include "detail/fake_hooks.h"
 #include "devcheck/error.h"
-#include "testing/fake_backend.h"
+#include "fake/backend.h"
 
 namespace devcheck {
 namespace detail {

@@ -1,20 +1,15 @@
-// The fake backends' runtime, shared by the fake accelerator and fake CUDA:
-// the device guard (current device and stream per thread, streams, events),
-// the allocators and their memory statistics, pinned host memory, and the
-// per-device generators.
+// The fake backends' memory, shared by the fake accelerator and fake CUDA:
+// the allocators (a per-device block cache, as CUDA's caching allocator
+// keeps), their memory statistics, the CPU memory of a fake op, and pinned
+// host memory.
 
-#include "testing/fake_backend.h"
-
-#include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/CPUAllocator.h>
-#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/core/impl/alloc_cpu.h>
 #include <pthread.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -23,121 +18,10 @@
 #include <vector>
 
 #include "detail/compat.h"
+#include "fake/backend.h"
 
 namespace devcheck::detail {
 namespace {
-
-constexpr int kKinds = 2;
-constexpr std::size_t slot(FakeKind kind) { return static_cast<std::size_t>(kind); }
-
-// Streams a device hands out from its pool (ids 1..kPoolStreams); 0 is the
-// default stream, as CUDA's is.
-constexpr c10::StreamId kPoolStreams = 32;
-
-std::array<std::atomic<int>, kKinds> counts{};
-
-// The calling thread's current device per kind, and its current stream per device.
-thread_local std::array<c10::DeviceIndex, kKinds> tls_device{};
-thread_local std::array<std::array<c10::StreamId, kMaxFakeDevices>, kKinds> tls_stream{};
-
-std::array<std::array<std::atomic<c10::StreamId>, kMaxFakeDevices>, kKinds> pool_next{};
-
-// Every op on a fake device has finished when it returns, so an event is
-// complete once recorded; it keeps where and when, for the checks CUDA's
-// guard makes and for elapsed times.
-struct FakeEvent {
-  c10::DeviceIndex device = -1;
-  c10::StreamId stream = 0;
-  std::chrono::steady_clock::time_point when;
-};
-
-template <FakeKind K>
-struct FakeGuardImpl final : public c10::impl::DeviceGuardImplInterface {
-  static constexpr c10::DeviceType kType = device_type_of(K);
-
-  c10::DeviceType type() const override { return kType; }
-
-  c10::Device exchangeDevice(c10::Device device) const override {
-    const c10::Device old = getDevice();
-    if (device.index() != old.index()) setDevice(device);
-    return old;
-  }
-  c10::Device getDevice() const override { return {kType, tls_device[slot(K)]}; }
-  void setDevice(c10::Device device) const override {
-    TORCH_CHECK(device.type() == kType, "fake ", kType, " device guard: expected a ", kType,
-                " device, got ", device);
-    if (!device.has_index()) return;  // "the current device" is already current
-    fake_check_index(K, device.index(), "set device");
-    tls_device[slot(K)] = device.index();
-  }
-  void uncheckedSetDevice(c10::Device device) const noexcept override {
-    if (device.has_index() && device.index() >= 0 && device.index() < kMaxFakeDevices) {
-      tls_device[slot(K)] = device.index();
-    }
-  }
-
-  c10::Stream getStream(c10::Device device) const noexcept override {
-    const c10::DeviceIndex index = device.has_index() ? device.index() : tls_device[slot(K)];
-    return c10::Stream(c10::Stream::UNSAFE, c10::Device(kType, index),
-                       tls_stream[slot(K)].at(static_cast<std::size_t>(index)));
-  }
-  c10::Stream getDefaultStream(c10::Device device) const override {
-    const c10::DeviceIndex index = device.has_index() ? device.index() : tls_device[slot(K)];
-    fake_check_index(K, index, "default stream");
-    return c10::Stream(c10::Stream::UNSAFE, c10::Device(kType, index), 0);
-  }
-  c10::Stream getStreamFromGlobalPool(c10::Device device, bool /*isHighPriority*/) const override {
-    const c10::DeviceIndex index = device.has_index() ? device.index() : tls_device[slot(K)];
-    fake_check_index(K, index, "stream from pool");
-    const c10::StreamId n = pool_next[slot(K)].at(static_cast<std::size_t>(index)).fetch_add(1);
-    return c10::Stream(c10::Stream::UNSAFE, c10::Device(kType, index), 1 + n % kPoolStreams);
-  }
-  c10::Stream exchangeStream(c10::Stream stream) const noexcept override {
-    const c10::Stream old = getStream(stream.device());
-    tls_stream[slot(K)].at(static_cast<std::size_t>(stream.device_index())) = stream.id();
-    return old;
-  }
-
-  void record(void** event, const c10::Stream& stream, const c10::DeviceIndex device_index,
-              const c10::EventFlag /*flag*/) const override {
-    TORCH_CHECK(device_index == -1 || device_index == stream.device_index(), "Event device index ",
-                static_cast<int>(device_index), " does not match recording stream's device index ",
-                static_cast<int>(stream.device_index()), ".");
-    auto* e = static_cast<FakeEvent*>(*event);
-    if (e == nullptr) {
-      e = new FakeEvent();
-      *event = e;
-    }
-    e->device = stream.device_index();
-    e->stream = stream.id();
-    e->when = std::chrono::steady_clock::now();
-  }
-  void block(void* event, const c10::Stream& stream) const override {
-    // Work on every stream has finished already: waiting is ordering only.
-    if (event == nullptr) return;
-    fake_check_index(K, stream.device_index(), "block on event");
-  }
-  bool queryEvent(void* /*event*/) const override { return true; }
-  void destroyEvent(void* event, const c10::DeviceIndex /*device_index*/) const noexcept override {
-    delete static_cast<FakeEvent*>(event);
-  }
-  bool queryStream(const c10::Stream& /*stream*/) const override { return true; }
-  void synchronizeStream(const c10::Stream& /*stream*/) const override {}
-  DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES
-
-  c10::DeviceIndex deviceCount() const noexcept override {
-    return static_cast<c10::DeviceIndex>(counts[slot(K)].load());
-  }
-
-  // Milliseconds between two recorded events (LibTorch 2.x asks the guard).
-  static double elapsed_ms(void* start, void* end) {
-    TORCH_CHECK(start != nullptr && end != nullptr,
-                "Both events must be recorded before calculating elapsed time.");
-    const auto* a = static_cast<const FakeEvent*>(start);
-    const auto* b = static_cast<const FakeEvent*>(end);
-    return std::chrono::duration<double, std::milli>(b->when - a->when).count();
-  }
-};
 
 // ---- memory ----------------------------------------------------------------
 
@@ -160,10 +44,10 @@ struct Counters {
   std::atomic<std::int64_t> host_allocated{0};
   std::atomic<std::int64_t> host_freed{0};
 };
-std::array<std::array<Counters, kMaxFakeDevices>, kKinds> counters;
+std::array<std::array<Counters, kMaxFakeDevices>, kFakeKinds> counters;
 
 Counters& counters_of(FakeKind kind, int index) {
-  return counters[slot(kind)].at(static_cast<std::size_t>(index));
+  return counters[fake_slot(kind)].at(static_cast<std::size_t>(index));
 }
 
 void raise_to(std::atomic<std::int64_t>& peak, std::int64_t now) {
@@ -241,12 +125,12 @@ void lock_cache() { cache_mutex.lock(); }
 void unlock_cache() { cache_mutex.unlock(); }
 
 // Never destroyed: blocks may be freed while the process exits.
-std::array<std::array<Pool, kMaxFakeDevices>, kKinds>& pools() {
+std::array<std::array<Pool, kMaxFakeDevices>, kFakeKinds>& pools() {
   static auto* p = [] {
     // A fork while another thread holds the lock must not leave it held in
     // the child (a DataLoader worker frees tensors too).
     pthread_atfork(&lock_cache, &unlock_cache, &unlock_cache);
-    return new std::array<std::array<Pool, kMaxFakeDevices>, kKinds>();
+    return new std::array<std::array<Pool, kMaxFakeDevices>, kFakeKinds>();
   }();
   return *p;
 }
@@ -285,7 +169,7 @@ void* take_block(FakeKind kind, c10::DeviceIndex index, std::size_t nbytes, bool
   Counters& c = counters_of(kind, index);
   {
     const std::lock_guard<std::mutex> lock(cache_mutex);
-    auto& free = pools()[slot(kind)].at(static_cast<std::size_t>(index)).free;
+    auto& free = pools()[fake_slot(kind)].at(static_cast<std::size_t>(index)).free;
     const auto it = free.lower_bound(capacity);
     if (it != free.end() && it->first <= capacity + capacity / 4) {
       BlockHeader* header = it->second;
@@ -321,7 +205,8 @@ void give_block(BlockHeader* header) {
     if (c.cached.load() + capacity <= kCacheMaxBytes) {
       // First among its size, so that the block freed last, the one most
       // likely still in the CPU's caches, is the one taken next.
-      auto& free = pools()[slot(header->kind)].at(static_cast<std::size_t>(header->index)).free;
+      auto& free =
+          pools()[fake_slot(header->kind)].at(static_cast<std::size_t>(header->index)).free;
       free.emplace_hint(free.lower_bound(header->capacity), header->capacity, header);
       c.cached.fetch_add(capacity);
       c.cached_blocks.fetch_add(1);
@@ -345,7 +230,7 @@ void free_block(void* data) {
 template <FakeKind K>
 struct FakeAllocator final : public c10::Allocator {
   c10::DataPtr allocate(size_t nbytes) DEVCHECK_ALLOCATE_CONST override {
-    const c10::DeviceIndex index = tls_device[slot(K)];
+    const c10::DeviceIndex index = fake_current_index(K);
     const c10::Device device(device_type_of(K), index);
     if (nbytes == 0) return {nullptr, nullptr, &free_block, device};
     void* data = nbytes < kCacheMinBytes ? take_small_block(K, index, nbytes)
@@ -455,40 +340,6 @@ struct PinnedAllocator final : public c10::Allocator {
 
 }  // namespace
 
-int fake_count(FakeKind kind) noexcept { return counts[slot(kind)].load(); }
-
-void set_fake_count(FakeKind kind, int count) noexcept { counts[slot(kind)].store(count); }
-
-c10::DeviceIndex fake_current_index(FakeKind kind) noexcept { return tls_device[slot(kind)]; }
-
-c10::DeviceIndex fake_index_or_current(FakeKind kind, c10::optional<c10::Device> device) noexcept {
-  if (device && device->has_index()) return device->index();
-  return tls_device[slot(kind)];
-}
-
-void fake_check_index(FakeKind kind, int index, const char* what) {
-  const int count = fake_count(kind);
-  if (index >= 0 && index < count) return;
-  if (kind == FakeKind::kCuda) {
-    // What a GPU says for an ordinal it does not have (C10_CUDA_CHECK).
-    TORCH_CHECK(false, "CUDA error: invalid device ordinal", DEVCHECK_CUDA_CHECK_SUFFIX);
-  }
-  TORCH_CHECK(false, what, ": fake device index ", index, " is out of range: this process has ",
-              count, " fake device", count == 1 ? "" : "s", " (DEVCHECK_FAKE_DEVICES)");
-}
-
-void register_fake_guard(FakeKind kind) {
-  // Registrars store unconditionally: fake CUDA's guard replaces a CUDA
-  // build's own. Kept alive for the process.
-  if (kind == FakeKind::kCuda) {
-    static c10::impl::DeviceGuardImplRegistrar guard(c10::DeviceType::CUDA,
-                                                     new FakeGuardImpl<FakeKind::kCuda>());
-  } else {
-    static c10::impl::DeviceGuardImplRegistrar guard(c10::DeviceType::PrivateUse1,
-                                                     new FakeGuardImpl<FakeKind::kAccelerator>());
-  }
-}
-
 c10::Allocator* fake_allocator(FakeKind kind) {
   static FakeAllocator<FakeKind::kAccelerator> accelerator;
   static FakeAllocator<FakeKind::kCuda> cuda;
@@ -556,7 +407,7 @@ void fake_empty_cache(FakeKind kind) {
   {
     const std::lock_guard<std::mutex> lock(cache_mutex);
     for (std::size_t i = 0; i < kMaxFakeDevices; ++i) {
-      auto& free = pools()[slot(kind)].at(i).free;
+      auto& free = pools()[fake_slot(kind)].at(i).free;
       for (const auto& entry : free) release.push_back(entry.second);
       free.clear();
       Counters& c = counters_of(kind, static_cast<int>(i));
@@ -598,18 +449,6 @@ bool fake_is_pinned(const void* data) noexcept {
   if (data == nullptr) return false;
   const std::lock_guard<std::mutex> lock(pinned_mutex);
   return pinned_blocks().count(data) != 0;
-}
-
-const at::Generator& fake_generator(FakeKind kind, int index) {
-  if (kind == FakeKind::kAccelerator) return at::detail::getDefaultCPUGenerator();
-  static std::once_flag once;
-  static std::array<at::Generator, kMaxFakeDevices>* generators = nullptr;
-  std::call_once(once, [] {
-    generators = new std::array<at::Generator, kMaxFakeDevices>();
-    for (at::Generator& g : *generators) g = at::detail::createCPUGenerator();
-  });
-  fake_check_index(kind, index, "generator");
-  return generators->at(static_cast<std::size_t>(index));
 }
 
 }  // namespace devcheck::detail

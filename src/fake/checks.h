@@ -7,7 +7,7 @@
 #include <ATen/core/stack.h>
 #include <c10/core/Device.h>
 
-#include "testing/fake_backend.h"
+#include "fake/backend.h"
 
 namespace devcheck::detail {
 

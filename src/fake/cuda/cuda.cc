@@ -31,8 +31,8 @@
 #include "detail/cuda_probe.h"
 #include "detail/fake_hooks.h"
 #include "devcheck/error.h"
-#include "testing/fake_backend.h"
-#include "testing/fake_checks.h"
+#include "fake/backend.h"
+#include "fake/checks.h"
 
 namespace devcheck {
 namespace detail {
@@ -374,19 +374,6 @@ std::vector<std::string> real_cuda_devices() {
   return names;
 }
 
-int fake_cuda_count_from_environment() {
-  const char* env = std::getenv("DEVCHECK_FAKE_CUDA");
-  if (env == nullptr || *env == '\0' || std::strcmp(env, "0") == 0) return 0;
-  const std::string text(env);
-  if (text.size() != 1 || text[0] < '1' || text[0] > '0' + detail::kMaxFakeDevices) {
-    throw InvalidArgumentError(
-        fmt::format("[devcheck] invalid DEVCHECK_FAKE_CUDA='{}': expected a number of fake CUDA "
-                    "devices from 1 to {}, or 0 for none",
-                    text, detail::kMaxFakeDevices));
-  }
-  return text[0] - '0';
-}
-
 std::vector<c10::Device> fake_cuda(int count) { return fake_cuda(FakeCudaOptions().count(count)); }
 
 std::vector<c10::Device> fake_cuda(const FakeCudaOptions& options) {
@@ -422,30 +409,3 @@ std::vector<c10::Device> fake_cuda(const FakeCudaOptions& options) {
 }
 
 }  // namespace devcheck
-
-// The preload library's way in (devcheck run --fake-cuda, DEVCHECK_FAKE_CUDA):
-// 0 when not asked for, 1 when on, 2 when it cannot be (the reason printed
-// as one line).
-extern "C" __attribute__((visibility("default"))) int devcheck_fake_cuda_autostart() {
-  try {
-    const int count = devcheck::fake_cuda_count_from_environment();
-    if (count == 0) return 0;
-    const char* force = std::getenv("DEVCHECK_FAKE_CUDA_FORCE");
-    const bool forced = force != nullptr && *force != '\0' && std::strcmp(force, "0") != 0;
-    devcheck::fake_cuda(devcheck::FakeCudaOptions().count(count).force(forced));
-    return 1;
-  } catch (const devcheck::DeviceUnavailableError&) {
-    std::fprintf(stderr,
-                 "[devcheck] run: this machine has a real CUDA device, which fake CUDA would hide "
-                 "from the program; stopping it here (exit status 2)\nfix: run without "
-                 "--fake-cuda (or DEVCHECK_FAKE_CUDA), or add --fake-cuda-force to hide the GPU\n");
-  } catch (const devcheck::Error& e) {
-    std::fprintf(stderr, "%s; stopping the program here (exit status 2)\n", e.message().c_str());
-  } catch (const c10::Error& e) {
-    std::fprintf(stderr,
-                 "[devcheck] run: fake CUDA cannot start: %s; stopping the program here "
-                 "(exit status 2)\n",
-                 e.what_without_backtrace());
-  }
-  return 2;
-}

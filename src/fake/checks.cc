@@ -10,11 +10,12 @@
 // Fake CUDA picks per op from the CUDA build's own table; the fake
 // accelerator always checks as TensorIterator does and names the ATen op.
 
-#include "testing/fake_checks.h"
+#include "fake/checks.h"
 
 #include <c10/util/SmallVector.h>
 
 #include "detail/compat.h"
+#include "fake/ivalue_tensors.h"
 
 #include <cstdint>
 #include <mutex>
@@ -104,17 +105,6 @@ const Plan& plan_of(FakeKind kind, const c10::OperatorHandle& op) {
   if (it == all.end()) it = all.emplace(key, make_plan(kind, op)).first;
   index.emplace(key, &it->second);
   return it->second;
-}
-
-template <typename F>
-void for_each_tensor(const c10::IValue& v, F&& f) {
-  if (v.isTensor()) {
-    f(v.toTensor(), false);
-  } else if (v.isList()) {
-    for (const c10::IValue& e : v.toListRef()) {
-      if (e.isTensor()) f(e.toTensor(), true);
-    }
-  }
 }
 
 // check_and_update_common_device, argument by argument.

@@ -1,7 +1,7 @@
 // The device check before each op: fake CUDA's, from the CUDA build's own
 // table (fake_cuda_checks.cc), and the fake accelerator's, TensorIterator's.
 
-#include "testing/fake_checks.h"
+#include "fake/checks.h"
 
 #include <ATen/ATen.h>
 #include <gmock/gmock.h>
