@@ -90,7 +90,7 @@ files=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's#^\./#/#')
 for f in /usr/bin/devcheck /usr/libexec/devcheck/devcheck-torch /usr/share/man/man1/devcheck.1.gz \
   /usr/share/doc/devcheck/copyright /usr/share/doc/devcheck/changelog.gz \
   /usr/share/doc/devcheck/README.md /usr/share/devcheck/python/devcheck_fake.py \
-  /usr/share/devcheck/python/devcheck_fake_cuda.py /usr/share/devcheck/python/site/sitecustomize.py \
+  /usr/share/devcheck/python/devcheck_fake_cuda/__init__.py /usr/share/devcheck/python/site/sitecustomize.py \
   /usr/include/devcheck/devcheck.h /usr/lib/cmake/devcheck/devcheckConfig.cmake; do
   grep -qx "$f" <<<"$files" || fail "the package lacks $f"
 done

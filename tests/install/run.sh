@@ -24,7 +24,7 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log" ||
 
 # What a user runs, all installed.
 for f in bin/devcheck libexec/devcheck/devcheck-torch share/devcheck/python/devcheck_fake.py \
-  share/devcheck/python/devcheck_fake_cuda.py share/devcheck/python/site/sitecustomize.py \
+  share/devcheck/python/devcheck_fake_cuda/__init__.py share/devcheck/python/site/sitecustomize.py \
   share/doc/devcheck/README.md share/man/man1/devcheck.1.gz; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f is not installed" >&2; exit 1; }
 done

@@ -48,7 +48,7 @@ has() {
 }
 
 [ -n "$fake_library" ] || { echo "FAIL: no libdevcheck_fake_device.so under $prefix" >&2; exit 1; }
-for f in devcheck_fake.py devcheck_fake_cuda.py site/sitecustomize.py; do
+for f in devcheck_fake.py devcheck_fake_cuda/__init__.py site/sitecustomize.py; do
   [ -f "$fake_python/$f" ] || { echo "FAIL: no $fake_python/$f" >&2; exit 1; }
 done
 

@@ -3,7 +3,7 @@
 // takes over every CUDA kernel LibTorch has (a CUDA build's call the driver),
 // answers ATen's CUDA hooks, and marks a forked child of a process that used
 // CUDA, which cannot use it. The torch.ops.devcheck.fake_cuda_* ops give
-// Python's torch.cuda what it asks torch._C for (python/devcheck_fake_cuda.py).
+// Python's torch.cuda what it asks torch._C for (python/devcheck_fake_cuda/).
 
 #include "devcheck/fake_cuda.h"
 
