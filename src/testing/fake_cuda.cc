@@ -28,9 +28,9 @@
 #include <unordered_set>
 
 #include "detail/compat.h"
-#include "detail/cuda_probe.h"
 #include "detail/fake_hooks.h"
 #include "devcheck/error.h"
+#include "format/cuda_probe.h"
 #include "testing/fake_backend.h"
 #include "testing/fake_checks.h"
 
