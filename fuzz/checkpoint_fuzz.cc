@@ -14,7 +14,7 @@
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
 #include "devcheck/format/error.h"
-#include "format/pickle.h"
+#include "format/pickle_scan.h"
 
 namespace {
 

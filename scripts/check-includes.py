@@ -36,7 +36,7 @@ ROOMS = {
     "sanitizer": (("core", "detail", "format", "process"), False),
     "train": (("core", "detail"), False),
     "distributed": (("core", "detail", "process"), False),
-    "fake": (("core", "detail"), False),
+    "fake": (("core", "detail", "format"), False),
     "testing": (("fake", "core", "detail"), False),
 }
 # The top: programs and bindings over the libraries. They may include any

@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "bindings.h"
-#include "detail/cuda_probe.h"
 #include "devcheck/check.h"
 #include "devcheck/device.h"
 #include "devcheck/error.h"
 #include "devcheck/move.h"
 #include "devcheck/scope.h"
+#include "format/cuda_probe.h"
 
 namespace py = pybind11;
 

@@ -14,9 +14,11 @@
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
 #include "devcheck/format/units.h"
-#include "format/archive.h"
+#include "format/allowlist.h"
 #include "format/output.h"
-#include "format/pickle.h"
+#include "format/pickle_edit.h"
+#include "format/pickle_scan.h"
+#include "format/zip_writer.h"
 
 namespace devcheck {
 namespace {

@@ -10,11 +10,11 @@
 #include <fstream>
 #include <string_view>
 
-#include "detail/cuda_probe.h"
 #include "detail/fake_hooks.h"
 #include "devcheck/error.h"
 #include "devcheck/format/device_name.h"
 #include "devcheck/format/error.h"
+#include "format/cuda_probe.h"
 
 namespace devcheck {
 namespace {

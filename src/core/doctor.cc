@@ -8,9 +8,10 @@
 
 #include <cstdlib>
 
-#include "detail/cuda_probe.h"
 #include "detail/fake_hooks.h"
+#include "detail/torch_cuda_version.h"
 #include "devcheck/version.h"
+#include "format/cuda_probe.h"
 
 namespace devcheck {
 

@@ -1,4 +1,4 @@
-// DeviceMap and the Checkpoint metadata view with its text and JSON reports.
+// The Checkpoint metadata view with its text and JSON reports.
 #include <fmt/format.h>
 #include <fmt/ranges.h>  // fmt::join (there from fmt 11 on)
 #include <nlohmann/json.hpp>
@@ -10,36 +10,6 @@
 #include "format/reader.h"
 
 namespace devcheck {
-
-namespace format {
-
-DeviceMap DeviceMap::to(Device device) {
-  DeviceMap m;
-  m.to_ = device;
-  return m;
-}
-
-DeviceMap& DeviceMap::map(std::string from, Device to) {
-  rules_.emplace_back(std::move(from), to);
-  return *this;
-}
-
-std::string DeviceMap::apply(const std::string& saved_location) const {
-  for (const auto& [from, to] : rules_) {
-    if (from == saved_location) return to.str();
-  }
-  return to_ ? to_->str() : saved_location;
-}
-
-std::string DeviceMap::str() const {
-  if (is_keep()) return "keep";
-  std::vector<std::string> parts;
-  for (const auto& [from, to] : rules_) parts.push_back(from + "->" + to.str());
-  if (to_) parts.push_back("to " + to_->str());
-  return fmt::format("{}", fmt::join(parts, ", "));
-}
-
-}  // namespace format
 
 std::string severity_name(Severity severity) {
   switch (severity) {

@@ -1,5 +1,5 @@
 // The driver-side CUDA probe: torch-free, part of devcheck::format.
-#include "detail/cuda_probe.h"
+#include "format/cuda_probe.h"
 
 #include <dlfcn.h>
 

@@ -7,9 +7,9 @@
 #include <mutex>
 #include <optional>
 
-#include "detail/cuda_probe.h"
 #include "devcheck/format/error.h"
 #include "devcheck/format/units.h"
+#include "format/cuda_probe.h"
 
 namespace devcheck::format {
 

@@ -13,8 +13,9 @@
 
 #include "devcheck/export.h"
 #include "devcheck/format/checkpoint.h"
-#include "format/archive.h"
-#include "format/pickle.h"
+#include "format/file.h"
+#include "format/pickle_scan.h"
+#include "format/zip_reader.h"
 
 namespace devcheck::impl {
 
@@ -75,10 +76,6 @@ void interpret_pickle(ParsedCheckpoint& cp, int pickle, const std::string& key_p
 
 // Reads and checks `path`. Throws IoError, FormatError, UnsafeContentError.
 DEVCHECK_API std::shared_ptr<ParsedCheckpoint> parse_checkpoint(const std::string& path);
-
-// Whether torch.load(weights_only=True) (or, for TorchScript archives,
-// torch.jit.load) accepts the global `module.name`.
-bool is_allowed_global(std::string_view module, std::string_view name, bool torchscript);
 
 // PyTorch's dtype name and element size for a storage type name
 // ("FloatStorage" -> float32, 4). False when unknown.

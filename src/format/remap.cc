@@ -11,9 +11,12 @@
 #include "devcheck/format/checkpoint.h"
 #include "devcheck/format/error.h"
 #include "devcheck/format/units.h"
+#include "format/file.h"
 #include "format/internal_assert.h"
 #include "format/output.h"
+#include "format/pickle_edit.h"
 #include "format/reader.h"
+#include "format/zip_writer.h"
 
 namespace devcheck {
 namespace {

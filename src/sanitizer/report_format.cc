@@ -7,7 +7,7 @@
 #include "devcheck/error.h"
 #include "devcheck/format/error.h"
 #include "devcheck/sanitizer.h"
-#include "format/archive.h"
+#include "format/file.h"
 #include "format/output.h"
 #include "sanitizer/report.h"
 

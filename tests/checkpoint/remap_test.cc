@@ -11,6 +11,7 @@
 #include "checkpoint/fixtures.h"
 #include "devcheck/checkpoint.h"
 #include "devcheck/error.h"
+#include "format/allowlist.h"
 #include "format/reader.h"
 
 using ::testing::HasSubstr;

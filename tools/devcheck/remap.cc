@@ -1,15 +1,11 @@
 // devcheck remap IN -o OUT [--to DEVICE | --map FROM=TO ...] [--strip-prefix P]
 // [--rewrite-code] [--force]: torch.load's map_location, applied offline.
-#include <fmt/format.h>
-
 #include <memory>
 #include <ostream>
 #include <vector>
 
 #include "command.h"
 #include "devcheck/format/checkpoint.h"
-#include "devcheck/format/device_name.h"
-#include "devcheck/format/error.h"
 
 namespace devcheck::cli {
 namespace {
@@ -19,23 +15,6 @@ struct RemapArgs {
   std::vector<std::string> maps;
   bool rewrite_code = false, force = false, json = false;
 };
-
-// --to and --map targets go through devcheck's one device parser: "CUDA:0",
-// "fake:1" and "auto" mean what they mean for every other devcheck flag. A
-// named device need not exist here: a remap may prepare a file for another
-// machine. "auto" and "gpu" are this machine's choice (format::auto_device).
-format::Device parse_device(const std::string& text, const std::string& flag) {
-  format::DeviceRequest request;
-  try {
-    request = format::parse_device_request(text);
-  } catch (const format::InvalidArgumentError& e) {
-    const std::string message = e.message();
-    throw format::InvalidArgumentError(
-        fmt::format("[devcheck] remap {}: {}", flag, message.substr(message.find(' ') + 1)));
-  }
-  if (request.kind == format::DeviceRequest::Kind::kDevice) return request.device;
-  return format::auto_device();
-}
 
 Runner setup_remap(CLI::App& sub, Streams& io) {
   auto a = std::make_shared<RemapArgs>();
@@ -58,17 +37,7 @@ Runner setup_remap(CLI::App& sub, Streams& io) {
       "usage. A failed run leaves no output.");
   return [a, &io]() {
     format::RemapOptions options;
-    format::DeviceMap map_location = format::DeviceMap::keep();
-    if (!a->to.empty()) map_location = format::DeviceMap::to(parse_device(a->to, "--to"));
-    for (const auto& rule : a->maps) {
-      const auto eq = rule.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == rule.size()) {
-        throw format::InvalidArgumentError(fmt::format(
-            "[devcheck] remap --map: '{}' is not FROM=TO (e.g. --map cuda:1=cuda:0)", rule));
-      }
-      map_location.map(rule.substr(0, eq), parse_device(rule.substr(eq + 1), "--map"));
-    }
-    options.map_location(map_location)
+    options.map_location(format::DeviceMap::parse(a->to, a->maps))
         .strip_prefix(a->strip_prefix)
         .rewrite_code(a->rewrite_code)
         .force(a->force);

@@ -117,6 +117,17 @@ class DEVCHECK_API DeviceMap {
   static DeviceMap keep() { return DeviceMap(); }
   /// Everything to `device` (torch.load(map_location="cpu")).
   static DeviceMap to(Device device);
+  /// The map as `devcheck remap` takes it: `to_device` sends every storage to
+  /// one device ("cpu", "cuda:0", "auto"; empty: none), and each of `rules`,
+  /// "FROM=TO" ("cuda:1=cuda:0"), sends one saved location to a device.
+  /// Devices are read as parse_device_request() reads them; a named device
+  /// need not exist on this machine (a remap may prepare a file for another),
+  /// and "auto" and "gpu" are this machine's choice (auto_device()). Throws
+  /// InvalidArgumentError naming the option and the text it refuses:
+  /// "[devcheck] remap --map: 'cuda:1' is not FROM=TO (e.g. --map
+  /// cuda:1=cuda:0)", "[devcheck] remap --to: invalid device 'tpu:0':
+  /// expected one of ...". Thread-safe.
+  static DeviceMap parse(const std::string& to_device, const std::vector<std::string>& rules);
 
   /// Adds an exact remap of the saved location `from` ("cuda:1") to `to`;
   /// unmatched locations pass through (or go to the `to()` device when one

@@ -28,11 +28,11 @@
 #include <unordered_set>
 
 #include "detail/compat.h"
-#include "detail/cuda_probe.h"
 #include "detail/fake_hooks.h"
 #include "devcheck/error.h"
 #include "fake/backend.h"
 #include "fake/checks.h"
+#include "format/cuda_probe.h"
 
 namespace devcheck {
 namespace detail {

@@ -1,7 +1,9 @@
 #pragma once
-// Run-time queries of CUDA devices through the driver (libcuda) and NVML,
-// loaded with dlopen: no compile-time CUDA dependency, and nothing happens on
-// a machine without a driver.
+// The CUDA driver probe: run-time queries of CUDA devices through the driver
+// (libcuda) and NVML, loaded with dlopen: no compile-time CUDA dependency, no
+// LibTorch (devcheck::format's device availability uses it), and nothing
+// happens on a machine without a driver. What the LibTorch in the process was
+// built with is detail/torch_cuda_version.h's business.
 
 #include <cstdint>
 #include <optional>
@@ -27,10 +29,6 @@ struct CudaProbe {
 
 // Queries the driver now (free memory changes; nothing is cached).
 DEVCHECK_API CudaProbe probe_cuda();
-
-// The CUDA version the LibTorch in this process was built with, "12.4"; empty
-// when it has no CUDA (libtorch_cuda not loaded). Needs no GPU and no driver.
-std::string torch_cuda_version();
 
 }  // namespace devcheck::impl
 

@@ -4,8 +4,10 @@
 // GLOBAL is recorded as a name, a REDUCE as a "call" node holding the callable
 // and its arguments. It also remembers where in the byte stream storage
 // locations and dict keys were pushed, and where the memo handed them out
-// again, so that remap can rewrite exactly those bytes (see Site and
-// string_edits). Not thread-safe per object; pure functions otherwise.
+// again, so that remap can rewrite exactly those bytes (see Site, and
+// string_edits in pickle_edit.h). What the scanned ops may be is the
+// allowlist's business (allowlist.h). Not thread-safe per object; pure
+// functions otherwise.
 
 #include <bitset>
 #include <cstdint>
@@ -121,43 +123,6 @@ struct PickleTruncated {
 // PickleTruncated when the bytes end before STOP.
 DEVCHECK_API Pickle scan_pickle(std::string_view bytes, const std::string& where,
                                 std::uint64_t start = 0);
-
-// The pickle op that pushes `value` as a str (BINUNICODE).
-DEVCHECK_API std::string pickle_unicode(std::string_view value);
-
-// The opcodes torch.load(weights_only=True) accepts in every PyTorch version
-// devcheck supports: those of 1.13's torch/_weights_only_unpickler.py, which
-// 2.6's accepts too (2.6 adds only BINFLOAT). Everything devcheck writes uses
-// no others: no POP, DUP, MEMOIZE, FRAME or SHORT_BINUNICODE.
-DEVCHECK_API bool weights_only_opcode(unsigned char op);
-
-struct Edit {
-  std::uint64_t begin = 0, end = 0;
-  std::string replacement;
-};
-
-// A str op to change: the valid Site of a scanned pickle and its new value.
-struct StringChange {
-  Site site;
-  std::string value;
-};
-
-// Edits after which the op at each changed site (the first change wins for a
-// site named twice) pushes its new str value, and every other op of `p` pushes the
-// value it pushed before. A changed op becomes one BINUNICODE; a memo slot it
-// filled then holds the new value, so a memo get that must still see the old
-// one (e.g. a user's config["device"] sharing a storage's location string)
-// becomes a BINUNICODE of the old value, and a get that must see a new value
-// its slot does not hold becomes a BINUNICODE of that. The edits add no other
-// kind of op (no POP, no memo slot) and drop every FRAME, so a pickle that
-// torch.load(weights_only=True) reads still reads after them. Throws
-// FormatError naming `where` when a changed op's value was copied by DUP
-// (rewriting it would change the copy too).
-std::vector<Edit> string_edits(const Pickle& p, const std::vector<StringChange>& changes,
-                               const std::string& where);
-
-// Applies non-overlapping edits (any order) to `bytes`.
-std::string apply_edits(std::string_view bytes, std::vector<Edit> edits);
 
 }  // namespace devcheck::impl
 

@@ -1,4 +1,4 @@
-#include "detail/cuda_probe.h"
+#include "detail/torch_cuda_version.h"
 
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
