@@ -35,15 +35,19 @@ bool is_fake(const at::Tensor& t) {
   return t.defined() && t.device().type() == device_type_of(K);
 }
 
-// A tensor of backend `key` over `storage` with `like`'s dtype, geometry and
-// conjugate/negative bits, and its inference-ness: inside
+// A tensor of backend `key` over `storage` with `like`'s dtype, geometry,
+// conjugate/negative/zero bits (a ZeroTensor, forward-mode AD's undefined
+// tangent, has no memory: the bit sends every op to its zero kernels), and
+// its inference-ness: inside
 // torch.inference_mode() a view of a normal tensor stays a normal tensor
 // (autograd then gives it its base's version counter), as the CPU's views do.
 at::Tensor tensor_over(c10::Storage storage, c10::DispatchKey key, const at::Tensor& like) {
   c10::optional<c10::InferenceMode> normal;
   if (!like.is_inference() && c10::InferenceMode::is_enabled()) normal.emplace(false);
-  auto impl = c10::make_intrusive<c10::TensorImpl>(std::move(storage), c10::DispatchKeySet(key),
-                                                   like.dtype());
+  c10::DispatchKeySet keys(key);
+  // The bit is a dispatch key, set where the tensor is made (_set_zero refuses).
+  if (like._is_zerotensor()) keys = keys.add(c10::DispatchKey::ZeroTensor);
+  auto impl = c10::make_intrusive<c10::TensorImpl>(std::move(storage), keys, like.dtype());
   impl->set_sizes_and_strides(like.sizes(), like.strides());
   impl->set_storage_offset(like.storage_offset());
   impl->_set_conj(like.is_conj());

@@ -32,6 +32,23 @@ TEST(FakeKernels, HalfOpsTheCpuLacksRunInFloatAndComeBackAsHalf) {
   EXPECT_TRUE(at::equal(out.cpu(), at::relu(got.cpu().to(at::kFloat).neg()).to(at::kHalf)));
 }
 
+// Forward-mode AD stands an undefined tangent in by a ZeroTensor, which has
+// no memory: its zero bit must survive the trip to the CPU kernel and back
+// (without it, mm read no data and mul read a null pointer).
+TEST(FakeKernels, ZeroTensorsKeepTheirZeroBitThroughTheCpuKernels) {
+  fake_cuda(2);
+  const at::Tensor zero = at::_efficientzerotensor({2, 1}, at::TensorOptions().device(kCuda0));
+  EXPECT_TRUE(zero._is_zerotensor());
+  EXPECT_EQ(zero.device(), kCuda0);
+  const at::Tensor x = at::rand({3, 2}, kCuda0);
+  const at::Tensor product = at::mm(x, zero);
+  EXPECT_TRUE(at::equal(product.cpu(), at::zeros({3, 1})));
+  const at::Tensor scaled = zero * 2;
+  EXPECT_EQ(scaled.device(), kCuda0);
+  EXPECT_TRUE(at::equal(scaled.cpu(), at::zeros({2, 1})));
+  EXPECT_TRUE(at::equal((zero + at::ones({2, 1}, kCuda0)).cpu(), at::ones({2, 1})));
+}
+
 TEST(FakeKernels, RandomOpsDrawFromTheDevicesGenerator) {
   fake_cuda(2);
   at::Tensor t = at::empty({5}, kCuda1);

@@ -502,6 +502,8 @@ FAKE_ONLY = {
     "benchmark-profiler": ("its results are timings; the profiled CUDA runs are 25,000 times slower here, as "
                            "the profiler cannot record CUDA events on fake CUDA (docs/fake-cuda-programs.md)"),
     "functorch-ensembling": DRAWS,
+    "autograd-ppl": DRAWS,
+    "autograd-multiheadattn": DRAWS,
     "autograd-wav2letter": DRAWS,
     "autograd-transformer": DRAWS,
     "fastrnns-test": (DRAWS + "; test.py compares its TorchScript LSTMs with nn.LSTM itself (to 1e-3), "
@@ -517,10 +519,8 @@ FAKE_ONLY = {
 # The run passes while the failure is exactly this one, fails on any other,
 # and fails once it is gone (then this table is out of date).
 KNOWN_FAILURES = {
-    "autograd-ppl": ("RuntimeError: The tensor has a non-zero number of elements, but its data is not "
-                     "allocated yet", "forward-mode AD (functorch.jvp) through mm on fake CUDA"),
-    "autograd-multiheadattn": ("RuntimeError: The tensor has a non-zero number of elements, but its data "
-                               "is not allocated yet", "forward-mode AD (functorch.jvp) through mm on fake CUDA"),
+    # None now: autograd-ppl and autograd-multiheadattn failed here until fake
+    # CUDA kept forward-mode AD's ZeroTensor bit (src/fake/kernels.cc).
 }
 # The lane this corpus was measured in under fake CUDA (Debian 12's torch). In
 # the torch 2.6 and 2.14 lanes the whole test is skipped (exit 77) until it is
