@@ -115,7 +115,7 @@ void check_inputs(const torch::nn::ModuleHolder<M>& module,
   check_inputs(*module, inputs);
 }
 
-namespace impl {
+namespace detail {
 /// Backs DEVCHECK_CHECK_INPUTS: `names` is the macro's argument text ("x, y").
 DEVCHECK_API void check_inputs_impl(const torch::nn::Module& module, const char* names,
                                     const at::Tensor* const* inputs, std::size_t count);
@@ -129,11 +129,11 @@ void check_inputs_named(const Mod& module, const char* names, const Ts&... input
   const at::Tensor* ptrs[] = {&static_cast<const at::Tensor&>(inputs)...};
   check_inputs_impl(as_module(module), names, ptrs, sizeof...(Ts));
 }
-}  // namespace impl
+}  // namespace detail
 
 }  // namespace devcheck
 
 /// check_inputs() with the argument names taken from the expression text:
 ///   DEVCHECK_CHECK_INPUTS(*this, x, mask);   // names "x" and "mask"
 #define DEVCHECK_CHECK_INPUTS(module, ...) \
-  ::devcheck::impl::check_inputs_named((module), #__VA_ARGS__, __VA_ARGS__)
+  ::devcheck::detail::check_inputs_named((module), #__VA_ARGS__, __VA_ARGS__)

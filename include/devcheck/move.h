@@ -25,10 +25,10 @@ class ModuleHolder;
 
 namespace devcheck {
 
-namespace impl {
+namespace detail {
 template <typename T, typename Enable = void>
 struct TensorWalk;
-}  // namespace impl
+}  // namespace detail
 
 /// `x` with every defined tensor inside it replaced by `f(tensor)`: tensors,
 /// std::vector, std::map, std::unordered_map, std::pair, std::tuple,
@@ -38,7 +38,7 @@ struct TensorWalk;
 /// at::Tensor. This is the one walk to_device() and DevicePrefetcher use.
 template <typename T, typename F>
 T map_tensors(const T& x, F&& f) {
-  return impl::TensorWalk<T>::map(x, f);
+  return detail::TensorWalk<T>::map(x, f);
 }
 
 /// Calls `f(tensor)` for every defined tensor inside `x` (the types of
@@ -46,7 +46,7 @@ T map_tensors(const T& x, F&& f) {
 /// tuples and pairs by position, an Example's data before its target.
 template <typename T, typename F>
 void for_each_tensor(const T& x, F&& f) {
-  impl::TensorWalk<T>::visit(x, f);
+  detail::TensorWalk<T>::visit(x, f);
 }
 
 /// `t` on `device`; `t` itself when it is already there (no copy), an
@@ -86,7 +86,7 @@ c10::Device module_device(const torch::nn::ModuleHolder<M>& module) {
 
 // ---- the walk ----------------------------------------------------------------
 
-namespace impl {
+namespace detail {
 
 // The IValue walk, type-erased (it recurses through dynamically typed values).
 DEVCHECK_API c10::IValue map_ivalue_tensors(const c10::IValue& value,
@@ -249,6 +249,6 @@ struct TensorWalk<torch::data::Example<D, torch::data::example::NoTarget>> {
   }
 };
 
-}  // namespace impl
+}  // namespace detail
 
 }  // namespace devcheck

@@ -31,7 +31,7 @@
 
 namespace devcheck {
 
-namespace impl {
+namespace detail {
 
 /// One argument of DEVCHECK_OP_INPUTS / DEVCHECK_OP_OUTPUTS: a tensor, an
 /// optional tensor (absent or undefined ones are skipped) or a tensor list.
@@ -56,7 +56,7 @@ class DEVCHECK_API OpArg {
   bool is_list_ = false;
 };
 
-}  // namespace impl
+}  // namespace detail
 
 /// What DEVCHECK_OP_INPUTS returns: the device the inputs agree on, which it
 /// keeps current (a device guard) until it is destroyed. Not copyable or
@@ -64,7 +64,7 @@ class DEVCHECK_API OpArg {
 /// thread-safe to share (a device guard belongs to its thread).
 class OpInputs;
 DEVCHECK_API OpInputs check_op_inputs(std::string_view op, std::string_view names,
-                                      std::initializer_list<impl::OpArg> inputs);
+                                      std::initializer_list<detail::OpArg> inputs);
 
 class [[nodiscard]] DEVCHECK_API OpInputs {
  public:
@@ -84,11 +84,11 @@ class [[nodiscard]] DEVCHECK_API OpInputs {
   /// DeviceMismatchError naming the op, the output (from `names`, the
   /// expressions' text, as DEVCHECK_OP_OUTPUTS passes it), its device and
   /// shape, and the inputs' device. Use DEVCHECK_OP_OUTPUTS.
-  void check_outputs(std::string_view names, std::initializer_list<impl::OpArg> outputs) const;
+  void check_outputs(std::string_view names, std::initializer_list<detail::OpArg> outputs) const;
 
  private:
   friend OpInputs check_op_inputs(std::string_view op, std::string_view names,
-                                  std::initializer_list<impl::OpArg> inputs);
+                                  std::initializer_list<detail::OpArg> inputs);
   OpInputs(std::string op, c10::Device device);
 
   std::string op_;
@@ -103,7 +103,7 @@ class [[nodiscard]] DEVCHECK_API OpInputs {
 /// i-th entry. Throws DeviceMismatchError naming `op`, the arguments that
 /// disagree, and every input with its shape, dtype and device. Thread-safe.
 DEVCHECK_API OpInputs check_op_inputs(std::string_view op, std::string_view names,
-                                      std::initializer_list<impl::OpArg> inputs);
+                                      std::initializer_list<detail::OpArg> inputs);
 
 }  // namespace devcheck
 

@@ -62,7 +62,7 @@ struct DEVCHECK_API PrefetchOptions {
   TORCH_ARG(bool, pin_memory) = true;
 };
 
-namespace impl {
+namespace detail {
 
 /// The device-specific half of DevicePrefetcher (not a template): stacking,
 /// pinning, the side stream, events. Immutable after construction; its const
@@ -124,7 +124,7 @@ std::vector<at::Tensor> collect(const Batch& batch) {
   return out;
 }
 
-}  // namespace impl
+}  // namespace detail
 
 /// Prefetches the batches of `Source` onto a device. `Source` is any range
 /// (begin()/end()) of batches: a torch::data data loader (whose batches are
@@ -154,7 +154,7 @@ class DevicePrefetcher {
  public:
   /// What the loop receives: the collated batch, its tensors on the device.
   using Batch =
-      decltype(impl::collate(std::declval<HostBatch>(), std::declval<const impl::Stager&>()));
+      decltype(detail::collate(std::declval<HostBatch>(), std::declval<const detail::Stager&>()));
 
   /// Prefetches from `source`, which must outlive this object. Throws
   /// DeviceUnavailableError-style c10 errors when the device cannot be used.
@@ -243,7 +243,7 @@ class DevicePrefetcher {
       return c10::nullopt;
     }
     if (slot.ready) {
-      stager_.hand_over(*slot.ready, impl::collect(*slot.batch));
+      stager_.hand_over(*slot.ready, detail::collect(*slot.batch));
     }
     return std::move(slot.batch);
   }
@@ -272,13 +272,13 @@ class DevicePrefetcher {
 
   Slot produce(HostBatch host, bool side_stream) {
     Slot slot;
-    Batch collated = impl::collate(std::move(host), stager_);
+    Batch collated = detail::collate(std::move(host), stager_);
     if (side_stream && stager_.asynchronous()) {
       c10::OptionalStreamGuard guard(stager_.side_stream());
-      slot.batch = impl::stage(collated, stager_);
+      slot.batch = detail::stage(collated, stager_);
       slot.ready = stager_.record();
     } else {
-      slot.batch = impl::stage(collated, stager_);
+      slot.batch = detail::stage(collated, stager_);
     }
     return slot;
   }
@@ -343,7 +343,7 @@ class DevicePrefetcher {
   std::unique_ptr<Source> owned_;
   Source* source_;
   PrefetchOptions options_;
-  impl::Stager stager_;
+  detail::Stager stager_;
 
   bool running_ = false;
   std::optional<std::pair<SourceIterator, SourceEnd>> sync_;

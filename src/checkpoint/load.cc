@@ -61,7 +61,7 @@ constexpr std::uint64_t kRunGap = std::uint64_t{1} << 20;
 
 // Whether storage `s`'s record can be the storage's memory: stored as it is,
 // and large.
-bool mappable(const impl::ParsedCheckpoint& cp, std::size_t s) {
+bool mappable(const detail::ParsedCheckpoint& cp, std::size_t s) {
   const std::uint64_t nbytes = cp.storages[s].nbytes;
   const detail::ZipRecord* record = cp.sources[s].record;
   return nbytes >= map_min.load(std::memory_order_relaxed) &&
@@ -72,7 +72,7 @@ bool mappable(const impl::ParsedCheckpoint& cp, std::size_t s) {
 // The file's own pages for storage `s` when its record is mappable and its
 // data 64-byte aligned, with a mapping of its own; else an empty DataPtr (the
 // caller copies).
-c10::DataPtr map_record(const impl::ParsedCheckpoint& cp, std::size_t s) {
+c10::DataPtr map_record(const detail::ParsedCheckpoint& cp, std::size_t s) {
   if (!mappable(cp, s)) return c10::DataPtr(nullptr, c10::Device(c10::kCPU));
   const std::uint64_t start = cp.zip->data_offset(*cp.sources[s].record);
   if (start % kRecordAlignment != 0) return c10::DataPtr(nullptr, c10::Device(c10::kCPU));
@@ -89,7 +89,7 @@ c10::DataPtr map_record(const impl::ParsedCheckpoint& cp, std::size_t s) {
 // outside the run) is left to map_record and its checks.
 class MappedRuns {
  public:
-  explicit MappedRuns(const impl::ParsedCheckpoint& cp) : cp_(cp) {
+  explicit MappedRuns(const detail::ParsedCheckpoint& cp) : cp_(cp) {
     ready_.reserve(cp.storages.size());
     for (std::size_t s = 0; s < cp.storages.size(); ++s) {
       ready_.emplace_back(nullptr, c10::Device(c10::kCPU));
@@ -155,7 +155,7 @@ class MappedRuns {
     span->seal();
   }
 
-  const impl::ParsedCheckpoint& cp_;
+  const detail::ParsedCheckpoint& cp_;
   std::vector<Run> runs_;
   std::vector<int> run_of_;          // per storage: its run, -1 when none
   std::vector<c10::DataPtr> ready_;  // per storage: its slice, until taken
@@ -163,7 +163,7 @@ class MappedRuns {
 
 // The bytes of one storage, on `device`. On another device than the CPU, the
 // host bytes are only staging for the copy there.
-c10::Storage read_storage(const impl::ParsedCheckpoint& cp, MappedRuns& runs, std::size_t s,
+c10::Storage read_storage(const detail::ParsedCheckpoint& cp, MappedRuns& runs, std::size_t s,
                           c10::Device device) {
   const StorageEntry& st = cp.storages[s];
   const detail::StorageSource& src = cp.sources[s];

@@ -293,7 +293,7 @@ void check_inputs(const torch::nn::Module& module, std::initializer_list<NamedTe
                       [&](std::size_t i) { return std::string(named[i].name); });
 }
 
-namespace impl {
+namespace detail {
 
 void check_inputs_impl(const torch::nn::Module& module, const char* names,
                        const at::Tensor* const* inputs, std::size_t count) {
@@ -304,6 +304,6 @@ void check_inputs_impl(const torch::nn::Module& module, const char* names,
   });
 }
 
-}  // namespace impl
+}  // namespace detail
 
 }  // namespace devcheck

@@ -152,10 +152,10 @@ detail::FakeDeviceHooks& hooks_slot() {
 
 }  // namespace
 
-namespace impl {
+namespace detail {
 void set_fake_device_hooks(const FakeDeviceHooks& hooks) noexcept { hooks_slot() = hooks; }
 FakeDeviceHooks fake_device_hooks() noexcept { return hooks_slot(); }
-}  // namespace impl
+}  // namespace detail
 
 DeviceSpec DeviceSpec::parse(const std::string& text) {
   format::DeviceRequest request;

@@ -17,11 +17,11 @@ at::Tensor to_device(const at::Tensor& t, c10::Device device, bool non_blocking)
 }
 
 c10::IValue to_device(const c10::IValue& value, c10::Device device, bool non_blocking) {
-  return impl::map_ivalue_tensors(
+  return detail::map_ivalue_tensors(
       value, [&](const at::Tensor& t) { return to_device(t, device, non_blocking); });
 }
 
-namespace impl {
+namespace detail {
 
 c10::IValue map_ivalue_tensors(const c10::IValue& value,
                                c10::function_ref<at::Tensor(const at::Tensor&)> f) {
@@ -76,7 +76,7 @@ void visit_ivalue_tensors(const c10::IValue& value, c10::function_ref<void(const
   }
 }
 
-}  // namespace impl
+}  // namespace detail
 
 c10::Device module_device(const torch::nn::Module& module) {
   std::map<std::string, std::vector<std::string>> names_by_device;

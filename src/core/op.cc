@@ -58,11 +58,11 @@ struct Seen {
   const at::Tensor* tensor;
 };
 
-std::vector<Seen> flatten(std::string_view names, std::initializer_list<impl::OpArg> args) {
+std::vector<Seen> flatten(std::string_view names, std::initializer_list<detail::OpArg> args) {
   const std::vector<std::string> split = split_names(names);
   std::vector<Seen> seen;
   size_t i = 0;
-  for (const impl::OpArg& arg : args) {
+  for (const detail::OpArg& arg : args) {
     std::string name = i < split.size() && !split[i].empty() ? split[i] : fmt::format("#{}", i);
     if (arg.is_list()) {
       for (size_t k = 0; k < arg.list().size(); ++k) {
@@ -96,7 +96,7 @@ OpInputs::OpInputs(std::string op, c10::Device device) : op_(std::move(op)), dev
 }
 
 OpInputs check_op_inputs(std::string_view op, std::string_view names,
-                         std::initializer_list<impl::OpArg> inputs) {
+                         std::initializer_list<detail::OpArg> inputs) {
   const std::vector<Seen> seen = flatten(names, inputs);
   const Seen* first = nullptr;
   for (const Seen& s : seen) {
@@ -121,7 +121,7 @@ OpInputs check_op_inputs(std::string_view op, std::string_view names,
 }
 
 void OpInputs::check_outputs(std::string_view names,
-                             std::initializer_list<impl::OpArg> outputs) const {
+                             std::initializer_list<detail::OpArg> outputs) const {
   for (const Seen& s : flatten(names, outputs)) {
     if (s.tensor->device() == device_) continue;
     throw DeviceMismatchError(fmt::format(

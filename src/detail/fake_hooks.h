@@ -7,7 +7,7 @@
 
 #include "devcheck/export.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 struct FakeDeviceHooks {
   c10::Device (*device)(int index) = nullptr;  // fake_device()
@@ -22,10 +22,5 @@ DEVCHECK_API void set_fake_device_hooks(const FakeDeviceHooks& hooks) noexcept;
 // The hooks; every member is nullptr when the fake device is not linked.
 DEVCHECK_API FakeDeviceHooks fake_device_hooks() noexcept;
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

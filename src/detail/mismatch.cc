@@ -7,7 +7,7 @@
 
 #include "detail/names.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 void DeviceTally::add(c10::Device device, std::size_t tensors) {
   auto it = std::find_if(counts_.begin(), counts_.end(),
@@ -91,4 +91,4 @@ MismatchText describe_mismatch(const std::vector<MismatchRow>& rows, c10::Device
   return out;
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

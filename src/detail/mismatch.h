@@ -16,7 +16,7 @@
 
 #include "devcheck/export.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 // PyTorch lets a 0-dim CPU tensor (a wrapped scalar) meet tensors on any
 // device, so it never counts for or against a device.
@@ -72,10 +72,5 @@ DEVCHECK_API MismatchText describe_mismatch(const std::vector<MismatchRow>& rows
                                             c10::Device expected,
                                             const std::string& stray_origin = {});
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

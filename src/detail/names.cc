@@ -2,7 +2,7 @@
 
 #include "devcheck/format/units.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 namespace {
 
 // The table entry whose LibTorch name is `type`'s ("Float" for float32).
@@ -53,4 +53,4 @@ std::string clean_module_name(std::string_view name) {
   return std::string(name);
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

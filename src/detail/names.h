@@ -12,7 +12,7 @@
 
 #include "devcheck/export.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 // PyTorch's Python name of a dtype: "float32", "bfloat16", "complex64".
 DEVCHECK_API std::string dtype_name(c10::ScalarType type);
@@ -32,10 +32,5 @@ inline bool device_matches(c10::Device expected, c10::Device actual) {
   return expected.has_index() ? expected == actual : expected.type() == actual.type();
 }
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

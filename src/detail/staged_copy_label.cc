@@ -1,6 +1,6 @@
 #include "detail/staged_copy_label.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 namespace {
 thread_local const char* tls_label = nullptr;
 }  // namespace
@@ -10,4 +10,4 @@ StagingScope::~StagingScope() { tls_label = previous_; }
 
 const char* staging_label() noexcept { return tls_label; }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

@@ -6,7 +6,7 @@
 
 #include "devcheck/export.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 // While alive, copies this thread makes are staged by `who` (a string literal,
 // e.g. "devcheck::DevicePrefetcher"). Not copyable; nests (the innermost wins).
@@ -24,10 +24,5 @@ class DEVCHECK_API StagingScope {
 // The label of the innermost StagingScope on this thread; nullptr outside one.
 DEVCHECK_API const char* staging_label() noexcept;
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

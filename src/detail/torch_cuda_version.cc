@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 std::string torch_cuda_version() {
   if (!c10::impl::hasDeviceGuardImpl(c10::kCUDA)) return "";
@@ -14,4 +14,4 @@ std::string torch_cuda_version() {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

@@ -4,16 +4,11 @@
 
 #include <string>
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 // The CUDA version the LibTorch in this process was built with, "12.4"; empty
 // when it has no CUDA (libtorch_cuda not loaded). Needs no GPU and no driver.
 std::string torch_cuda_version();
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

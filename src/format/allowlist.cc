@@ -5,7 +5,7 @@
 
 #include "devcheck/format/units.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 namespace {
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -115,4 +115,4 @@ bool is_allowed_global(std::string_view module, std::string_view name, bool torc
   return false;
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

@@ -9,7 +9,7 @@
 
 #include "devcheck/export.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 // The opcodes torch.load(weights_only=True) accepts in every PyTorch version
 // devcheck supports: those of 1.13's torch/_weights_only_unpickler.py, which
@@ -21,10 +21,5 @@ DEVCHECK_API bool weights_only_opcode(unsigned char op);
 // torch.jit.load) accepts the global `module.name`.
 bool is_allowed_global(std::string_view module, std::string_view name, bool torchscript);
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

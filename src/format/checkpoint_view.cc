@@ -25,7 +25,7 @@ std::string severity_name(Severity severity) {
 
 namespace format {
 
-Checkpoint::Checkpoint(std::shared_ptr<const impl::ParsedCheckpoint> data)
+Checkpoint::Checkpoint(std::shared_ptr<const detail::ParsedCheckpoint> data)
     : data_(std::move(data)) {}
 
 Checkpoint Checkpoint::open(const std::string& path) {

@@ -5,7 +5,7 @@
 #include "devcheck/format/error.h"
 #include "format/reader.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 namespace {
 
 bool looks_like_device(std::string_view s) {
@@ -73,4 +73,4 @@ bool location_available(const std::string& location) {
   }
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

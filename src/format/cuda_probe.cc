@@ -5,7 +5,7 @@
 
 #include <array>
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 namespace {
 
 // Driver API and NVML signatures, declared here so no CUDA header is needed.
@@ -131,4 +131,4 @@ CudaProbe probe_cuda() {
   return probe;
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

@@ -12,7 +12,7 @@
 
 #include "devcheck/export.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 struct CudaDeviceFacts {
   int ordinal = 0;  // as LibTorch numbers it (after CUDA_VISIBLE_DEVICES)
@@ -30,10 +30,5 @@ struct CudaProbe {
 // Queries the driver now (free memory changes; nothing is cached).
 DEVCHECK_API CudaProbe probe_cuda();
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

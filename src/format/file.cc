@@ -11,7 +11,7 @@
 
 #include "devcheck/format/error.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 File::~File() {
   if (fd_ >= 0) ::close(fd_);
@@ -101,4 +101,4 @@ void write_all(int fd, const void* data, std::uint64_t size, const std::string& 
   }
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

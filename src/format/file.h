@@ -8,7 +8,7 @@
 
 #include "devcheck/export.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 // An owned file descriptor.
 class File {
@@ -43,10 +43,5 @@ DEVCHECK_API void write_all(int fd, const void* data, std::uint64_t size, const 
 // archive", with the fix.
 [[noreturn]] void throw_bad_archive(const std::string& path, const std::string& problem);
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

@@ -10,7 +10,7 @@
 #include "format/allowlist.h"
 #include "format/reader.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 namespace {
 
 constexpr int kMaxDepth = 200;
@@ -434,4 +434,4 @@ void interpret_pickle(ParsedCheckpoint& cp, int pickle, const std::string& key_p
   Interpreter(cp, pickle).run(key_prefix);
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

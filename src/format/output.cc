@@ -12,7 +12,7 @@
 
 #include "devcheck/format/error.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa {
@@ -87,4 +87,4 @@ void AtomicOutput::commit() {
   committed_ = true;
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

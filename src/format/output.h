@@ -7,7 +7,7 @@
 
 #include "devcheck/export.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 class DEVCHECK_API AtomicOutput {
  public:
@@ -38,10 +38,5 @@ class DEVCHECK_API AtomicOutput {
 // Whether `a` and `b` name the same existing file.
 bool same_file(const std::string& a, const std::string& b);
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

@@ -9,7 +9,7 @@
 #include "devcheck/format/error.h"
 #include "format/internal_assert.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 std::string pickle_unicode(std::string_view value) {
   std::string op = "X";
@@ -77,4 +77,4 @@ std::string apply_edits(std::string_view bytes, std::vector<Edit> edits) {
   return out;
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

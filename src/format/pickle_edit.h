@@ -12,7 +12,7 @@
 #include "devcheck/export.h"
 #include "format/pickle_scan.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 // The pickle op that pushes `value` as a str (BINUNICODE).
 DEVCHECK_API std::string pickle_unicode(std::string_view value);
@@ -45,10 +45,5 @@ std::vector<Edit> string_edits(const Pickle& p, const std::vector<StringChange>&
 // Applies non-overlapping edits (any order) to `bytes`.
 std::string apply_edits(std::string_view bytes, std::vector<Edit> edits);
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

@@ -9,7 +9,7 @@
 
 #include "devcheck/format/error.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 namespace {
 
 struct Entry {
@@ -566,4 +566,4 @@ Pickle scan_pickle(std::string_view bytes, const std::string& where, std::uint64
   return Scanner(bytes, where, start).run();
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

@@ -19,7 +19,7 @@
 
 #include "devcheck/export.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 constexpr std::uint32_t kNoNode = 0xFFFFFFFFu;
 constexpr std::uint64_t kNoOffset = ~std::uint64_t{0};
@@ -124,10 +124,5 @@ struct PickleTruncated {
 DEVCHECK_API Pickle scan_pickle(std::string_view bytes, const std::string& where,
                                 std::uint64_t start = 0);
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

@@ -12,7 +12,7 @@
 #include "devcheck/format/device_name.h"
 #include "devcheck/format/error.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 namespace {
 
 constexpr std::uint64_t kMaxPickleBytes = std::uint64_t{1} << 31;
@@ -369,13 +369,13 @@ std::shared_ptr<ParsedCheckpoint> parse_checkpoint(const std::string& path) {
   return cp;
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 bool ParsedCheckpoint::has_errors() const {
   return std::any_of(findings.begin(), findings.end(),
                      [](const Finding& f) { return f.severity == Severity::kError; });
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

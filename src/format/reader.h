@@ -17,7 +17,7 @@
 #include "format/pickle_scan.h"
 #include "format/zip_reader.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 enum class Format { kZip, kTorchScript, kLegacy };
 
@@ -92,10 +92,5 @@ std::vector<CodeLiteral> find_device_literals(const std::string& record, const s
 // Whether `location` names a device this machine has ("cpu", "meta" always).
 bool location_available(const std::string& location);
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

@@ -28,7 +28,7 @@ using format::FormatError;
 using format::RemapOptions;
 
 using detail::PickleSource;
-using impl::ParsedCheckpoint;
+using detail::ParsedCheckpoint;
 
 [[noreturn]] void cannot_rewrite(const ParsedCheckpoint& cp, const PickleSource& src,
                                  const std::string& what) {

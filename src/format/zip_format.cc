@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 std::uint32_t crc32_of(const void* data, std::uint64_t size, std::uint32_t crc) {
   const auto* p = static_cast<const Bytef*>(data);
@@ -17,4 +17,4 @@ std::uint32_t crc32_of(const void* data, std::uint64_t size, std::uint32_t crc) 
   return crc;
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

@@ -9,7 +9,7 @@
 
 #include "devcheck/export.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 struct ZipRecord {
   std::string name;          // full name inside the zip
@@ -58,10 +58,5 @@ inline void put64(std::string& out, std::uint64_t v) {
 }
 
 }  // namespace zip
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

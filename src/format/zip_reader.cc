@@ -9,7 +9,7 @@
 #include "devcheck/format/error.h"
 #include "format/file.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 using zip::kCentralSig;
 using zip::kEnd64LocatorSig;
@@ -274,4 +274,4 @@ void ZipReader::read_into(const ZipRecord& record, void* dst, bool check_crc) co
   }
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

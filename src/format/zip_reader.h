@@ -13,7 +13,7 @@
 #include "devcheck/export.h"
 #include "format/zip_format.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 // Whether `name` stays inside the archive: relative, no "..", "." or empty
 // components, no backslash, NUL or control characters.
@@ -66,10 +66,5 @@ class DEVCHECK_API ZipReader {
   std::unordered_map<std::string, std::size_t> index_;
 };
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

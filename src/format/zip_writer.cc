@@ -12,7 +12,7 @@
 #include "format/file.h"
 #include "format/internal_assert.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 namespace {
 
 using zip::kCentralSig;
@@ -270,4 +270,4 @@ void ZipWriter::finish() {
   put(cd.data(), cd.size());
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

@@ -14,7 +14,7 @@
 #include "format/zip_format.h"
 #include "format/zip_reader.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 
 // Writes a zip the way PyTorchStreamWriter does: records stored, each data
 // start aligned to 64 bytes with an "FB" padding extra field, zip64 records
@@ -77,10 +77,5 @@ class DEVCHECK_API ZipWriter {
   std::vector<ZipRecord> entries_;
 };
 
-}  // namespace devcheck::impl
-
-// Internals shared between devcheck's libraries live in impl:: (exported where
-// marked DEVCHECK_API; docs/architecture.md, "Symbols"); call sites say detail::.
-namespace devcheck::detail {
-using namespace impl;  // NOLINT(google-build-using-namespace)
 }  // namespace devcheck::detail
+

@@ -135,7 +135,7 @@ bool fixable(const std::string& rule) {
 void write_atomically(const std::string& path, const std::string& text) {
   struct stat before {};
   const bool have_mode = ::stat(path.c_str(), &before) == 0;
-  impl::AtomicOutput out(path, /*overwrite=*/true);
+  devcheck::detail::AtomicOutput out(path, /*overwrite=*/true);
   if (have_mode) ::fchmod(out.fd(), before.st_mode & 07777);
   std::size_t done = 0;
   while (done < text.size()) {

@@ -6,7 +6,7 @@
 
 #include "detail/staged_copy_label.h"
 
-namespace devcheck::impl {
+namespace devcheck::detail {
 namespace {
 
 // Devices whose copies can be ordered by streams and events. The CPU and meta
@@ -84,4 +84,4 @@ torch::data::TensorExample collate(std::vector<torch::data::TensorExample> sampl
   return torch::data::TensorExample(stager.stack(data));
 }
 
-}  // namespace devcheck::impl
+}  // namespace devcheck::detail

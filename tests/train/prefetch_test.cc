@@ -220,13 +220,13 @@ TEST(DevicePrefetcher, FakeDeviceOrderAndContentEqualThePlainLoader) {
 }
 
 TEST(DevicePrefetcher, FakeDeviceCopiesOnASideStreamOfTheTargetDevice) {
-  const impl::Stager stager(PrefetchOptions(fake_device(1)));
+  const detail::Stager stager(PrefetchOptions(fake_device(1)));
   EXPECT_EQ(stager.device(), fake_device(1));
   EXPECT_TRUE(stager.asynchronous());
   ASSERT_TRUE(stager.side_stream().has_value());
   EXPECT_EQ(stager.side_stream()->device(), fake_device(1));
   EXPECT_FALSE(stager.pins());  // pinned memory is for CUDA only
-  const impl::Stager on_cpu(PrefetchOptions(c10::kCPU));
+  const detail::Stager on_cpu(PrefetchOptions(c10::kCPU));
   EXPECT_FALSE(on_cpu.asynchronous());
 }
 

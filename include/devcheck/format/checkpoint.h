@@ -21,9 +21,9 @@
 
 namespace devcheck {
 
-namespace impl {
+namespace detail {
 struct ParsedCheckpoint;
-}  // namespace impl
+}  // namespace detail
 
 /// How bad a finding is. kError findings make inspect exit 1 and remap refuse.
 enum class Severity { kInfo, kWarning, kError };
@@ -179,11 +179,11 @@ class DEVCHECK_API Checkpoint {
   std::string to_json(const std::vector<DeviceTotal>& devices) const;
 
   /// Internal: the parsed file, for remap and load.
-  const impl::ParsedCheckpoint& parsed() const { return *data_; }
+  const detail::ParsedCheckpoint& parsed() const { return *data_; }
 
  private:
-  explicit Checkpoint(std::shared_ptr<const impl::ParsedCheckpoint> data);
-  std::shared_ptr<const impl::ParsedCheckpoint> data_;
+  explicit Checkpoint(std::shared_ptr<const detail::ParsedCheckpoint> data);
+  std::shared_ptr<const detail::ParsedCheckpoint> data_;
 };
 
 /// Options of remap(). Defaults change nothing but the format (legacy files
