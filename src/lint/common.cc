@@ -102,6 +102,21 @@ bool layer_has_parameters(std::string_view layer) {
                      [&](std::string_view p) { return layer.rfind(p, 0) == 0; });
 }
 
+bool uses_a_device(const Source& source) {
+  return std::any_of(source.scopes().begin(), source.scopes().end(),
+                     [](const Scope& s) { return s.uses_device; }) ||
+         std::any_of(source.calls().begin(), source.calls().end(), [&](const Call& c) {
+           if ((c.method == "cuda" && c.qualified.empty()) || c.qualified == "torch.device") {
+             return true;
+           }
+           if (c.method != "to" || !c.qualified.empty()) return false;
+           const std::vector<TSNode> args = source.positional(c.node);
+           const TSNode target = args.empty() ? source.keyword(c.node, "device") : args[0];
+           return !ts_node_is_null(target) &&
+                  names_any(source.text(target), {"cuda", "gpu", "rank", "device"});
+         });
+}
+
 std::string line_of(TSNode node) {
   return "line " + std::to_string(ts_node_start_point(node).row + 1);
 }

@@ -33,6 +33,12 @@ bool is_device_name(std::string_view name);
 // or buffers (not `ReLU`, `Dropout`, a loss without a weight).
 bool layer_has_parameters(std::string_view layer);
 
+// Whether the file puts anything on a device: `.to(device)`-style moves and
+// `device=` (Scope::uses_device), `.cuda()`, `torch.device(...)`, `.to(X)`
+// with X naming a rank, a GPU, CUDA or a device (`.to(local_rank)`).
+// Without one, what the file makes itself stays on the host.
+bool uses_a_device(const Source& source);
+
 // "line N" of a node (1-based).
 std::string line_of(TSNode node);
 // The function a node is in, as `'name'`, or "the module's code".

@@ -1,4 +1,8 @@
 // DC105 load-without-map-location: torch.load(f) without map_location.
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
 #include "../common.h"
 #include "../rule.h"
 
@@ -62,11 +66,132 @@ bool round_trip(const Source& source, const Call& load) {
   return state;
 }
 
+// The names a path is built from: identifiers and attribute chains
+// (`self.data_file`), and for a name assigned in `scope`, those of the values
+// it was given (`file = os.path.join(root, META_FILE)`), a few levels deep.
+// With `callee_only`, a call gives the names of what it calls alone (what
+// `parse_meta(root)` returns is made by it, not handed in).
+void path_words(const Source& source, TSNode node, int scope, std::vector<std::string_view>& words,
+                bool callee_only = false, int depth = 0) {
+  if (ts_node_is_null(node) || depth > 3) return;
+  if (callee_only && is(node, "call")) node = field(node, "function");
+  if (is(node, "attribute")) {
+    words.push_back(source.text(node));
+    return;
+  }
+  if (is(node, "identifier")) {
+    words.push_back(source.text(node));
+    const auto& assigns = source.scopes()[scope].assigns;
+    const auto found = assigns.find(std::string(source.text(node)));
+    if (found == assigns.end()) return;
+    for (const TSNode value : found->second) {
+      path_words(source, value, scope, words, callee_only, depth + 1);
+    }
+    return;
+  }
+  const uint32_t n = ts_node_named_child_count(node);
+  for (uint32_t i = 0; i < n; ++i) {
+    path_words(source, ts_node_named_child(node, i), scope, words, callee_only, depth);
+  }
+}
+
+// What a save writes to: its file argument, or `X` for the `f` of an
+// enclosing `with open(X, "wb") as f:`.
+TSNode written_path(const Source& source, TSNode save) {
+  const TSNode file = file_argument(source, save, 1);
+  if (!is(file, "identifier")) return file;
+  for (TSNode n = ts_node_parent(save); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) break;
+    if (!is(n, "with_statement")) continue;
+    const TSNode clause = ts_node_named_child(n, 0);
+    const uint32_t items = ts_node_named_child_count(clause);
+    for (uint32_t i = 0; i < items; ++i) {
+      const TSNode pattern = ts_node_named_child(ts_node_named_child(clause, i), 0);
+      if (!is(pattern, "as_pattern")) continue;
+      const TSNode opened = ts_node_named_child(pattern, 0);
+      const TSNode alias = field(pattern, "alias");
+      if (is(opened, "call") && source.text(field(opened, "function")) == "open" &&
+          !ts_node_is_null(alias) && source.text(alias) == source.text(file)) {
+        const std::vector<TSNode> args = source.positional(opened);
+        return args.empty() ? TSNode{} : args[0];
+      }
+    }
+  }
+  return file;
+}
+
+// The parameters of a function scope, but `self` and `cls`.
+std::vector<std::string_view> parameter_names(const Source& source, int function) {
+  std::vector<std::string_view> names;
+  const TSNode parameters = field(source.scopes()[function].node, "parameters");
+  const uint32_t n = ts_node_named_child_count(parameters);
+  for (uint32_t i = 0; i < n; ++i) {
+    TSNode p = ts_node_named_child(parameters, i);
+    if (!is(p, "identifier")) {
+      p = is(field(p, "name"), "identifier") ? field(p, "name") : ts_node_named_child(p, 0);
+    }
+    const std::string_view name = source.text(p);
+    if (is(p, "identifier") && name != "self" && name != "cls") names.push_back(name);
+  }
+  return names;
+}
+
+// Whether `load` reads a file this file writes itself from what it made
+// there, in a file that puts nothing on a device: a dataset's processed
+// files (`torch.save(dataset, f)` in `with open(self.data_file, "wb") as f`,
+// then `torch.load(self.data_file)`). The load and the save name the file
+// alike: the same `self.x` or module-level name (`META_FILE`) in the paths
+// they are built from. What is saved must not come from the saving
+// function's parameters (a model handed in may be on a GPU).
+bool written_here_on_host(const Source& source, const Call& load) {
+  const TSNode file = file_argument(source, load.node, 0);
+  if (ts_node_is_null(file)) return false;
+  std::vector<std::string_view> read;
+  path_words(source, file, load.scope, read);
+  const auto& constants = source.scopes()[0].assigns;
+  const auto names_file = [&](std::string_view w) {
+    return w.rfind("self.", 0) == 0 || constants.count(std::string(w)) != 0;
+  };
+  read.erase(std::remove_if(read.begin(), read.end(), [&](auto w) { return !names_file(w); }),
+             read.end());
+  if (read.empty()) return false;
+  bool written = false;
+  for (const Call& save : source.calls()) {
+    if (save.qualified != "torch.save") continue;
+    std::vector<std::string_view> words;
+    path_words(source, written_path(source, save.node), save.scope, words);
+    if (std::none_of(words.begin(), words.end(), [&](std::string_view w) {
+          return std::find(read.begin(), read.end(), w) != read.end();
+        })) {
+      continue;
+    }
+    const std::vector<TSNode> args = source.positional(save.node);
+    TSNode saved = source.keyword(save.node, "obj");
+    if (ts_node_is_null(saved) && !args.empty()) saved = args[0];
+    if (ts_node_is_null(saved)) return false;
+    std::vector<std::string_view> from;
+    path_words(source, saved, save.scope, from, /*callee_only=*/true);
+    const int function = source.function_of(save.scope);
+    if (function >= 0) {
+      for (const std::string_view p : parameter_names(source, function)) {
+        for (const std::string_view w : from) {
+          if (w == p || (w.size() > p.size() && w.substr(0, p.size()) == p && w[p.size()] == '.')) {
+            return false;
+          }
+        }
+      }
+    }
+    written = true;
+  }
+  return written && !uses_a_device(source);
+}
+
 void check(const RuleContext& c) {
   for (const Call& call : c.source.calls()) {
     if (call.qualified != "torch.load" || c.source.has_splat(call.node)) continue;
     if (!ts_node_is_null(c.source.keyword(call.node, "map_location")) ||
-        c.source.positional(call.node).size() >= 2 || round_trip(c.source, call)) {
+        c.source.positional(call.node).size() >= 2 || round_trip(c.source, call) ||
+        written_here_on_host(c.source, call)) {
       continue;
     }
     c.sink.report(call.node, "DC105",

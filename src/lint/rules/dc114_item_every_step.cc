@@ -1,7 +1,7 @@
 // DC114 item-every-step: `.item()` directly in the body of a training loop
 // (one that calls backward()) in a file that puts something on a device,
 // unless the value read decides whether the loop stops (a convergence test,
-// a stop on a non-finite loss: they need it on every step).
+// a stop on a non-finite loss, an assertion: they need it on every step).
 #include <algorithm>
 #include <string_view>
 #include <utility>
@@ -12,25 +12,6 @@
 
 namespace devcheck::lint::detail {
 namespace {
-
-// Whether the file puts anything on a device: `.to(device)`-style moves and
-// `device=` (Scope::uses_device), `.cuda()`, `torch.device(...)`, `.to(X)`
-// with X naming a rank, a GPU, CUDA or a device (`.to(local_rank)`).
-// Without one, `.item()` reads a CPU tensor and waits for nothing.
-bool uses_a_device(const Source& source) {
-  return std::any_of(source.scopes().begin(), source.scopes().end(),
-                     [](const Scope& s) { return s.uses_device; }) ||
-         std::any_of(source.calls().begin(), source.calls().end(), [&](const Call& c) {
-           if ((c.method == "cuda" && c.qualified.empty()) || c.qualified == "torch.device") {
-             return true;
-           }
-           if (c.method != "to" || !c.qualified.empty()) return false;
-           const std::vector<TSNode> args = source.positional(c.node);
-           const TSNode target = args.empty() ? source.keyword(c.node, "device") : args[0];
-           return !ts_node_is_null(target) &&
-                  names_any(source.text(target), {"cuda", "gpu", "rank", "device"});
-         });
-}
 
 // The `for`/`while` statement around `node` that starts at byte `start`.
 TSNode loop_at(TSNode node, uint32_t start) {
@@ -110,6 +91,24 @@ bool steers_loop(const Source& source, TSNode loop, TSNode call) {
   return false;
 }
 
+// Whether the read is checked by an assertion (`assert loss.item() < 1`,
+// `self.assertEqual(w.grad.item(), expected)`, `torch.testing.assert_close`):
+// the check raises when it fails, so, like a stop on a non-finite loss, it
+// needs the value on every step (a test that checks each step).
+bool asserted(const Source& source, TSNode call) {
+  for (TSNode n = ts_node_parent(call); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "assert_statement")) return true;
+    if (is(n, "call")) {
+      std::string_view callee = source.text(field(n, "function"));
+      const std::size_t dot = callee.rfind('.');
+      if (dot != std::string_view::npos) callee.remove_prefix(dot + 1);
+      if (callee.rfind("assert", 0) == 0) return true;
+    }
+    if (is(n, "expression_statement") || is(n, "block")) return false;
+  }
+  return false;
+}
+
 void check(const RuleContext& c) {
   const Source& source = c.source;
   Sink& sink = c.sink;
@@ -121,7 +120,10 @@ void check(const RuleContext& c) {
         ts_node_named_child_count(field(call.node, "arguments")) != 0) {
       continue;
     }
-    if (steers_loop(source, loop_at(call.node, call.loop), call.node)) continue;
+    if (steers_loop(source, loop_at(call.node, call.loop), call.node) ||
+        asserted(source, call.node)) {
+      continue;
+    }
     sink.report(call.node, "DC114",
                 ".item() on every step of a training loop waits for the device each time; "
                 "accumulate on the device (total += loss.detach()) and read it once per "

@@ -6,26 +6,41 @@
 namespace devcheck::lint::detail {
 namespace {
 
+// Whether a decorator of `definition` other than `except` names CUDA or a GPU.
+bool decorated_for_cuda(const Source& source, TSNode definition, TSNode except) {
+  if (!is(definition, "decorated_definition")) return false;
+  const uint32_t count = ts_node_named_child_count(definition);
+  for (uint32_t i = 0; i < count; ++i) {
+    const TSNode decorator = ts_node_named_child(definition, i);
+    if (is(decorator, "decorator") && !ts_node_eq(decorator, except) &&
+        names_cuda_or_gpu(source.text(decorator))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Whether code is run only where CUDA is, by what is around it: a decorator
 // of an enclosing function or class that names CUDA or a GPU
 // (`@RunIf(min_cuda_gpus=1)`, `@unittest.skipIf(not TEST_CUDA, ...)`), or a
 // call around it whose `marks=` does (`pytest.param(..., marks=...)`), or an
 // `if` (`elif`) whose condition does and whose body holds it
 // (`if device.type == "cuda":`, `if TEST_CUDA:`). The test that decides may
-// live elsewhere (a conftest.py).
+// live elsewhere (a conftest.py). A value made in one decorator of a
+// definition another decorator gates is made for that definition alone.
 bool gated_on_cuda(const Source& source, const Call& call) {
   for (int s = call.scope; s > 0; s = source.scopes()[s].parent) {
-    const TSNode definition = ts_node_parent(source.scopes()[s].node);
-    if (!is(definition, "decorated_definition")) continue;
-    const uint32_t count = ts_node_named_child_count(definition);
-    for (uint32_t i = 0; i < count; ++i) {
-      const TSNode decorator = ts_node_named_child(definition, i);
-      if (is(decorator, "decorator") && names_cuda_or_gpu(source.text(decorator))) return true;
+    if (decorated_for_cuda(source, ts_node_parent(source.scopes()[s].node), TSNode{})) {
+      return true;
     }
   }
   TSNode inner = call.node;
   for (TSNode n = ts_node_parent(call.node); !ts_node_is_null(n);
        inner = n, n = ts_node_parent(n)) {
+    // In one decorator of a definition another decorator gates
+    // (`@needs_cuda` over `@pytest.mark.parametrize("d", (torch.device("cuda"),))`):
+    // the value is made for that definition alone.
+    if (is(n, "decorator") && decorated_for_cuda(source, ts_node_parent(n), n)) return true;
     if (is(n, "if_statement") || is(n, "elif_clause")) {
       if (ts_node_eq(field(n, "consequence"), inner) &&
           names_cuda_or_gpu(source.text(field(n, "condition")))) {
@@ -36,6 +51,44 @@ bool gated_on_cuda(const Source& source, const Call& call) {
     if (!is(n, "call")) continue;
     const TSNode marks = source.keyword(n, "marks");
     if (!ts_node_is_null(marks) && names_cuda_or_gpu(source.text(marks))) return true;
+  }
+  return false;
+}
+
+// Whether `call` is the default of a keyword-only parameter (after `*` or
+// `*args`): an option of an API that its caller sets (`def
+// balance_by_time(..., *, device=torch.device("cuda"))`), not a device the
+// code itself picks.
+bool keyword_only_default(TSNode call) {
+  const TSNode parameter = ts_node_parent(call);
+  if (!is(parameter, "default_parameter") && !is(parameter, "typed_default_parameter")) {
+    return false;
+  }
+  if (!ts_node_eq(field(parameter, "value"), call)) return false;
+  const TSNode parameters = ts_node_parent(parameter);
+  if (!is(parameters, "parameters")) return false;
+  const uint32_t count = ts_node_named_child_count(parameters);
+  for (uint32_t i = 0; i < count; ++i) {
+    const TSNode p = ts_node_named_child(parameters, i);
+    if (ts_node_eq(p, parameter)) return false;
+    if (is(p, "keyword_separator") || is(p, "list_splat_pattern")) return true;
+  }
+  return false;
+}
+
+// Whether the function around `call` itself needs CUDA to run: it calls
+// `torch.cuda.current_device()` or `torch.cuda.set_device(...)`, which fail
+// without a GPU before or after the device is made (torch's cuDNN dropout
+// state).
+bool function_needs_cuda(const Source& source, const Call& call) {
+  const int function = source.function_of(call.scope);
+  if (function < 0) return false;
+  for (const Call& other : source.calls()) {
+    if ((other.qualified == "torch.cuda.current_device" ||
+         other.qualified == "torch.cuda.set_device") &&
+        source.function_of(other.scope) == function && !other.conditional) {
+      return true;
+    }
   }
   return false;
 }
@@ -52,7 +105,8 @@ void check(const RuleContext& c) {
     const TSNode index = args.size() > 1 ? args[1] : c.source.keyword(call.node, "index");
     if (is(ts_node_parent(call.node), "comparison_operator") ||
         (!ts_node_is_null(index) && c.source.text(index).find("cuda") != std::string_view::npos) ||
-        gated_on_cuda(c.source, call)) {
+        gated_on_cuda(c.source, call) || keyword_only_default(call.node) ||
+        function_needs_cuda(c.source, call)) {
       continue;
     }
     c.sink.report(call.node, "DC115",

@@ -71,5 +71,48 @@ TEST(LintDC105, SaysNothingOnAStateDictsRoundTripInOneFunction) {
             (Lines{"16 DC105", "19 DC105", "21 DC105", "23 DC105", "32 DC105"}));
 }
 
+// torchvision's PhotoTour and ImageNet: a dataset loads the files it wrote
+// itself (the same `self.x` or module-level name in both paths, through a
+// `with open(...) as f` and the names the path is built from) in a file that
+// puts nothing on a device. Still found: the same file with a device in it,
+// a saved value that comes from the saving function's parameters (a model
+// handed in), and a path the file does not write.
+TEST(LintDC105, SaysNothingOnFilesTheFileWritesItselfOnTheHost) {
+  const std::string dataset =
+      "import os\n"
+      "import torch\n"
+      "META_FILE = 'meta.bin'\n"
+      "class PhotoTour:\n"
+      "    def __init__(self, root):\n"
+      "        self.data_file = os.path.join(root, 'data.pt')\n"
+      "        self.data, self.labels = torch.load(self.data_file)\n"
+      "    def cache(self):\n"
+      "        dataset = (read_images(self.data_dir), read_info(self.data_dir))\n"
+      "        with open(self.data_file, 'wb') as f:\n"
+      "            torch.save(dataset, f)\n"
+      "def load_meta_file(root, file=None):\n"
+      "    if file is None:\n"
+      "        file = META_FILE\n"
+      "    file = os.path.join(root, file)\n"
+      "    return torch.load(file)\n"
+      "def parse_devkit_archive(root):\n"
+      "    classes = parse_meta(os.path.join(root, 'devkit'))\n"
+      "    torch.save((classes, ['n01']), os.path.join(root, META_FILE))\n";
+  EXPECT_EQ(found(dataset, "DC105"), Lines{});
+  EXPECT_EQ(found(dataset + "x = torch.zeros(1).to(device)\n", "DC105"),
+            (Lines{"7 DC105", "16 DC105"}));
+  const std::string handed_in =
+      "import torch\n"
+      "class Saver:\n"
+      "    def save(self, model):\n"
+      "        state = {'model': model.state_dict()}\n"
+      "        torch.save(state, self.path)\n"
+      "    def load(self):\n"
+      "        return torch.load(self.path)\n"
+      "    def other(self):\n"
+      "        return torch.load(self.resume)\n";
+  EXPECT_EQ(found(handed_in, "DC105"), (Lines{"7 DC105", "9 DC105"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -41,6 +41,25 @@ TEST(LintDC114, SaysNothingInAFileThatPutsNothingOnADevice) {
   EXPECT_EQ(found("b = b.to(torch.float16)\n" + loop, "DC114"), Lines{});
 }
 
+// torch's distributed_test (join mode disabled): a test checks the gradient
+// on every step; an assertion raises when it fails, as a stop on a
+// non-finite loss does. The same read beside the assertion, or given to a
+// logger, is still reported.
+TEST(LintDC114, SaysNothingForAReadAnAssertionChecks) {
+  const std::string source =
+      "net = DDP(model.cuda(rank), device_ids=[rank])\n"
+      "for _ in range(n_iters):\n"
+      "    loss = net(inp).sum()\n"
+      "    loss.backward()\n"
+      "    self.assertEqual(net.module.weight.grad.item(), expected_grad)\n"
+      "    assert loss.item() < 10\n"
+      "    torch.testing.assert_close(loss.item(), 1.0)\n"
+      "    log(assertion=loss.item())\n"
+      "    g = net.module.weight.grad.item()\n"
+      "    self.assertEqual(g, expected_grad)\n";
+  EXPECT_EQ(found(source, "DC114"), (Lines{"8 DC114", "9 DC114"}));
+}
+
 // Once per epoch, after the loop over the batches, is not every step.
 TEST(LintDC114, SaysNothingForItemOncePerEpoch) {
   const std::string source =

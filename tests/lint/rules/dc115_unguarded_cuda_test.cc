@@ -73,5 +73,55 @@ TEST(LintDC115, SaysNothingUnderAConditionOnCuda) {
   EXPECT_EQ(found(source, "DC115"), (Lines{"8 DC115", "11 DC115"}));
 }
 
+// torchvision's test_image: the parametrized devices of a test that
+// `@needs_cuda` gates are made for that test alone. A parametrize without
+// such a gate is still reported.
+TEST(LintDC115, SaysNothingInADecoratorOfADefinitionGatedOnCuda) {
+  const std::string source =
+      "import torch\n"
+      "import pytest\n"
+      "@needs_cuda\n"
+      "@pytest.mark.parametrize('d', ('cuda', torch.device('cuda')))\n"
+      "def test_gated(d):\n"
+      "    pass\n"
+      "@pytest.mark.parametrize('d', ('cuda', torch.device('cuda')))\n"
+      "def test_open(d):\n"
+      "    pass\n";
+  EXPECT_EQ(found(source, "DC115"), (Lines{"7 DC115"}));
+}
+
+// torch's pipeline balancer: the default of a keyword-only parameter is an
+// option the caller sets (`balance_by_time(..., *, device=...)`); a
+// positional parameter's default, or a device made in the body, is still
+// reported.
+TEST(LintDC115, SaysNothingForAKeywordOnlyParametersDefault) {
+  const std::string source =
+      "import torch\n"
+      "def balance(module, *, device: Device = torch.device('cuda')):\n"
+      "    pass\n"
+      "def run(module, *args, device=torch.device('cuda')):\n"
+      "    pass\n"
+      "def main(module, device=torch.device('cuda'), *, n=1):\n"
+      "    d = torch.device('cuda')\n";
+  EXPECT_EQ(found(source, "DC115"), (Lines{"6 DC115", "7 DC115"}));
+}
+
+// torch's cuDNN RNN: a function that calls torch.cuda.current_device()
+// already runs only on a GPU; a function beside it that does not is still
+// reported, and so is one where that call is only under a condition.
+TEST(LintDC115, SaysNothingInAFunctionThatAlreadyNeedsCuda) {
+  const std::string source =
+      "import torch\n"
+      "def init_dropout_state(p):\n"
+      "    name = 'desc_' + str(torch.cuda.current_device())\n"
+      "    return torch._cudnn_init_dropout_state(p, device=torch.device('cuda'))\n"
+      "def other(p):\n"
+      "    return torch.zeros(1, device=torch.device('cuda'))\n"
+      "def maybe(p, gpu):\n"
+      "    i = torch.cuda.current_device() if gpu else 0\n"
+      "    return torch.device('cuda')\n";
+  EXPECT_EQ(found(source, "DC115"), (Lines{"6 DC115", "9 DC115"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
