@@ -19,13 +19,13 @@
 
 #include "classifier/classifier.h"
 #include "classifier/state.h"
-#include "process/cores.h"
 #include "devcheck/amp.h"
 #include "devcheck/device.h"
 #include "devcheck/distributed.h"
 #include "devcheck/error.h"
 #include "devcheck/optim.h"
 #include "devcheck/prefetch.h"
+#include "process/cores.h"
 
 namespace devcheck {
 namespace {

@@ -23,4 +23,3 @@ DEVCHECK_API void set_fake_device_hooks(const FakeDeviceHooks& hooks) noexcept;
 DEVCHECK_API FakeDeviceHooks fake_device_hooks() noexcept;
 
 }  // namespace devcheck::detail
-

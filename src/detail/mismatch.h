@@ -73,4 +73,3 @@ DEVCHECK_API MismatchText describe_mismatch(const std::vector<MismatchRow>& rows
                                             const std::string& stray_origin = {});
 
 }  // namespace devcheck::detail
-

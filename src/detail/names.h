@@ -33,4 +33,3 @@ inline bool device_matches(c10::Device expected, c10::Device actual) {
 }
 
 }  // namespace devcheck::detail
-

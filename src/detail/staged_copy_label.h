@@ -25,4 +25,3 @@ class DEVCHECK_API StagingScope {
 DEVCHECK_API const char* staging_label() noexcept;
 
 }  // namespace devcheck::detail
-

@@ -11,4 +11,3 @@ namespace devcheck::detail {
 std::string torch_cuda_version();
 
 }  // namespace devcheck::detail
-

@@ -26,13 +26,13 @@
 #include <vector>
 
 #include "detail/compat.h"
-#include "process/cores.h"
 #include "detail/names.h"
 #include "devcheck/distributed.h"
 #include "devcheck/error.h"
 #include "distributed/fingerprint.h"
 #include "distributed/gloo_tensor.h"
 #include "distributed/local_all_reduce.h"
+#include "process/cores.h"
 
 namespace devcheck {
 

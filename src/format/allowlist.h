@@ -22,4 +22,3 @@ DEVCHECK_API bool weights_only_opcode(unsigned char op);
 bool is_allowed_global(std::string_view module, std::string_view name, bool torchscript);
 
 }  // namespace devcheck::detail
-

@@ -31,4 +31,3 @@ struct CudaProbe {
 DEVCHECK_API CudaProbe probe_cuda();
 
 }  // namespace devcheck::detail
-

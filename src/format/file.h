@@ -44,4 +44,3 @@ DEVCHECK_API void write_all(int fd, const void* data, std::uint64_t size, const 
 [[noreturn]] void throw_bad_archive(const std::string& path, const std::string& problem);
 
 }  // namespace devcheck::detail
-

@@ -39,4 +39,3 @@ class DEVCHECK_API AtomicOutput {
 bool same_file(const std::string& a, const std::string& b);
 
 }  // namespace devcheck::detail
-

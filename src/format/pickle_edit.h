@@ -46,4 +46,3 @@ std::vector<Edit> string_edits(const Pickle& p, const std::vector<StringChange>&
 std::string apply_edits(std::string_view bytes, std::vector<Edit> edits);
 
 }  // namespace devcheck::detail
-

@@ -125,4 +125,3 @@ DEVCHECK_API Pickle scan_pickle(std::string_view bytes, const std::string& where
                                 std::uint64_t start = 0);
 
 }  // namespace devcheck::detail
-

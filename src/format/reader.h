@@ -93,4 +93,3 @@ std::vector<CodeLiteral> find_device_literals(const std::string& record, const s
 bool location_available(const std::string& location);
 
 }  // namespace devcheck::detail
-

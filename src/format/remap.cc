@@ -27,8 +27,8 @@ using format::format_bytes;
 using format::FormatError;
 using format::RemapOptions;
 
-using detail::PickleSource;
 using detail::ParsedCheckpoint;
+using detail::PickleSource;
 
 [[noreturn]] void cannot_rewrite(const ParsedCheckpoint& cp, const PickleSource& src,
                                  const std::string& what) {

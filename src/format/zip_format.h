@@ -59,4 +59,3 @@ inline void put64(std::string& out, std::uint64_t v) {
 
 }  // namespace zip
 }  // namespace devcheck::detail
-

@@ -67,4 +67,3 @@ class DEVCHECK_API ZipReader {
 };
 
 }  // namespace devcheck::detail
-

@@ -78,4 +78,3 @@ class DEVCHECK_API ZipWriter {
 };
 
 }  // namespace devcheck::detail
-

@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
-#include "process/cores.h"
 #include "launch/relay.h"
 #include "launch/rendezvous.h"
 #include "process/child.h"
+#include "process/cores.h"
 #include "process/environment.h"
 #include "process/status.h"
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "process/cores.h"
 #include "devcheck/fake_device.h"
 #include "distributed/net.h"
 #include "distributed/ranks.h"
+#include "process/cores.h"
 #include "support/support.h"
 
 namespace devcheck::testing {

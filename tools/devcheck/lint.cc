@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "command.h"
-#include "process/cores.h"
 #include "devcheck/format/error.h"
 #include "devcheck/lint.h"
+#include "process/cores.h"
 
 namespace devcheck::cli {
 namespace {
