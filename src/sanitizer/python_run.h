@@ -71,7 +71,7 @@ PythonRunPlan plan_python_run(const std::vector<std::string>& command,
                               bool fake_cuda_force = false);
 
 // The folder with devcheck's Python helpers for programs run by the preload
-// library (devcheck_fake_cuda.py, site/sitecustomize.py): $DEVCHECK_PYTHON_DIR,
+// library (the devcheck_fake_cuda package, site/sitecustomize.py): $DEVCHECK_PYTHON_DIR,
 // else share/devcheck/python of the installed tree or of the build tree,
 // found from libdevcheck_sanitizer's own path. Empty when there is none.
 std::string python_helpers_dir();
