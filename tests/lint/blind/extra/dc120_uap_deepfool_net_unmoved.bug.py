@@ -4,7 +4,8 @@
 # CUDA inside its `generate` function and classified it with the network it
 # was handed, which had been built and loaded in the main block and never
 # moved: "Input type (torch.cuda.FloatTensor) and weight type
-# (torch.FloatTensor) should be the same" at `net(cur_img1)`.
+# (torch.FloatTensor) should be the same" at `net(cur_img1)`. Every call of
+# the network on a CUDA image here is the bug's line.
 # Written for devcheck's tests after the thread; not the project's code.
 import numpy as np
 import torch
@@ -18,7 +19,7 @@ def generate(images, net, delta=0.2, max_iter=10, xi=10):
     while fooling_rate < 1 - delta and it < max_iter:
         for img in images:
             cur_img = img.unsqueeze(0).cuda()
-            r2 = net(cur_img).max(1)[1]
+            r2 = net(cur_img).max(1)[1]  # <- bug
             cur_img1 = (cur_img + v.cuda()).clamp(0, 1)
             r1 = net(cur_img1).max(1)[1]  # <- bug
             if int(r1) == int(r2):

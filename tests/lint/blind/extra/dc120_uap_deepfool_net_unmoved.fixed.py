@@ -15,7 +15,7 @@ def generate(images, net, delta=0.2, max_iter=10, xi=10):
     while fooling_rate < 1 - delta and it < max_iter:
         for img in images:
             cur_img = img.unsqueeze(0).cuda()
-            r2 = net(cur_img).max(1)[1]
+            r2 = net(cur_img).max(1)[1]  # <- fixed
             cur_img1 = (cur_img + v.cuda()).clamp(0, 1)
             r1 = net(cur_img1).max(1)[1]  # <- fixed
             if int(r1) == int(r2):
