@@ -185,7 +185,7 @@ std::vector<FlowRun::Arg> FlowRun::eval_args(TSNode call, Frame& frame) {
 void FlowRun::meet(TSNode where, TSNode a_node, const Value& a, TSNode b_node, const Value& b,
                    Frame& frame, bool known_tensors_only) {
   auto meets = [&](const Value& host, const Value& other) {
-    return host_tensor(host) && device_value(other) &&
+    return host_tensor(host) && (device_value(other) || device_scalar(other)) &&
            (!known_tensors_only || other.kind == Kind::kTensor || other.place == Place::kDevice);
   };
   if (meets(a, b)) {

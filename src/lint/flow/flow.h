@@ -111,6 +111,14 @@ inline bool device_value(const Value& v) {
          (v.place == Place::kDevice || v.place == Place::kModuleDevice);
 }
 
+// Whether a value is a 0-dim tensor on a device (`x.max()` of a device
+// tensor): only a 0-dim tensor on the CPU mixes with any device, so this one
+// meets a host tensor as any device tensor does.
+inline bool device_scalar(const Value& v) {
+  return v.kind == Kind::kTensor && v.scalar &&
+         (v.place == Place::kDevice || v.place == Place::kModuleDevice);
+}
+
 // A tensor on the host meets one on a device: in an arithmetic operator or
 // a comparison, as arguments of one torch function, as an argument of a
 // module on the device (hidden states too), or a module holding a host

@@ -17,8 +17,8 @@ bool alike(const Value& a, const Value& b) {
 // What a rule may use of a value passed in: on a device (a tensor, a model
 // moved), a model made in this file and never moved, or a tensor one
 // factory of the file made without device= (DC101 reports that factory) or
-// one from_numpy made (DC103), a NumPy array, a DataLoader, or a loss holding
-// a host tensor.
+// one from_numpy made (DC103), a NumPy array, a DataLoader or a Dataset (its
+// items are on the host), or a loss holding a host tensor.
 bool worth_passing(const Value& v) {
   // A NumPy array: what torch.tensor(...) of it makes is a host tensor
   // with data, not a number.
@@ -27,7 +27,7 @@ bool worth_passing(const Value& v) {
   if (v.place == Place::kDevice || v.place == Place::kModuleDevice) return true;
   // A DataLoader (its batches are on the host), and a loss holding a weight
   // made on the host (a criterion built in main() and handed to train()).
-  if (v.kind == Kind::kLoader) return true;
+  if (v.kind == Kind::kLoader || v.kind == Kind::kDataset) return true;
   if (v.kind == Kind::kModule && v.held_place == Place::kHost && !ts_node_is_null(v.held_made)) {
     return true;
   }

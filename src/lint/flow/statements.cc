@@ -244,6 +244,20 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
     frame.env.set(source_.text(target), value);
     return;
   }
+  // `x.data = x.data.cuda()`: x itself now lives where the new data does.
+  if (is(target, "attribute") && source_.text(field(target, fields().attribute)) == "data" &&
+      is(field(target, fields().object), "identifier")) {
+    const std::string_view name = source_.text(field(target, fields().object));
+    const Value* was = frame.env.find(name);
+    if (was != nullptr && was->kind == Kind::kTensor && value.place != was->place) {
+      Value v = *was;
+      v.place = value.kind == Kind::kTensor ? value.place : Place::kUnknown;
+      v.origin = v.place == Place::kHost ? value.origin : Origin::kNone;
+      v.made = v.place == Place::kHost ? value.made : TSNode{};
+      frame.env.set(name, v);
+    }
+    return;
+  }
   if (is(target, "attribute") && source_.text(field(target, fields().object)) == "self") {
     Value v = value;
     if (frame.module_method &&
@@ -304,8 +318,10 @@ void FlowRun::exec_if(TSNode node, Frame& frame) {
   exec_block(field(node, fields().consequence), frame);
   Env after = frame.env;
   bool has_else = false;
+  bool elif = false;
   for_each_named_child(node, [&](TSNode part) {
     if (is(part, "elif_clause")) {
+      elif = true;
       frame.env = before;
       eval(field(part, fields().condition), frame);
       exec_block(field(part, fields().consequence), frame);
@@ -317,7 +333,24 @@ void FlowRun::exec_if(TSNode node, Frame& frame) {
       after.merge(frame.env);
     }
   });
-  if (!has_else) after.merge(before);
+  if (!has_else) {
+    // `if args.cuda: model.cuda()`: where the one way moves a host value to a
+    // device and the other leaves it, what follows runs with it on the device
+    // whenever the move ran, so a host value it meets there is a mismatch
+    // then. (Not the other way round: `if x.is_cuda: x = x.cpu()` leaves the
+    // value where it was.)
+    const Env moved = after;
+    after.merge(before);
+    if (!elif) {
+      for (const auto& [name, value] : moved.bindings()) {
+        const Value* was = before.find(name);
+        if (value.place == Place::kDevice && was != nullptr && was->place == Place::kHost &&
+            (was->kind == value.kind || was->kind == Kind::kUnknown)) {
+          after.set(name, value);
+        }
+      }
+    }
+  }
   frame.env = std::move(after);
 }
 

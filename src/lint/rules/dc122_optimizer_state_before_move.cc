@@ -3,6 +3,10 @@
 // optimizer's state (Adam's exp_avg, a momentum buffer) to where the
 // parameters are at that moment, the CPU; moving the model afterwards moves
 // the parameters, not the state, and the first step() mixes the two.
+// Also an optimizer that makes its state when it is constructed
+// (torch.optim.Adagrad's sums; an Optimizer subclass of the file whose
+// `__init__` copies the parameters, as Lookahead's slow weights do) made
+// before its model is moved: the same state left on the CPU.
 #include <algorithm>
 
 #include "../common.h"
@@ -111,6 +115,149 @@ TSNode moved_in_callee(const Source& source, int function, std::string_view name
   return TSNode{};
 }
 
+// Whether the class `name` of the file is an Optimizer subclass whose
+// `__init__` copies the parameters (`p.clone()`, `torch.zeros_like(p)`).
+bool copies_parameters_when_made(const Source& source, std::string_view name) {
+  const auto found = source.classes().find(std::string(name));
+  if (found == source.classes().end()) return false;
+  const TSNode supers = field(source.scopes()[found->second.scope].node, "superclasses");
+  bool optimizer = false;
+  for (uint32_t i = 0, n = ts_node_is_null(supers) ? 0 : ts_node_named_child_count(supers); i < n;
+       ++i) {
+    const std::string base = source.qualify(ts_node_named_child(supers, i));
+    optimizer |= base == "torch.optim.Optimizer" || base == "torch.optim.optimizer.Optimizer";
+  }
+  if (!optimizer) return false;
+  for (const Call& call : source.calls()) {
+    const Scope& scope = source.scopes()[call.scope];
+    if (scope.owner_class != found->second.scope || scope.name != "__init__") continue;
+    if (call.method == "clone" || call.qualified == "torch.zeros_like" ||
+        call.qualified == "torch.full_like" || call.qualified == "torch.empty_like") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether `call` constructs an optimizer that makes its state right away.
+bool makes_state_when_made(const Source& source, const Call& call) {
+  if (call.qualified == "torch.optim.Adagrad") return true;
+  const TSNode function = field(call.node, fields().function);
+  return is(function, "identifier") && copies_parameters_when_made(source, source.text(function));
+}
+
+// The model whose `.parameters()` the call's first argument (or `params=`) reads, or empty.
+std::string_view parameters_of(const Source& source, TSNode call) {
+  const std::vector<TSNode> args = source.positional(call);
+  const TSNode first = args.empty() ? source.keyword(call, "params") : args[0];
+  if (!is(first, "call")) return {};
+  const TSNode function = field(first, fields().function);
+  if (!is(function, "attribute")) return {};
+  const std::string_view method = source.text(field(function, fields().attribute));
+  if (method != "parameters" && method != "named_parameters") return {};
+  return source.text(field(function, fields().object));
+}
+
+// An optimizer made with its state, and the model it was made for.
+struct EagerOptimizer {
+  TSNode call{};
+  std::string_view model;
+  std::string_view name;  // what it is assigned to (empty: nothing)
+};
+
+// Those made in `scope`: a construction (`torch.optim.Adagrad(model.parameters())`)
+// or a call of a method of a class of the file that returns one made from
+// `self.parameters()` (`model.configure_optimizers()`: made for `model`).
+std::vector<EagerOptimizer> eager_optimizers(const Source& source) {
+  std::vector<EagerOptimizer> out;
+  std::vector<std::string_view> returning;  // methods returning one of self's
+  for (const Call& call : source.calls()) {
+    if (!makes_state_when_made(source, call) || parameters_of(source, call.node) != "self")
+      continue;
+    const Scope& scope = source.scopes()[call.scope];
+    if (scope.owner_class >= 0 && is(ts_node_parent(call.node), "return_statement")) {
+      returning.push_back(scope.name);
+    }
+  }
+  for (const Call& call : source.calls()) {
+    EagerOptimizer made{call.node, {}, {}};
+    if (makes_state_when_made(source, call)) {
+      made.model = parameters_of(source, call.node);
+      if (made.model == "self") continue;
+    } else if (!ts_node_is_null(call.object) && source.positional(call.node).empty() &&
+               std::find(returning.begin(), returning.end(), call.method) != returning.end()) {
+      made.model = source.text(call.object);
+    }
+    if (made.model.empty()) continue;
+    const TSNode parent = ts_node_parent(call.node);
+    if (is(parent, "assignment") && ts_node_eq(field(parent, fields().right), call.node)) {
+      made.name = source.text(field(parent, fields().left));
+    }
+    out.push_back(made);
+  }
+  return out;
+}
+
+// Reports an optimizer that makes its state when made, made before its model
+// is moved in the same function (itself, or by a function of the file it is
+// handed to), unless its state is loaded again after the move (which puts it
+// where the parameters are then).
+void check_made_before_move(const RuleContext& c) {
+  for (const EagerOptimizer& made : eager_optimizers(c.source)) {
+    const Call* call = c.source.call_at(made.call);
+    if (call == nullptr) continue;
+    const int scope = call->scope;
+    const uint32_t at = ts_node_start_byte(made.call);
+    const std::vector<WholeMove> moves = whole_moves(c.source, scope);
+    if (std::any_of(moves.begin(), moves.end(), [&](const WholeMove& m) {
+          return m.name == made.model && ts_node_start_byte(m.call) < at;
+        })) {
+      continue;  // on its device already
+    }
+    TSNode move{};
+    for (const WholeMove& m : moves) {
+      if (m.name == made.model && ts_node_start_byte(m.call) > at) {
+        move = m.call;
+        break;
+      }
+    }
+    for (const Call& other : c.source.calls()) {
+      if (!ts_node_is_null(move)) break;
+      if (other.scope != scope || ts_node_start_byte(other.node) < at) continue;
+      const int callee = called_function(c.source, other.node);
+      if (callee < 0) continue;
+      for (const TSNode arg : arguments(c.source, other.node)) {
+        if (c.source.text(arg) != made.model) continue;
+        const std::string_view bound = bound_parameter(c.source, callee, other.node, arg);
+        if (!bound.empty() && !ts_node_is_null(moved_in_callee(c.source, callee, bound, 2))) {
+          move = other.node;
+          break;
+        }
+      }
+    }
+    if (ts_node_is_null(move)) continue;
+    const uint32_t moved_at = ts_node_start_byte(move);
+    const bool reloaded =
+        std::any_of(c.source.calls().begin(), c.source.calls().end(), [&](const Call& l) {
+          return l.scope == scope && l.method == "load_state_dict" && !ts_node_is_null(l.object) &&
+                 !made.name.empty() && c.source.text(l.object) == made.name &&
+                 ts_node_start_byte(l.node) > moved_at;
+        });
+    if (reloaded) continue;
+    std::string message(c.source.text(field(made.call, fields().function)));
+    message += "(...) makes the optimizer's state now, where ";
+    message += made.model;
+    message += "'s parameters are (the CPU), and ";
+    message += made.model;
+    message += " is moved to its device after it (";
+    message += line_of(move);
+    message += "): the state stays on the CPU and the first step() mixes the two; move ";
+    message += made.model;
+    message += " first, then make the optimizer";
+    c.sink.report(made.call, "DC122", std::move(message));
+  }
+}
+
 void check(const RuleContext& c) {
   for (const Call& load : c.source.calls()) {
     if (load.method != "load_state_dict" || ts_node_is_null(load.object) ||
@@ -193,6 +340,7 @@ void check(const RuleContext& c) {
     message += "'s state";
     c.sink.report(load.node, "DC122", std::move(message));
   }
+  check_made_before_move(c);
 }
 
 }  // namespace
@@ -200,7 +348,9 @@ void check(const RuleContext& c) {
 extern const Rule kRuleDC122;
 const Rule kRuleDC122 = {
     {"DC122", "optimizer-state-before-move",
-     "optimizer.load_state_dict(...) before the model is moved to its device.", false},
+     "optimizer.load_state_dict(...), or an optimizer that makes its state when made (Adagrad), "
+     "before the model is moved to its device.",
+     false},
     "import torch\n"
     "def resume(model, path, device):\n"
     "    optimizer = torch.optim.Adam(model.parameters())\n"

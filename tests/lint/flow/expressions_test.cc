@@ -81,5 +81,20 @@ TEST(LintFlowExpressions, AHostTensorIndexedByADeviceTensorMeetsIt) {
   EXPECT_EQ(meetings(f), (Lines{"5 factory@3 meets device"}));
 }
 
+TEST(LintFlowExpressions, AZeroDimDeviceTensorMeetsAHostTensorButAZeroDimHostOneMeetsNothing) {
+  // A 0-dim CPU tensor mixes with any device; a 0-dim CUDA one does not mix
+  // with a CPU tensor that has dimensions (cornucopia#22).
+  const Flowed f(
+      "import torch\n"
+      "def f(x):\n"
+      "    x = x.cuda()\n"
+      "    lo, hi = x.min(), x.max()\n"
+      "    a = torch.rand(8) * (hi - lo)\n"
+      "    b = x * torch.ones(3).sum()\n"
+      "    c = torch.tensor(0.5) * hi\n"
+      "    d = hi - lo\n");
+  EXPECT_EQ(meetings(f), (Lines{"5 factory@5 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

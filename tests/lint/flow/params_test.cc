@@ -148,5 +148,20 @@ TEST(LintFlowParams, AHostFactoryTensorDoesNotEnterAModulesMethod) {
   EXPECT_EQ(meetings(f), Lines{});
 }
 
+TEST(LintFlowParams, ADatasetPassedInGivesHostItems) {
+  const Flowed f(
+      "import torch\n"
+      "from torch.utils.data import TensorDataset\n"
+      "def evaluate(model, data, device):\n"
+      "    for i in range(len(data)):\n"
+      "        x, y = data[i]\n"
+      "        out = model(x)\n"
+      "        ok = model(x.to(device))\n"
+      "def main(xs, ys):\n"
+      "    model = torch.nn.Linear(4, 2).cuda()\n"
+      "    evaluate(model, TensorDataset(xs, ys), 'cuda')\n");
+  EXPECT_EQ(meetings(f), (Lines{"6 item@5 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -122,5 +122,44 @@ TEST(LintFlowStatements, ElementsOfZippedInputsStayOnTheModulesDevice) {
   EXPECT_EQ(meetings(f), (Lines{"10 factory@9 meets module"}));
 }
 
+TEST(LintFlowStatements, AValueMovedToADeviceOnOneWayIsOnItAfterTheBranch) {
+  // `if args.cuda: model.cuda()`: when the move ran, what meets the model
+  // after the branch meets it on the device (mlcommons/inference#95).
+  const Flowed f(
+      "import torch\n"
+      "def run(model_cls, x, cuda):\n"
+      "    model = model_cls()\n"
+      "    h = torch.zeros(3)\n"
+      "    if cuda:\n"
+      "        h = h.cuda()\n"
+      "    a = h + torch.ones(3)\n"
+      "def back(x):\n"
+      "    x = x.cuda()\n"
+      "    if x.is_cuda:\n"
+      "        x = x.cpu()\n"
+      "    return x + torch.ones(3)\n"
+      "def elif_way(cuda, mps):\n"
+      "    h = torch.zeros(3)\n"
+      "    if cuda:\n"
+      "        h = h.cuda()\n"
+      "    elif mps:\n"
+      "        h = h.to('mps')\n"
+      "    return h + torch.ones(3)\n");
+  EXPECT_EQ(meetings(f), (Lines{"7 factory@7 meets device"}));
+}
+
+TEST(LintFlowStatements, AssigningDataMovesTheTensor) {
+  const Flowed f(
+      "import torch\n"
+      "def f(rnn):\n"
+      "    rnn.cuda()\n"
+      "    x = torch.rand(3, 2, 100)\n"
+      "    x.data = x.data.cuda()\n"
+      "    y = torch.rand(3)\n"
+      "    a = x * torch.ones(3)\n"
+      "    return rnn(x)\n");
+  EXPECT_EQ(meetings(f), (Lines{"7 factory@7 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -134,5 +134,83 @@ TEST(LintDC122, IsSilentWhereTheModelWasMovedBeforeTheLoadOrTheCalleeDoesNotMove
                   .empty());
 }
 
+TEST(LintDC122, FindsAnAdagradMadeBeforeTheModelMoves) {
+  const std::string bad =
+      "import torch\n"
+      "from torch import nn, optim\n"
+      "linear = nn.Linear(2, 4)\n"
+      "o = optim.Adagrad(linear.parameters())\n"
+      "linear.to('cuda')\n";
+  EXPECT_EQ(found(bad, "DC122"), (Lines{"4 DC122"}));
+  const Finding f = only(bad, "DC122");
+  EXPECT_NE(f.message.find("optim.Adagrad(...) makes the optimizer's state now, where linear's "
+                           "parameters are (the CPU), and linear is moved to its device after it "
+                           "(line 5)"),
+            std::string::npos)
+      << f.message;
+  // Rebound, in a function, and moved by a function of the file it is handed to.
+  EXPECT_EQ(found("import torch\n"
+                  "def to_device(model, device):\n"
+                  "    model.to(device)\n"
+                  "    return model\n"
+                  "def a(model, device):\n"
+                  "    opt = torch.optim.Adagrad(model.parameters(), lr=0.1)\n"
+                  "    model = model.to(device)\n"
+                  "def b(model, device):\n"
+                  "    opt = torch.optim.Adagrad(params=model.parameters())\n"
+                  "    model = to_device(model, device)\n",
+                  "DC122"),
+            (Lines{"6 DC122", "9 DC122"}));
+}
+
+TEST(LintDC122, FindsOptimizersOfTheFileThatCopyTheParametersAndMethodsReturningThem) {
+  EXPECT_EQ(found("import torch\n"
+                  "from torch.optim import Optimizer\n"
+                  "class Lookahead(Optimizer):\n"
+                  "    def __init__(self, params, lr=1e-3):\n"
+                  "        super().__init__(params, dict(lr=lr))\n"
+                  "        self.slow = [[p.clone().detach() for p in g['params']]\n"
+                  "                     for g in self.param_groups]\n"
+                  "class Net(torch.nn.Module):\n"
+                  "    def configure_optimizers(self):\n"
+                  "        return torch.optim.Adagrad(self.parameters())\n"
+                  "def train(model, net):\n"
+                  "    opt = Lookahead(model.parameters())\n"
+                  "    model.cuda()\n"
+                  "    opt2 = net.configure_optimizers()\n"
+                  "    net.cuda(0)\n",
+                  "DC122"),
+            (Lines{"12 DC122", "14 DC122"}));
+}
+
+TEST(LintDC122, IsSilentOnLazyOptimizersMovesFirstAndStateLoadedAgainAfterTheMove) {
+  EXPECT_TRUE(found("import torch\n"
+                    "from torch.optim import Optimizer\n"
+                    "class Plain(Optimizer):\n"
+                    "    def __init__(self, params, lr=1e-3):\n"
+                    "        super().__init__(params, dict(lr=lr))\n"
+                    "def adam(model):\n"
+                    "    opt = torch.optim.Adam(model.parameters())\n"
+                    "    model.cuda()\n"
+                    "def plain(model):\n"
+                    "    opt = Plain(model.parameters())\n"
+                    "    model.cuda()\n"
+                    "def first(model):\n"
+                    "    model.cuda()\n"
+                    "    opt = torch.optim.Adagrad(model.parameters())\n"
+                    "def reloaded(model, device):\n"
+                    "    opt = torch.optim.Adagrad(model.parameters())\n"
+                    "    model.to(device)\n"
+                    "    opt.load_state_dict(opt.state_dict())\n"
+                    "def to_cpu(model):\n"
+                    "    opt = torch.optim.Adagrad(model.parameters())\n"
+                    "    model.to('cpu')\n"
+                    "def other(model, head):\n"
+                    "    opt = torch.optim.Adagrad(model.parameters())\n"
+                    "    head.cuda()\n",
+                    "DC122")
+                  .empty());
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -1,0 +1,42 @@
+# devcheck bug corpus: DC122
+# From: https://github.com/lanl/hippynn/pull/15
+# A training setup made the optimizer from the model's parameters first and
+# then transferred the model to the GPU in a `set_devices` helper: with
+# Adagrad it crashed, since some of the optimizer's tensors stayed on the CPU.
+# The pull request reloads the optimizer's state dictionary after the model's
+# transfer, which puts that state on the parameters' device.
+# Written for devcheck's tests after the thread; not the project's code.
+import torch
+import torch.nn as nn
+
+
+class Network(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.Sequential(nn.Linear(16, 64), nn.Tanh(), nn.Linear(64, 1))
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+def set_devices(model, loss, device):
+    model.to(device)
+    loss.to(device)
+    return model, loss
+
+
+def setup_training(device):
+    model = Network()
+    loss = nn.MSELoss()
+    optimizer = torch.optim.Adagrad(model.parameters(), lr=1e-3)  # <- bug
+    model, loss = set_devices(model, loss, device)  # <- bug
+    return model, loss, optimizer
+
+
+def train(loader, device):
+    model, loss_fn, optimizer = setup_training(device)
+    for x, y in loader:
+        loss = loss_fn(model(x.to(device)), y.to(device))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
