@@ -41,16 +41,16 @@ FP32_TOL = 1e-4  # float32 results computed from the same float16 inputs
 
 
 def autocast_test_lists():
-    """The running torch's AutocastTestLists. Its module imports
-    common_utils for TEST_WITH_ROCM and TestCase only; Debian's 1.13 cannot
-    import common_utils (it needs expecttest), so a stand-in gives those two."""
-    try:
-        import torch.testing._internal.common_utils  # noqa: F401
-    except ModuleNotFoundError:
-        stand_in = types.ModuleType("torch.testing._internal.common_utils")
+    """The running torch's AutocastTestLists. Its module takes TEST_WITH_ROCM
+    and TestCase from common_utils, which Debian's 1.13 cannot import (it
+    needs expecttest) and which in 2.x parses the command line and sets
+    global flags when imported: a stand-in gives those two."""
+    name = "torch.testing._internal.common_utils"
+    if name not in sys.modules:
+        stand_in = types.ModuleType(name)
         stand_in.TEST_WITH_ROCM = False
         stand_in.TestCase = unittest.TestCase
-        sys.modules[stand_in.__name__] = stand_in
+        sys.modules[name] = stand_in
     from torch.testing._internal.autocast_test_lists import AutocastTestLists
 
     return AutocastTestLists
@@ -192,10 +192,11 @@ def run_autocast_entry(list_name, op, args, kwargs, run_as, module, out_type=Non
         # no derivative on the CPU either: then fake CUDA must say the same
         message = error_of(lambda: backward_of(module, op, args, kwargs, autocast=True), RuntimeError)
         assert message == str(e), "%s backward: %r, the CPU's %r" % (what, message, str(e))
-        return "forward"
+        return "no derivative, as on the CPU"
     got_grads = backward_of(module, op, args, kwargs, autocast=True)
     if want_grads is None:
-        return "forward"
+        assert not any(t.is_floating_point() for t in got_tensors), "%s: a float result without gradients" % what
+        return "no float result"
     for i, (got, want) in enumerate(zip(got_grads, want_grads)):
         assert got.device.type == "cuda", what
         assert_close(got, want, FP16_TOL, "%s gradient %d" % (what, i))
@@ -242,9 +243,11 @@ def autocast_lists():
         product = torch.einsum("ij,jk->ik", a, b)
     assert product.dtype == torch.float16
     assert_close(product, a.cpu() @ b.cpu(), FP16_TOL, "einsum")
-    backward = sum(1 for v in checked.values() if v == "forward and backward")
-    assert len(checked) >= 90 and backward >= 70, (len(checked), backward)
-    print("autocast lists ok: %d entries, %d with gradients" % (len(checked), backward))
+    # 1.13's lists hold 116 entries, later ones more
+    assert len(checked) >= 116, len(checked)
+    kinds = sorted(set(checked.values()))
+    print("autocast lists ok: %d entries (%s)" % (
+        len(checked), ", ".join("%s: %d" % (k, list(checked.values()).count(k)) for k in kinds)))
 
 
 def check_half(name, f, *inputs, tol=FP16_TOL):
@@ -427,7 +430,8 @@ def gpt_fp16():
         opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
         # a scale float16 gradients overflow at first: the first steps are
         # skipped and the scale backs off, then steps are taken
-        scaler = torch.cuda.amp.GradScaler(init_scale=2.0 ** 24)
+        scaler = (torch.amp.GradScaler("cuda", init_scale=2.0 ** 24) if hasattr(torch.amp, "GradScaler")
+                  else torch.cuda.amp.GradScaler(init_scale=2.0 ** 24))  # torch.amp's from 2.3 on
         data = torch.randint(0, 32, (8, 17), generator=torch.Generator().manual_seed(1))
         x, y = data[:, :-1], data[:, 1:]
         xc, yc = x.cuda(), y.cuda()

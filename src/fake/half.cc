@@ -34,8 +34,9 @@ bool is_half_to_float(const c10::Argument& a, const c10::IValue& v) {
   return v.isBool() && a.name() == "half_to_float";
 }
 
-// A Meta kernel written in Python (torch 1.13 registers some, e.g. prelu's,
-// which fails for a 1-D input) fails with a Python exception, which leaves
+// A Meta kernel written in Python (torch 1.13 registers some: prelu's fails
+// an assertion for an 8-element input and a 1-element weight) fails with a
+// Python exception, which leaves
 // Python's error indicator set on this thread: the op's caller would then
 // see "returned a result with an exception set". The library links no
 // Python, so the C API is looked up where a Python kernel ran (it is loaded).
