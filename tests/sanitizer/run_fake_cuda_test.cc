@@ -80,7 +80,7 @@ TEST_P(FakeCudaFp16Scenario, PassesUnderDevcheckRunFakeCuda) {
                         GetParam().name});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr(GetParam().done)) << r.output;
-  EXPECT_THAT(r.output, HasSubstr(" 0 device mismatches")) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("(0 device mismatches")) << r.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, FakeCudaFp16Scenario,
