@@ -21,7 +21,8 @@ fake CUDA on without deciding them).
 
 The package's modules, one concept each: _torch_c.py (what torch._C gives
 torch.cuda), _streams.py (streams and events), _comm.py (DataParallel's
-scatter and gather), _patches.py (the rest of torch it changes),
+scatter and gather), _ipc.py (cuda tensors sent to other processes),
+_patches.py (the rest of torch it changes),
 _request.py (DEVCHECK_FAKE_CUDA, as the C++ side reads it) and _compat.py
 (everything that differs between torch 1.13 and 2.x; the C++ side's
 differences are in src/detail/compat.h).
@@ -33,6 +34,7 @@ import threading
 import torch
 
 from ._compat import _ops
+from ._ipc import _share_cuda_tensors_as_host_memory
 from ._patches import (_patch_storage, _rebind_torch_cuda, _refresh_after_extension_loads,
                        _refuse_distributed_cuda)
 from ._request import request_from_environment
@@ -133,6 +135,7 @@ def start(library=None, count=2, force=False):
             _refresh_after_extension_loads()
             _refuse_distributed_cuda()
             _patch_storage()
+            _share_cuda_tensors_as_host_memory()
             _children_start_with_fake_cuda(os.path.abspath(path) if os.path.exists(path) else path, n,
                                            bool(force))
         elif int(count) != _count:
