@@ -73,6 +73,7 @@ def _share_cuda_tensors_as_host_memory():
     """Replaces torch's reduction of tensors (torch.multiprocessing's
     init_reductions registered it for every tensor class) with one that
     shares fake cuda tensors' memory and leaves every other tensor to it."""
+    _share_memory_moves_cuda_storages_now()
     original = reductions.reduce_tensor
     if getattr(original, "_devcheck_fake_cuda", False):
         return
@@ -81,3 +82,28 @@ def _share_cuda_tensors_as_host_memory():
     for cls, reduce in list(ForkingPickler._extra_reducers.items()):
         if reduce is original:
             ForkingPickler.register(cls, ours)
+
+
+def _share_memory_moves_cuda_storages_now():
+    """share_memory_() of a fake cuda storage (Tensor.share_memory_(),
+    Module.share_memory()): a GPU's is a no-op, its memory being shareable as
+    it is; fake CUDA's moves into shared memory now, in the calling thread,
+    so that sending it later (from a Queue's feeder thread, while the program
+    computes on it) moves nothing."""
+    storage_class = torch.UntypedStorage
+    original = storage_class.share_memory_
+    if getattr(original, "_devcheck_fake_cuda", False):
+        return
+
+    def share_memory_(self, *args, **kwargs):
+        if not self.is_cuda:
+            return original(self, *args, **kwargs)
+        if self.nbytes() > 0:
+            tensor = torch.empty(0, dtype=torch.uint8, device=self.device).set_(self)
+            _host_storage(tensor, multiprocessing.get_sharing_strategy())
+        return self
+
+    share_memory_._devcheck_fake_cuda = True
+    share_memory_.__wrapped__ = original
+    share_memory_.__doc__ = original.__doc__
+    storage_class.share_memory_ = share_memory_

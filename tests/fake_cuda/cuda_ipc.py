@@ -122,13 +122,16 @@ def hogwild():
     reference = torch.nn.Linear(4, 1).cuda()
     reference.load_state_dict(model.state_dict())
     model.share_memory()
-    assert all(p.is_cuda for p in model.parameters())
+    assert all(p.is_cuda and p.is_shared() for p in model.parameters())
+    # shared now, in this thread: sending it later moves nothing
+    pointers = [p.data_ptr() for p in model.parameters()]
     before = [p.detach().clone() for p in model.parameters()]
     context = mp.get_context("spawn")
     child = context.Process(target=train, args=(model, 5, 1))
     child.start()
     child.join(300)
     assert child.exitcode == 0, child.exitcode
+    assert [p.data_ptr() for p in model.parameters()] == pointers
     train(reference, 5, 1)
     for p, r, b in zip(model.parameters(), reference.parameters(), before):
         assert not torch.equal(p.detach(), b), "the child's updates did not reach the parent"
