@@ -159,6 +159,8 @@ def launch_blocking_and_alloc_conf(folder):
     assert torch.cuda.memory_allocated() > 0
     assert torch.cuda.memory_stats()["allocated_bytes.all.current"] == torch.cuda.memory_allocated()
     torch.cuda.empty_cache()
+    if hasattr(torch.cuda, "get_allocator_backend"):  # torch 2.x
+        assert torch.cuda.get_allocator_backend() == "native"
     print("launch blocking and alloc conf ok")
 
 
