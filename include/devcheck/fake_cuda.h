@@ -37,7 +37,9 @@ namespace devcheck {
 
 /// How fake_cuda() turns fake CUDA on.
 struct DEVCHECK_API FakeCudaOptions {
-  /// The number of fake CUDA devices, cuda:0 .. cuda:N-1: 1 to 8. Default 2.
+  /// The number of fake CUDA devices the machine has: 1 to 8. Default 2. The
+  /// process sees them as cuda:0 .. cuda:N-1, or those CUDA_VISIBLE_DEVICES
+  /// shows of them (fake_cuda()).
   FakeCudaOptions& count(int n) {
     count_ = n;
     return *this;
@@ -58,19 +60,26 @@ struct DEVCHECK_API FakeCudaOptions {
 };
 
 /// Turns fake CUDA on in this process (once; a second call with the same
-/// count returns the same devices) and returns its devices, cuda:0 ..
-/// cuda:N-1. Call it before the program's first CUDA call and before the
-/// first backward (LibTorch's autograd engine sizes its device threads then).
-/// Throws InvalidArgumentError for a count outside 1..8 or one that differs
-/// from an earlier call's; DeviceUnavailableError when a real CUDA device is
-/// visible and options.force() is false. Thread-safe.
+/// count returns the same devices) and returns the devices it sees, cuda:0
+/// .. cuda:N-1: all N of the machine, or those CUDA_VISIBLE_DEVICES shows of
+/// them, read as the CUDA runtime reads it ("" or "-1": none; "1": one, the
+/// machine's second; docs/testing-without-a-gpu.md), once, at the first call
+/// that asks (this one, or a CUDA call after
+/// start_fake_cuda_from_environment()). With none seen,
+/// torch::cuda::is_available() is false and a cuda tensor fails with "No CUDA
+/// GPUs are available". Call it before the program's first CUDA call and
+/// before the first backward (LibTorch's autograd engine sizes its device
+/// threads then). Throws InvalidArgumentError for a count outside 1..8 or one
+/// that differs from an earlier call's; DeviceUnavailableError when a real
+/// CUDA device is visible and options.force() is false. Thread-safe.
 DEVCHECK_API std::vector<c10::Device> fake_cuda(const FakeCudaOptions& options);
 
 /// fake_cuda(FakeCudaOptions().count(count)).
 DEVCHECK_API std::vector<c10::Device> fake_cuda(int count = 2);
 
-/// How many fake CUDA devices this process has; 0 when fake CUDA is off.
-/// Thread-safe.
+/// How many fake CUDA devices this process sees (CUDA_VISIBLE_DEVICES,
+/// decided at the first call that asks); 0 when fake CUDA is off or shows
+/// none. Thread-safe.
 DEVCHECK_API int fake_cuda_count() noexcept;
 
 /// The names of the real CUDA devices this machine's driver shows (what fake
@@ -117,10 +126,12 @@ DEVCHECK_API void refuse_fake_cuda_over_real_gpus(const FakeCudaRequest& request
 
 /// Turns fake CUDA on as the environment asks (fake_cuda_request_from_environment(),
 /// then refuse_fake_cuda_over_real_gpus() worded for the environment, then
-/// fake_cuda()) and returns its count; 0, doing nothing, when the environment
-/// asks for none. For programs that take DEVCHECK_FAKE_CUDA as devcheck's
-/// doctor and train commands do; call it before the first CUDA call. Throws
-/// as those three do. Thread-safe.
+/// fake_cuda()) and returns the machine's count; 0, doing nothing, when the
+/// environment asks for none. The devices the process sees are decided at its
+/// first CUDA call, from the CUDA_VISIBLE_DEVICES it has set by then. For
+/// programs that take DEVCHECK_FAKE_CUDA as devcheck's doctor and train
+/// commands do; call it before the first CUDA call. Throws as those three do.
+/// Thread-safe.
 DEVCHECK_API int start_fake_cuda_from_environment();
 
 }  // namespace devcheck

@@ -108,7 +108,9 @@ def _run(args):
     questions = None
     if fake_cuda:
         try:
-            devcheck.fake_cuda(fake_cuda, force=force)
+            from devcheck._api import _start_fake_cuda
+
+            _start_fake_cuda(fake_cuda, force)
         except devcheck.DevcheckError as e:
             text = str(e).replace("fake_cuda(force=True) replaces them anyway", "--fake-cuda-force replaces them "
                                   "anyway")

@@ -250,7 +250,8 @@ def fake_device(index=0):
 def fake_cuda(n=2, force=False):
     """Turns fake CUDA on in this process and returns its devices,
     [torch.device("cuda", 0), ...]: torch.cuda.is_available() is then True,
-    device_count() is n (1..8), and cuda:N tensors live in host memory,
+    device_count() is n (1..8; CUDA_VISIBLE_DEVICES, read now, shows fewer
+    as on a GPU machine), and cuda:N tensors live in host memory,
     compute with the CPU's kernels (bitwise equal results) and fail as on a
     GPU ("Expected all tensors to be on the same device, ... cuda:0 and
     cpu!"). Call it before the program's first CUDA call (before or after
@@ -262,6 +263,18 @@ def fake_cuda(n=2, force=False):
 
     try:
         return devcheck_fake_cuda.install(_fake_library(), int(n), bool(force))
+    except RuntimeError as e:
+        raise _as_devcheck_error(e) from None
+
+
+def _start_fake_cuda(n, force):
+    """fake_cuda() for `python -m devcheck run`: the devices the program sees
+    are decided at its first CUDA call (CUDA_VISIBLE_DEVICES as it has set
+    it by then), not before it starts. Raises as fake_cuda() does."""
+    import devcheck_fake_cuda
+
+    try:
+        devcheck_fake_cuda.start(_fake_library(), int(n), bool(force))
     except RuntimeError as e:
         raise _as_devcheck_error(e) from None
 

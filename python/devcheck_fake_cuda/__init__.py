@@ -14,9 +14,15 @@ torch/cuda/*.py runs on top, unmodified. It works before or after
 `import torch` has finished (it imports torch) and must run before the
 program's first CUDA call.
 
+`count` is the machine's: the devices the process sees are the ones
+CUDA_VISIBLE_DEVICES shows of them, read as the CUDA runtime reads it, at
+the first CUDA call (or when install() hands out the devices; start() turns
+fake CUDA on without deciding them).
+
 The package's modules, one concept each: _torch_c.py (what torch._C gives
 torch.cuda), _streams.py (streams and events), _comm.py (DataParallel's
-scatter and gather), _patches.py (the rest of torch it changes),
+scatter and gather), _ipc.py (cuda tensors sent to other processes),
+_patches.py (the rest of torch it changes),
 _request.py (DEVCHECK_FAKE_CUDA, as the C++ side reads it) and _compat.py
 (everything that differs between torch 1.13 and 2.x; the C++ side's
 differences are in src/detail/compat.h).
@@ -28,12 +34,13 @@ import threading
 import torch
 
 from ._compat import _ops
+from ._ipc import _share_cuda_tensors_as_host_memory
 from ._patches import (_patch_storage, _rebind_torch_cuda, _refresh_after_extension_loads,
                        _refuse_distributed_cuda)
 from ._request import request_from_environment
 from ._torch_c import DEVICE_NAME, _torch_c_functions
 
-__all__ = ["DEVICE_NAME", "device_count", "install", "request_from_environment"]
+__all__ = ["DEVICE_NAME", "device_count", "install", "request_from_environment", "start"]
 
 _lock = threading.Lock()
 _count = 0
@@ -69,7 +76,7 @@ class _InstallInChild:
                   "if %r not in sys.path: sys.path.append(%r)\n"
                   "import torch\n"
                   "import devcheck_fake_cuda\n"
-                  "devcheck_fake_cuda.install(%r, %d, %r)\n" % ((here, here) + self.args))
+                  "devcheck_fake_cuda.start(%r, %d, %r)\n" % ((here, here) + self.args))
         return (exec, (source, {}))
 
 
@@ -96,13 +103,24 @@ def _children_start_with_fake_cuda(library, count, force):
 
 def install(library=None, count=2, force=False):
     """Turns fake CUDA on (once per process; again with the same count is a
-    no-op) and returns its devices, [torch.device("cuda", 0), ...].
+    no-op) and returns the devices the process sees, [torch.device("cuda",
+    0), ...]: the `count` devices of the machine, or those CUDA_VISIBLE_DEVICES
+    shows (read now, as the CUDA runtime reads it at its first call).
 
     `library` defaults to $DEVCHECK_FAKE_DEVICE_LIBRARY, then the dynamic
     linker's search path. `force` turns it on even where a real GPU is
     visible (which it then hides). Raises RuntimeError naming the problem: a
     count outside 1..8 or unlike an earlier one, a real GPU without force.
     """
+    start(library, count, force)
+    return [torch.device("cuda", i) for i in range(int(_ops().fake_cuda_count()))]
+
+
+def start(library=None, count=2, force=False):
+    """install() without handing out the devices: which of the `count`
+    devices the process sees is decided at its first CUDA call, from the
+    CUDA_VISIBLE_DEVICES it has set by then (devcheck run's start, spawned
+    children's). Returns `count`; raises as install() does."""
     global _count
     with _lock:
         if _count == 0:
@@ -110,20 +128,22 @@ def install(library=None, count=2, force=False):
             if not hasattr(torch.ops.devcheck, "fake_cuda"):
                 torch.ops.load_library(path)
             n = int(_ops().fake_cuda(int(count), bool(force)))
-            for name, value in _torch_c_functions(n).items():
+            for name, value in _torch_c_functions().items():
                 setattr(torch._C, name, value)
             _count = n
             _rebind_torch_cuda()
             _refresh_after_extension_loads()
             _refuse_distributed_cuda()
             _patch_storage()
+            _share_cuda_tensors_as_host_memory()
             _children_start_with_fake_cuda(os.path.abspath(path) if os.path.exists(path) else path, n,
                                            bool(force))
         elif int(count) != _count:
             _ops().fake_cuda(int(count), bool(force))  # C++ says why not
-    return [torch.device("cuda", i) for i in range(_count)]
+    return _count
 
 
 def device_count():
-    """How many fake CUDA devices install() made; 0 before."""
+    """How many fake CUDA devices the machine has (install()'s count; the
+    process may see fewer: CUDA_VISIBLE_DEVICES); 0 before install()."""
     return _count

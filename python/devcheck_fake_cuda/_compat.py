@@ -19,3 +19,12 @@ _CUDA_DEVICE_TYPE = 1  # c10::DeviceType::CUDA
 def _ops():
     """Fake CUDA's C++ side (src/fake/cuda/cuda.cc), once its library is loaded."""
     return torch.ops.devcheck
+
+
+def _untyped_storage(tensor):
+    """A tensor's storage as a torch.UntypedStorage: 2.x has
+    Tensor.untyped_storage(); 1.13 has TypedStorage.untyped() (and 2.x warns
+    that TypedStorage is deprecated)."""
+    if hasattr(tensor, "untyped_storage"):
+        return tensor.untyped_storage()
+    return tensor.storage().untyped()

@@ -23,9 +23,25 @@ def _host_memory_bytes():
         return 16 * 2**30
 
 
+_visible = []
+
+
+def _visible_devices():
+    """The machine indices of the devices the process sees, cuda:0 first:
+    decided by C++ at the first CUDA call (CUDA_VISIBLE_DEVICES), then kept."""
+    if not _visible:
+        _visible.append([int(i) for i in _ops().fake_cuda_visible_devices()])
+    return _visible[0]
+
+
+def _device_count():
+    return len(_visible_devices())
+
+
 class _CudaDeviceProperties:
     """torch.cuda.get_device_properties(i): an sm_80 device (bfloat16, TF32)
-    whose memory is the host's."""
+    whose memory is the host's; its uuid names the machine's device
+    (CUDA_VISIBLE_DEVICES=1: cuda:0 is devcheck-fake-cuda-1)."""
 
     def __init__(self, index):
         self.name = DEVICE_NAME
@@ -39,7 +55,8 @@ class _CudaDeviceProperties:
         self.warp_size = 32
         self.L2_cache_size = 40 * 2**20
         self.gcnArchName = "NVIDIA CUDA does not support the graphics code name"
-        self.uuid = "devcheck-fake-cuda-%d" % index
+        visible = _visible_devices()
+        self.uuid = "devcheck-fake-cuda-%d" % (visible[index] if 0 <= index < len(visible) else index)
 
     def __repr__(self):
         return ("_CudaDeviceProperties(name='%s', major=%d, minor=%d, total_memory=%dMB, "
@@ -98,11 +115,11 @@ def _get_device_properties(index):
     return _props[index]
 
 
-def _cuda_init(count):
-    _ops().fake_cuda_init()
+def _cuda_init():
+    _ops().fake_cuda_init()  # "No CUDA GPUs are available" where the process sees none
     cuda = sys.modules["torch.cuda"]
     cuda._get_device_properties = _get_device_properties
-    cuda.default_generators = tuple(_ops().fake_cuda_generator(i) for i in range(count))
+    cuda.default_generators = tuple(_ops().fake_cuda_generator(i) for i in range(_device_count()))
     cuda.has_half = True
     cuda.has_magma = False
 
@@ -173,7 +190,7 @@ def _not_emulated(what):
     return fail
 
 
-def _torch_c_functions(count):
+def _torch_c_functions():
     ops = _ops()
 
     def get_stream(which):
@@ -189,8 +206,8 @@ def _torch_c_functions(count):
 
     sync_debug_mode = [0]
     functions = dict(
-        _cuda_getDeviceCount=lambda: count,
-        _cuda_init=lambda: _cuda_init(count),
+        _cuda_getDeviceCount=_device_count,
+        _cuda_init=_cuda_init,
         _cuda_setDevice=lambda device: ops.fake_cuda_set_device(int(device)),
         _cuda_getDevice=lambda: ops.fake_cuda_get_device(),
         _cuda_exchangeDevice=_exchange_device,
@@ -201,14 +218,14 @@ def _torch_c_functions(count):
         _cuda_setStream=set_stream,
         _cuda_getCurrentRawStream=lambda device=None: ops.fake_cuda_stream(_device_index(device), 0)[0],
         _cuda_isCurrentStreamCapturing=lambda: False,
-        _cuda_hasPrimaryContext=lambda device: 0 <= int(device) < count,
+        _cuda_hasPrimaryContext=lambda device: 0 <= int(device) < _device_count(),
         _cuda_memoryStats=_cuda_memoryStats,
         _cuda_emptyCache=lambda: ops.fake_cuda_empty_cache(),
         _cuda_resetPeakMemoryStats=_reset(True, False),
         _cuda_resetAccumulatedMemoryStats=_reset(False, True),
         _cuda_memorySnapshot=lambda *args, **kwargs: {"segments": [], "device_traces": []},
         _cuda_getAllocatorBackend=lambda: "native",
-        _cuda_canDeviceAccessPeer=lambda device, peer: 0 <= int(peer) < count,
+        _cuda_canDeviceAccessPeer=lambda device, peer: 0 <= int(peer) < _device_count(),
         _cuda_get_sync_debug_mode=lambda: sync_debug_mode[0],
         _cuda_set_sync_debug_mode=lambda mode: sync_debug_mode.__setitem__(0, int(mode)),
         _cuda_ipc_collect=lambda: None,

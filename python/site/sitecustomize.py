@@ -3,7 +3,7 @@ its preload library (its folder is put first on PYTHONPATH).
 
 Once the program has imported torch:
 - with fake CUDA asked for (devcheck run --fake-cuda, DEVCHECK_FAKE_CUDA=N):
-  gives torch.cuda fake CUDA's devices (devcheck_fake_cuda.install; the
+  gives torch.cuda fake CUDA's devices (devcheck_fake_cuda.start; the
   preload library turned the C++ side on from the request when LibTorch
   loaded, and this asks the C++ side for it);
 - otherwise: leaves a mark in devcheck run's report folder when the program
@@ -83,7 +83,9 @@ def _after_torch(torch):
             sys.path.append(parent)
         import devcheck_fake_cuda
 
-        devcheck_fake_cuda.install(count=count, force=force)
+        # The devices the program sees are decided at its first CUDA call
+        # (CUDA_VISIBLE_DEVICES), not now.
+        devcheck_fake_cuda.start(count=count, force=force)
     else:
         _watch_cuda_questions(torch)
 

@@ -23,6 +23,13 @@ def test_scenario_through_devcheck_fake_cuda(python, name):
     assert " ok" in r.stdout
 
 
+@pytest.mark.parametrize("name", ("autocast_lists", "half_paths", "gpt_fp16"))
+def test_float16_scenario_through_devcheck_fake_cuda(python, name):
+    r = python(os.path.join(HERE, "fake_cuda_fp16.py"), name, "--via", "package")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert " ok" in r.stdout
+
+
 def test_a_count_outside_one_to_eight_is_refused_naming_it(python):
     r = python("-c", textwrap.dedent("""
         import devcheck

@@ -367,6 +367,14 @@ inline void disable_fused_attention() {
 
 }  // namespace devcheck::detail
 
+// ---- float16 matrices under fake CUDA (used by src/fake/half.cc) -------------
+// LibTorch 1.13's mm and addmm check that their matrices share a dtype in
+// CUDA's kernel only ("expected mat1 and mat2 to have the same dtype, but
+// got: c10::Half != float"), which fake CUDA never runs, and the CPU's
+// kernel fails on Half first; from 2.0 on their Meta functions check, on
+// the CPU as on a GPU.
+#define DEVCHECK_MATMUL_DTYPES_CHECKED_IN_CUDA_KERNEL (!DEVCHECK_TORCH_AT_LEAST(2, 0))
+
 // ---- aten::rms_norm (used by bench/rms_norm_bench.cc) -----------------------
 // LibTorch 2.4 added at::rms_norm (composed of ATen ops, as
 // torch.nn.functional.rms_norm); 1.13 has none.

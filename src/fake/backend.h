@@ -22,6 +22,8 @@
 
 #include <torch/library.h>
 
+#include "devcheck/fake_cuda.h"
+
 namespace devcheck::detail {
 
 // The most devices a fake backend can have (DEVCHECK_FAKE_DEVICES, fake_cuda(n)).
@@ -46,6 +48,17 @@ int fake_count(FakeKind kind) noexcept;
 
 // Sets the device count of `kind` (1..kMaxFakeDevices), before it registers.
 void set_fake_count(FakeKind kind, int count) noexcept;
+
+// Leaves the device count of `kind` open until it is first asked for, then
+// takes `count()`'s answer (0..kMaxFakeDevices) for the rest of the process:
+// fake CUDA's count is the CUDA_VISIBLE_DEVICES the program has set by its
+// first CUDA call, as the CUDA runtime reads it when it initialises.
+void set_fake_count_on_first_use(FakeKind kind, int (*count)() noexcept) noexcept;
+
+// What CUDA says where the process sees no device: torch's CUDA
+// initialisation (c10::cuda::device_count_ensure_non_zero), from Python and
+// from C++ alike.
+inline constexpr const char* kNoCudaDevices = "No CUDA GPUs are available";
 
 // The calling thread's current device of `kind` (its device guard's).
 c10::DeviceIndex fake_current_index(FakeKind kind) noexcept;
@@ -158,6 +171,12 @@ at::Tensor fake_cpu_alias(const at::Tensor& t);
 // Fake CUDA only: the kernels of CUDA-only ops the CPU lacks (fused RNN
 // cells, GradScaler's, pinning); cuda/kernels.cc.
 void register_fake_cuda_kernels();
+
+// Turns fake CUDA on as fake_cuda(options) does, and returns the machine's
+// count, options.count(), leaving the devices the process sees to be decided
+// at its first CUDA call (CUDA_VISIBLE_DEVICES): for starts that do not hand
+// the devices to the program (devcheck run's preload library, Python's).
+int turn_on_fake_cuda(const FakeCudaOptions& options);
 
 // Records that this process made a CUDA call: a child forked from it from
 // now on cannot use fake CUDA, as a GPU's CUDA context does not survive fork.

@@ -20,7 +20,12 @@ namespace {
 // default stream, as CUDA's is.
 constexpr c10::StreamId kPoolStreams = 32;
 
+// How many devices each kind has; kCountOnFirstUse until count_on_first_use
+// has said (set_fake_count_on_first_use).
+constexpr int kCountOnFirstUse = -1;
 std::array<std::atomic<int>, kFakeKinds> counts{};
+std::array<std::atomic<int (*)() noexcept>, kFakeKinds> count_on_first_use{};
+std::mutex first_use_mutex;
 
 // The calling thread's current device per kind, and its current stream per device.
 thread_local std::array<c10::DeviceIndex, kFakeKinds> tls_device{};
@@ -113,7 +118,7 @@ struct FakeGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   DEVCHECK_FAKE_GUARD_EXTRA_OVERRIDES
 
   c10::DeviceIndex deviceCount() const noexcept override {
-    return static_cast<c10::DeviceIndex>(counts[fake_slot(K)].load());
+    return static_cast<c10::DeviceIndex>(fake_count(K));
   }
 
   // Milliseconds between two recorded events (LibTorch 2.x asks the guard).
@@ -128,9 +133,22 @@ struct FakeGuardImpl final : public c10::impl::DeviceGuardImplInterface {
 
 }  // namespace
 
-int fake_count(FakeKind kind) noexcept { return counts[fake_slot(kind)].load(); }
+int fake_count(FakeKind kind) noexcept {
+  const int count = counts[fake_slot(kind)].load();
+  if (count != kCountOnFirstUse) return count;
+  const std::lock_guard<std::mutex> lock(first_use_mutex);
+  if (counts[fake_slot(kind)].load() == kCountOnFirstUse) {
+    counts[fake_slot(kind)].store(count_on_first_use[fake_slot(kind)].load()());
+  }
+  return counts[fake_slot(kind)].load();
+}
 
 void set_fake_count(FakeKind kind, int count) noexcept { counts[fake_slot(kind)].store(count); }
+
+void set_fake_count_on_first_use(FakeKind kind, int (*count)() noexcept) noexcept {
+  count_on_first_use[fake_slot(kind)].store(count);
+  counts[fake_slot(kind)].store(kCountOnFirstUse);
+}
 
 c10::DeviceIndex fake_current_index(FakeKind kind) noexcept { return tls_device[fake_slot(kind)]; }
 
@@ -143,6 +161,9 @@ void fake_check_index(FakeKind kind, int index, const char* what) {
   const int count = fake_count(kind);
   if (index >= 0 && index < count) return;
   if (kind == FakeKind::kCuda) {
+    // What torch's CUDA initialisation says where the process sees no device
+    // (CUDA_VISIBLE_DEVICES="").
+    TORCH_CHECK(count > 0, kNoCudaDevices);
     // What a GPU says for an ordinal it does not have (C10_CUDA_CHECK).
     TORCH_CHECK(false, "CUDA error: invalid device ordinal", DEVCHECK_CUDA_CHECK_SUFFIX);
   }

@@ -10,7 +10,6 @@
 #include <ATen/core/stack.h>
 #include <ATen/ops/_has_compatible_shallow_copy_type_ops.h>
 #include <ATen/ops/copy_ops.h>
-#include <ATen/ops/empty_strided.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/InferenceMode.h>
@@ -25,6 +24,7 @@
 #include "detail/compat.h"
 #include "fake/backend.h"
 #include "fake/checks.h"
+#include "fake/half.h"
 #include "fake/ivalue_tensors.h"
 
 namespace devcheck::detail {
@@ -162,54 +162,14 @@ bool is_optional_generator(const c10::Argument& a) {
          t->castRaw<c10::OptionalType>()->getElementType()->kind() == c10::TypeKind::GeneratorType;
 }
 
-bool is_scalar_type_argument(const c10::Argument& a) {
-  c10::TypePtr t = a.real_type();  // type() says int for a ScalarType
-  if (t->kind() == c10::TypeKind::OptionalType) {
-    t = t->castRaw<c10::OptionalType>()->getElementType();
-  }
-  return t->kind() == c10::TypeKind::ScalarTypeType;
-}
-
-// LibTorch 1.13's CPU kernels lack Half for several ops a GPU runs in Half
-// (addmm, mm, convolution, relu, log_softmax, ...).
-bool lacks_half(const c10::Error& e) {
-  const std::string& m = e.msg();
-  return m.find("not implemented for 'Half'") != std::string::npos ||
-         m.find("\"Half\"") != std::string::npos;
-}
-
-// The dtypes an op returns for these arguments, from its Meta kernel (every
-// structured op has one); empty when it has none.
-std::vector<c10::optional<at::ScalarType>> meta_return_types(const c10::OperatorHandle& op,
-                                                             const torch::jit::Stack& args) {
-  std::vector<c10::optional<at::ScalarType>> out;
-  try {
-    torch::jit::Stack meta;
-    meta.reserve(args.size());
-    for (const c10::IValue& v : args) {
-      meta.push_back(map_tensors(v, [](const at::Tensor& t) {
-        return at::empty_strided(t.sizes(), t.strides(), t.options().device(c10::kMeta));
-      }));
-    }
-    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::Meta), &meta);
-    for (const c10::IValue& r : meta) {
-      out.push_back(r.isTensor() ? c10::optional<at::ScalarType>(r.toTensor().scalar_type())
-                                 : c10::nullopt);
-    }
-  } catch (const c10::Error&) {
-    out.clear();
-  }
-  return out;
-}
-
 const c10::DispatchKeySet kCpuKeys(c10::DispatchKey::CPU);
 
 // Runs `op` (whose arguments are on the stack) as a CPU computation over
 // aliases of its fake arguments: checks their devices, swaps in the aliases
 // (and, where the op draws random numbers from its default generator, the
 // device's generator), lets `run_cpu` compute, and hands back what it
-// returned as fake tensors. Where the CPU lacks a Half kernel, the op runs
-// in float32 and its results are cast to the dtypes it would have returned.
+// returned as fake tensors. Where the CPU lacks a Half kernel or path, the
+// op runs in float32 (half.h).
 template <FakeKind K, typename RunCpu>
 void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, RunCpu&& run_cpu) {
   if constexpr (K == FakeKind::kCuda) {
@@ -224,7 +184,6 @@ void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, RunCpu&
   const FakeOpScope scope(K, device.index());
 
   Aliases<K> aliases(device.index());
-  bool any_half = false;
   for (size_t i = 0; i < num_args; ++i) {
     c10::IValue& v = (*stack)[first + i];
     if (v.isDevice()) {
@@ -232,58 +191,24 @@ void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, RunCpu&
     } else if (K == FakeKind::kCuda && v.isNone() && is_optional_generator(schema.arguments()[i])) {
       v = c10::IValue(fake_generator(K, device.index()));
     } else {
-      v = map_tensors(v, [&](const at::Tensor& t) {
-        any_half = any_half || t.scalar_type() == at::kHalf;
-        return aliases.to_cpu(t);
-      });
+      v = map_tensors(v, [&](const at::Tensor& t) { return aliases.to_cpu(t); });
     }
   }
 
   size_t num_returns = 0;
-  if (!any_half) {
+  const HalfUse half = half_use(op, *stack, first);
+  if (half == HalfUse::kNone) {
     num_returns = run_cpu(stack);
   } else {
+    check_half_as_a_gpu_does(op, *stack, first);
     const std::vector<c10::IValue> saved(stack->begin() + static_cast<std::ptrdiff_t>(first),
                                          stack->end());
     try {
       num_returns = run_cpu(stack);
     } catch (const c10::Error& e) {
-      if (!lacks_half(e)) throw;
+      if (!cpu_lacks_half_path(e, half)) throw;
       stack->resize(first);
-      // Written arguments: (the Half original, its float32 stand-in).
-      std::vector<std::pair<at::Tensor, at::Tensor>> written;
-      for (size_t i = 0; i < num_args; ++i) {
-        const c10::Argument& arg = schema.arguments()[i];
-        const bool writes = arg.alias_info() != nullptr && arg.alias_info()->isWrite();
-        if (saved[i].isInt() && saved[i].toInt() == static_cast<int64_t>(at::kHalf) &&
-            is_scalar_type_argument(arg)) {
-          stack->emplace_back(static_cast<int64_t>(at::kFloat));
-          continue;
-        }
-        stack->push_back(map_tensors(saved[i], [&](const at::Tensor& t) {
-          if (t.scalar_type() != at::kHalf) return t;
-          at::Tensor f = t.to(at::kFloat);
-          if (writes) written.emplace_back(t, f);
-          return f;
-        }));
-      }
-      const std::vector<c10::optional<at::ScalarType>> want = meta_return_types(op, saved);
-      num_returns = run_cpu(stack);
-      for (auto& w : written) w.first.copy_(w.second);
-      const size_t base = stack->size() - num_returns;
-      for (size_t i = base; i < stack->size(); ++i) {
-        const c10::optional<at::ScalarType> target =
-            want.size() == num_returns ? want[i - base] : c10::optional<at::ScalarType>(at::kHalf);
-        (*stack)[i] = map_tensors((*stack)[i], [&](const at::Tensor& t) {
-          for (auto& w : written) {
-            if (w.second.unsafeGetTensorImpl() == t.unsafeGetTensorImpl()) return w.first;
-          }
-          if (t.scalar_type() == at::kFloat && target && *target != at::kFloat) {
-            return t.to(*target);
-          }
-          return t;
-        });
-      }
+      num_returns = run_in_float32(op, stack, saved, run_cpu);
     }
   }
 

@@ -1,5 +1,5 @@
-// The fake backends' generic kernels: dtypes the CPU lacks, random numbers
-// from the device's generator, storages set into tensors, ops the CPU has no
+// The fake backends' generic kernels: random numbers from the device's
+// generator, storages set into tensors, ops the CPU has no
 // kernel for.
 
 #include <ATen/ATen.h>
@@ -18,19 +18,6 @@ using ::testing::HasSubstr;
 
 const c10::Device kCuda0("cuda:0");
 const c10::Device kCuda1("cuda:1");
-
-TEST(FakeKernels, HalfOpsTheCpuLacksRunInFloatAndComeBackAsHalf) {
-  fake_cuda(2);
-  const at::Tensor a = at::randn({4, 4}).to(at::kHalf);
-  const at::Tensor b = at::randn({4, 4}).to(at::kHalf);
-  const at::Tensor got = at::mm(a.to(kCuda0), b.to(kCuda0));
-  EXPECT_EQ(got.scalar_type(), at::kHalf);
-  EXPECT_EQ(got.device(), kCuda0);
-  EXPECT_TRUE(at::equal(got.cpu(), at::mm(a.to(at::kFloat), b.to(at::kFloat)).to(at::kHalf)));
-  at::Tensor out = at::empty({4, 4}, at::TensorOptions().device(kCuda0).dtype(at::kHalf));
-  at::relu_(out.copy_(got.neg()));
-  EXPECT_TRUE(at::equal(out.cpu(), at::relu(got.cpu().to(at::kFloat).neg()).to(at::kHalf)));
-}
 
 // Forward-mode AD stands an undefined tangent in by a ZeroTensor, which has
 // no memory: its zero bit must survive the trip to the CPU kernel and back

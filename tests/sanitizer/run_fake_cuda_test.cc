@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -62,6 +63,27 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, FakeCudaScenario,
                                            "pinned_memory", "save_and_load", "load_beyond_count",
                                            "data_parallel", "forked_worker", "fresh_workers",
                                            "distributed", "bad_count"));
+
+// float16 (python/tests/fake_cuda_fp16.py): the running torch's own autocast
+// op lists, CUDA-only half paths and a GPT trained with GradScaler, each
+// against float32 on the CPU; the scenario asserts its values and ends with
+// its name and "ok" ("autocast lists ok: 116 entries ...").
+class FakeCudaFp16Scenario : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FakeCudaFp16Scenario, PassesUnderDevcheckRunFakeCuda) {
+  const std::string name = GetParam();
+  const ProcessResult r = devcheck_run(
+      {"--fake-cuda"},
+      {DEVCHECK_PYTHON, testing::source_dir() + "/python/tests/fake_cuda_fp16.py", name});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::string done = name;
+  std::replace(done.begin(), done.end(), '_', ' ');
+  EXPECT_THAT(r.output, HasSubstr(done + " ok")) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("(0 device mismatches")) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, FakeCudaFp16Scenario,
+                         ::testing::Values("autocast_lists", "half_paths", "gpt_fp16"));
 
 std::vector<std::string> loss_lines(const std::string& output) {
   std::vector<std::string> lines;

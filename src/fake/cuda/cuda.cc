@@ -17,6 +17,8 @@
 #include <pthread.h>
 #include <torch/library.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -26,12 +28,14 @@
 #include <string>
 #include <typeinfo>
 #include <unordered_set>
+#include <vector>
 
 #include "detail/compat.h"
 #include "detail/fake_hooks.h"
 #include "devcheck/error.h"
 #include "fake/backend.h"
 #include "fake/checks.h"
+#include "fake/cuda/visible.h"
 #include "format/cuda_probe.h"
 
 namespace devcheck {
@@ -91,6 +95,7 @@ struct CudaState {
   static bool is_pinned(const void* data) { return fake_is_pinned(data); }
   static void init() {
     TORCH_CHECK(!in_bad_fork.load(), fake_cuda_bad_fork_message());
+    TORCH_CHECK(count() > 0, kNoCudaDevices);
     cuda_used.store(true);
   }
   static long cudart_version() { return kFakeCudartVersion; }  // NOLINT(google-runtime-int)
@@ -219,10 +224,26 @@ void refuse_other_cuda_layouts() {
 }
 
 std::mutex setup_mutex;
+// The machine's fake CUDA devices (fake_cuda(n), DEVCHECK_FAKE_CUDA); 0 while
+// fake CUDA is off.
 std::atomic<int> active_count{0};
 
+// The machine indices of the devices this process sees, cuda:0 first, once
+// the count is first asked for (fake_count(kCuda)).
+std::array<int, kMaxFakeDevices> visible{};
+
+// CUDA_VISIBLE_DEVICES as the program has set it by its first CUDA call,
+// which is when the CUDA runtime reads it.
+int visible_count() noexcept {
+  const std::vector<int> seen =
+      cuda_visible_devices(std::getenv(kCudaVisibleDevices), active_count.load());
+  std::copy(seen.begin(), seen.end(), visible.begin());
+  return static_cast<int>(seen.size());
+}
+
 void turn_on(int count) {
-  set_fake_count(kCuda, count);
+  active_count.store(count);
+  set_fake_count_on_first_use(kCuda, &visible_count);
   register_fake_guard(kCuda);
   {
     // LibTorch 2.x warns once when a kernel replaces another for the same op
@@ -260,13 +281,19 @@ void check_device(int64_t index) { fake_check_index(kCuda, static_cast<int>(inde
 
 // ---- what Python's torch.cuda asks torch._C for -----------------------------
 
+// The machine's count; the devices the process sees are decided at its first
+// CUDA call (fake_cuda_count).
 int64_t py_fake_cuda(int64_t count, bool force) {
-  return static_cast<int64_t>(
-      devcheck::fake_cuda(FakeCudaOptions().count(static_cast<int>(count)).force(force)).size());
+  return turn_on_fake_cuda(FakeCudaOptions().count(static_cast<int>(count)).force(force));
+}
+
+std::vector<int64_t> py_visible_devices() {
+  const int count = devcheck::fake_cuda_count();
+  return {visible.begin(), visible.begin() + count};
 }
 
 int64_t py_refresh() {
-  if (fake_cuda_count() == 0 || !ops_added.exchange(false)) return 0;
+  if (active_count.load() == 0 || !ops_added.exchange(false)) return 0;
   const QuietWarnings quiet;
   const std::lock_guard<std::mutex> lock(overrides_mutex);
   return claim_cuda_kernels(/*take=*/true);
@@ -352,6 +379,7 @@ TORCH_LIBRARY_FRAGMENT(devcheck, m) {
   m.def("fake_cuda_empty_cache() -> ()", [] { fake_empty_cache(kCuda); });
   m.def("fake_cuda_generator(int index) -> Generator?", &py_generator);
   m.def("fake_cuda_in_bad_fork() -> bool", &py_in_bad_fork);
+  m.def("fake_cuda_visible_devices() -> int[]", &py_visible_devices);
 }
 
 }  // namespace
@@ -366,7 +394,9 @@ std::string fake_cuda_bad_fork_message() {
 
 }  // namespace detail
 
-int fake_cuda_count() noexcept { return detail::active_count.load(); }
+int fake_cuda_count() noexcept {
+  return detail::active_count.load() == 0 ? 0 : detail::fake_count(detail::kCuda);
+}
 
 std::vector<std::string> real_cuda_devices() {
   std::vector<std::string> names;
@@ -377,6 +407,11 @@ std::vector<std::string> real_cuda_devices() {
 std::vector<c10::Device> fake_cuda(int count) { return fake_cuda(FakeCudaOptions().count(count)); }
 
 std::vector<c10::Device> fake_cuda(const FakeCudaOptions& options) {
+  detail::turn_on_fake_cuda(options);
+  return detail::devices(fake_cuda_count());
+}
+
+int detail::turn_on_fake_cuda(const FakeCudaOptions& options) {
   const int count = options.count();
   if (count < 1 || count > detail::kMaxFakeDevices) {
     throw InvalidArgumentError(
@@ -385,7 +420,7 @@ std::vector<c10::Device> fake_cuda(const FakeCudaOptions& options) {
   }
   const std::lock_guard<std::mutex> lock(detail::setup_mutex);
   const int active = detail::active_count.load();
-  if (active == count) return detail::devices(count);
+  if (active == count) return count;
   if (active != 0) {
     throw InvalidArgumentError(
         fmt::format("[devcheck] fake_cuda({}): this process already has {} fake CUDA device{} "
@@ -404,8 +439,7 @@ std::vector<c10::Device> fake_cuda(const FakeCudaOptions& options) {
     }
   }
   detail::turn_on(count);
-  detail::active_count.store(count);
-  return detail::devices(count);
+  return count;
 }
 
 }  // namespace devcheck

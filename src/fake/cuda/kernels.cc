@@ -1,12 +1,15 @@
 // Fake CUDA's kernels for ops LibTorch has for CUDA only, which programs
 // reach on their CUDA paths: the fused LSTM and GRU cells (at::lstm and
 // at::gru take them for CUDA inputs), GradScaler's unscale and scale update,
-// and pinned host memory. Each computes with ATen ops on CPU aliases of its
-// arguments, with CUDA's semantics (aten/src/ATen/native/cuda/RNN.cu,
-// AmpKernels.cu); the RNN cells keep CUDA's workspace layouts.
+// cuDNN's convolutions, and pinned host memory. Each computes with ATen ops
+// on CPU aliases of its arguments, with CUDA's semantics
+// (aten/src/ATen/native/cuda/RNN.cu, AmpKernels.cu); the RNN cells keep
+// CUDA's workspace layouts and compute float16 in float32, as CUDA's do.
 
 #include <ATen/EmptyTensor.h>
 #include <ATen/TensorOperators.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/isfinite.h>
@@ -17,6 +20,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <tuple>
+#include <vector>
 
 #include "fake/backend.h"
 
@@ -56,6 +60,29 @@ class OnCpu {
   c10::DeviceIndex index_;
 };
 
+// The fused cells' arithmetic: CUDA's kernels compute float16 and bfloat16
+// cells in float32 (their accscalar_t) and store results in the tensors' own
+// dtype, and LibTorch 1.13's CPU has no Half sigmoid or tanh.
+class CellMath {
+ public:
+  explicit CellMath(const at::Tensor& like) : on_cpu_(like), dtype_(like.scalar_type()) {}
+  static at::Tensor in(const at::Tensor& t) { return widen(OnCpu::in(t)); }
+  static at::Tensor in(const c10::optional<at::Tensor>& t) { return widen(OnCpu::in(t)); }
+  at::Tensor out(const at::Tensor& t) const {
+    return on_cpu_.out(t.defined() && t.scalar_type() != dtype_ ? t.to(dtype_) : t);
+  }
+
+ private:
+  static at::Tensor widen(const at::Tensor& t) {
+    const bool reduced =
+        t.defined() && (t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16);
+    return reduced ? t.to(at::kFloat) : t;
+  }
+
+  OnCpu on_cpu_;
+  at::ScalarType dtype_;
+};
+
 std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_cell(const at::Tensor& igates,
                                                          const at::Tensor& hgates,
                                                          const at::Tensor& cx,
@@ -64,15 +91,15 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_cell(const at::Tensor& igate
   const at::Tensor bi = b_ih.value_or(at::Tensor());
   const at::Tensor bh = b_hh.value_or(at::Tensor());
   same_device({&igates, &hgates, &cx, &bi, &bh}, "_thnn_fused_lstm_cell");
-  const OnCpu c(igates);
-  at::Tensor gates = OnCpu::in(igates) + OnCpu::in(hgates);
-  if (bi.defined()) gates = gates + OnCpu::in(bi) + OnCpu::in(bh);
+  const CellMath c(igates);
+  at::Tensor gates = CellMath::in(igates) + CellMath::in(hgates);
+  if (bi.defined()) gates = gates + CellMath::in(bi) + CellMath::in(bh);
   const std::vector<at::Tensor> chunks = gates.chunk(4, 1);
   const at::Tensor i = chunks[0].sigmoid();
   const at::Tensor f = chunks[1].sigmoid();
   const at::Tensor g = chunks[2].tanh();
   const at::Tensor o = chunks[3].sigmoid();
-  const at::Tensor cy = f * OnCpu::in(cx) + i * g;
+  const at::Tensor cy = f * CellMath::in(cx) + i * g;
   const at::Tensor hy = o * cy.tanh();
   return {c.out(hy), c.out(cy), c.out(at::cat({i, f, g, o}, 1))};
 }
@@ -80,22 +107,22 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_cell(const at::Tensor& igate
 std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_cell_backward(
     const c10::optional<at::Tensor>& grad_hy, const c10::optional<at::Tensor>& grad_cy,
     const at::Tensor& cx, const at::Tensor& cy, const at::Tensor& workspace, bool has_bias) {
-  const OnCpu c(workspace);
-  const std::vector<at::Tensor> chunks = OnCpu::in(workspace).chunk(4, 1);
+  const CellMath c(workspace);
+  const std::vector<at::Tensor> chunks = CellMath::in(workspace).chunk(4, 1);
   const at::Tensor& i = chunks[0];
   const at::Tensor& f = chunks[1];
   const at::Tensor& g = chunks[2];
   const at::Tensor& o = chunks[3];
-  const at::Tensor tanh_cy = OnCpu::in(cy).tanh();
-  at::Tensor ghy = OnCpu::in(grad_hy);
-  const at::Tensor gcy = OnCpu::in(grad_cy);
+  const at::Tensor tanh_cy = CellMath::in(cy).tanh();
+  at::Tensor ghy = CellMath::in(grad_hy);
+  const at::Tensor gcy = CellMath::in(grad_cy);
   if (!ghy.defined()) ghy = at::zeros_like(tanh_cy);
   at::Tensor gcx = ghy * o * (1 - tanh_cy * tanh_cy);
   if (gcy.defined()) gcx = gcx + gcy;
   const at::Tensor go = ghy * tanh_cy * o * (1 - o);
   const at::Tensor gi = gcx * g * i * (1 - i);
   const at::Tensor gg = gcx * i * (1 - g * g);
-  const at::Tensor gf = gcx * OnCpu::in(cx)*f * (1 - f);
+  const at::Tensor gf = gcx * CellMath::in(cx)*f * (1 - f);
   const at::Tensor grad_gates = at::cat({gi, gf, gg, go}, 1);
   const at::Tensor grad_bias = has_bias ? grad_gates.sum(0) : at::Tensor();
   return {c.out(grad_gates), c.out(gcx * f), c.out(grad_bias)};
@@ -108,12 +135,12 @@ std::tuple<at::Tensor, at::Tensor> gru_cell(const at::Tensor& igates, const at::
   const at::Tensor bi = b_ih.value_or(at::Tensor());
   const at::Tensor bh = b_hh.value_or(at::Tensor());
   same_device({&igates, &hgates, &hx, &bi, &bh}, "_thnn_fused_gru_cell");
-  const OnCpu c(igates);
-  at::Tensor ig = OnCpu::in(igates);
-  at::Tensor hg = OnCpu::in(hgates);
+  const CellMath c(igates);
+  at::Tensor ig = CellMath::in(igates);
+  at::Tensor hg = CellMath::in(hgates);
   if (bi.defined()) {
-    ig = ig + OnCpu::in(bi);
-    hg = hg + OnCpu::in(bh);
+    ig = ig + CellMath::in(bi);
+    hg = hg + CellMath::in(bh);
   }
   const std::vector<at::Tensor> ic = ig.chunk(3, 1);
   const std::vector<at::Tensor> hc = hg.chunk(3, 1);
@@ -121,21 +148,21 @@ std::tuple<at::Tensor, at::Tensor> gru_cell(const at::Tensor& igates, const at::
   const at::Tensor z = (ic[1] + hc[1]).sigmoid();
   const at::Tensor& hn = hc[2];
   const at::Tensor n = (ic[2] + r * hn).tanh();
-  const at::Tensor h = OnCpu::in(hx);
+  const at::Tensor h = CellMath::in(hx);
   const at::Tensor hy = n + z * (h - n);
   return {c.out(hy), c.out(at::cat({r, z, n, h, hn}, 1))};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> gru_cell_backward(
     const at::Tensor& grad_hy, const at::Tensor& workspace, bool has_bias) {
-  const OnCpu c(workspace);
-  const std::vector<at::Tensor> chunks = OnCpu::in(workspace).chunk(5, 1);
+  const CellMath c(workspace);
+  const std::vector<at::Tensor> chunks = CellMath::in(workspace).chunk(5, 1);
   const at::Tensor& r = chunks[0];
   const at::Tensor& z = chunks[1];
   const at::Tensor& n = chunks[2];
   const at::Tensor& h = chunks[3];
   const at::Tensor& hn = chunks[4];
-  const at::Tensor go = OnCpu::in(grad_hy);
+  const at::Tensor go = CellMath::in(grad_hy);
   const at::Tensor gz = go * (h - n) * (1 - z) * z;
   const at::Tensor ghx = go * z;
   const at::Tensor gn = go * (1 - z) * (1 - n * n);
@@ -185,6 +212,31 @@ at::Tensor& amp_update_scale(at::Tensor& self, at::Tensor& growth_tracker,
   return self;
 }
 
+// cuDNN's convolutions, which programs (and autocast's list of ops) may
+// call directly: a GPU with cuDNN computes the convolution they name,
+// without bias; fake CUDA's convolution kernel computes it on the CPU
+// (their backward is convolution_backward's, as on a GPU).
+// cudnn_convolution(self, weight, padding, stride, dilation, groups, ...);
+// cudnn_convolution_transpose(self, weight, padding, output_padding, stride,
+// dilation, groups, ...): the same places in 1.13, 2.6 and 2.14.
+void cudnn_convolution(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
+                       torch::jit::Stack* stack) {
+  static const c10::OperatorHandle convolution =
+      c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
+  const bool transposed = op.schema().name() == "aten::cudnn_convolution_transpose";
+  const std::vector<c10::IValue> args = torch::jit::pop(*stack, op.schema().arguments().size());
+  std::size_t i = 2;
+  const c10::IValue& padding = args[i++];
+  const c10::IValue output_padding =
+      transposed ? args[i++] : c10::IValue(std::vector<int64_t>(padding.toListRef().size(), 0));
+  const c10::IValue& stride = args[i++];
+  const c10::IValue& dilation = args[i++];
+  const c10::IValue& groups = args[i++];
+  torch::jit::push(*stack, args[0], args[1], c10::IValue(), stride, padding, dilation, transposed,
+                   output_padding, groups);
+  convolution.callBoxed(stack);
+}
+
 // Pinned memory: LibTorch sends is_pinned and _pin_memory of a CPU tensor to
 // the CUDA key (the device they pin for). Host memory from
 // fake_pinned_allocator() is what counts as pinned.
@@ -223,6 +275,9 @@ void register_fake_cuda_kernels() {
   m->impl("is_pinned", TORCH_FN(is_pinned));
   m->impl("_pin_memory", TORCH_FN(pin_memory));
   m->impl("record_stream", TORCH_FN(record_stream));
+  m->impl("cudnn_convolution", torch::CppFunction::makeFromBoxedFunction<&cudnn_convolution>());
+  m->impl("cudnn_convolution_transpose",
+          torch::CppFunction::makeFromBoxedFunction<&cudnn_convolution>());
 }
 
 }  // namespace devcheck::detail

@@ -84,9 +84,9 @@ int start_fake_cuda_from_environment() {
   const FakeCudaRequest request = fake_cuda_request_from_environment();
   if (request.count == 0) return 0;
   refuse_fake_cuda_over_real_gpus(request);
-  // The refusal above has decided about real GPUs.
-  fake_cuda(FakeCudaOptions().count(request.count).force(true));
-  return request.count;
+  // The refusal above has decided about real GPUs; the devices the program
+  // sees are decided at its first CUDA call (CUDA_VISIBLE_DEVICES).
+  return detail::turn_on_fake_cuda(FakeCudaOptions().count(request.count).force(true));
 }
 
 }  // namespace devcheck
@@ -99,7 +99,8 @@ extern "C" __attribute__((visibility("default"))) int devcheck_fake_cuda_autosta
     const devcheck::FakeCudaRequest request = devcheck::fake_cuda_request_from_environment();
     if (request.count == 0) return 0;
     devcheck::refuse_fake_cuda_over_real_gpus(request, "run");
-    devcheck::fake_cuda(devcheck::FakeCudaOptions().count(request.count).force(true));
+    devcheck::detail::turn_on_fake_cuda(
+        devcheck::FakeCudaOptions().count(request.count).force(true));
     return 1;
   } catch (const devcheck::DeviceUnavailableError& e) {
     std::fprintf(stderr, "%s\n", e.message().c_str());

@@ -228,6 +228,54 @@ TEST(FakeCuda, AnOrdinalItDoesNotHaveIsCudasInvalidDeviceOrdinal) {
       StartsWith("CUDA error: invalid device ordinal"));
 }
 
+TEST(FakeCuda, CudaVisibleDevicesChoosesWhichOfTheMachinesDevicesTheProcessSees) {
+  ::setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+  const std::vector<c10::Device> devices = fake_cuda(2);
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  ASSERT_EQ(devices.size(), 1U);
+  EXPECT_EQ(devices[0], cuda(0));
+  EXPECT_EQ(fake_cuda_count(), 1);
+  EXPECT_EQ(torch::cuda::device_count(), 1U);
+  EXPECT_EQ(torch::ones({2}, cuda(0)).device(), cuda(0));
+  EXPECT_EQ(error_of([] { (void)torch::ones({1}, cuda(1)); }),
+            std::string("CUDA error: invalid device ordinal") + DEVCHECK_CUDA_CHECK_SUFFIX);
+  // read once, as the runtime reads it: changing it later changes nothing
+  ::setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);
+  EXPECT_EQ(torch::cuda::device_count(), 1U);
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  // the machine still has 2: the same count again is a no-op, another is refused
+  EXPECT_EQ(fake_cuda(2), devices);
+  EXPECT_THROW(fake_cuda(3), InvalidArgumentError);
+}
+
+TEST(FakeCuda, WithNoVisibleDeviceCudaIsUnavailableAndEveryCallSaysSo) {
+  ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  EXPECT_TRUE(fake_cuda(2).empty());
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(fake_cuda_count(), 0);
+  EXPECT_FALSE(torch::cuda::is_available());
+  EXPECT_EQ(torch::cuda::device_count(), 0U);
+  EXPECT_EQ(error_of([] { (void)torch::ones({1}, cuda(0)); }), "No CUDA GPUs are available");
+  EXPECT_EQ(error_of([] { (void)torch::ones({1}).to(torch::kCUDA); }),
+            "No CUDA GPUs are available");
+  // the CPU goes on
+  EXPECT_TRUE(torch::equal(torch::ones({2}) + 1, torch::full({2}, 2.0F)));
+}
+
+TEST(FakeCuda, TheDevicesAreDecidedAtTheFirstCudaCallNotWhenItIsTurnedOn) {
+  // devcheck run turns fake CUDA on when LibTorch loads; the program may set
+  // CUDA_VISIBLE_DEVICES after that, before its first CUDA call, as it may on a GPU.
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  ::setenv("DEVCHECK_FAKE_CUDA", "3", 1);
+  EXPECT_EQ(start_fake_cuda_from_environment(), 3);
+  ::unsetenv("DEVCHECK_FAKE_CUDA");
+  ::setenv("CUDA_VISIBLE_DEVICES", "2,0", 1);
+  EXPECT_EQ(torch::cuda::device_count(), 2U);
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(fake_cuda_count(), 2);
+  EXPECT_EQ(torch::ones({1}, cuda(1)).device(), cuda(1));
+}
+
 // Two identical programs, one on the CPU and one on cuda:1.
 std::vector<torch::Tensor> train_steps(c10::Device d) {
   torch::manual_seed(7);

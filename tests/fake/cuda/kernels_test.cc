@@ -1,5 +1,5 @@
 // Fake CUDA's kernels for CUDA-only ops: GradScaler's, pinning, the fused
-// RNN cells, with CUDA's semantics.
+// RNN cells, cuDNN's convolutions, with CUDA's semantics.
 
 #include <ATen/ATen.h>
 #include <gmock/gmock.h>
@@ -91,6 +91,59 @@ TEST(FakeCudaKernels, FusedLstmAndGruCellsComputeWhatTheCpuCellsDo) {
                    w_hh.narrow(0, 0, 15).to(kCuda0), b_ih.narrow(0, 0, 15).to(kCuda0),
                    b_hh.narrow(0, 0, 15).to(kCuda0));
   EXPECT_TRUE(at::allclose(gru_gpu.cpu(), gru_cpu, 1e-5, 1e-6));
+}
+
+// CUDA's fused cells compute float16 in float32 and store float16 (autocast
+// sends lstm_cell and gru_cell there in float16).
+TEST(FakeCudaKernels, FusedCellsInFloat16ComputeInFloat32AndReturnFloat16) {
+  fake_cuda(2);
+  at::manual_seed(2);
+  auto half = [](const at::Tensor& t) { return t.to(at::kHalf); };
+  const at::Tensor x = half(at::randn({4, 3}));
+  const at::Tensor h = half(at::randn({4, 5}));
+  const at::Tensor c = half(at::randn({4, 5}));
+  const at::Tensor w_ih = half(at::randn({20, 3}));
+  const at::Tensor w_hh = half(at::randn({20, 5}));
+  const auto f = [](const at::Tensor& t) { return t.to(at::kFloat); };
+  const auto cpu = at::lstm_cell(f(x), {f(h), f(c)}, f(w_ih), f(w_hh));
+  const at::Tensor hx = h.to(kCuda0).requires_grad_();
+  const auto gpu =
+      at::lstm_cell(x.to(kCuda0), {hx, c.to(kCuda0)}, w_ih.to(kCuda0), w_hh.to(kCuda0));
+  EXPECT_EQ(std::get<0>(gpu).scalar_type(), at::kHalf);
+  EXPECT_EQ(std::get<1>(gpu).scalar_type(), at::kHalf);
+  EXPECT_TRUE(at::allclose(f(std::get<0>(gpu).cpu()), std::get<0>(cpu), 1e-2, 1e-2));
+  EXPECT_TRUE(at::allclose(f(std::get<1>(gpu).cpu()), std::get<1>(cpu), 1e-2, 1e-2));
+  (std::get<0>(gpu).sum() + std::get<1>(gpu).sum()).backward();
+  EXPECT_EQ(hx.grad().scalar_type(), at::kHalf);
+  EXPECT_TRUE(at::isfinite(hx.grad().cpu()).all().item<bool>());
+  const at::Tensor gru = at::gru_cell(x.to(kCuda0), h.to(kCuda0), w_ih.narrow(0, 0, 15).to(kCuda0),
+                                      w_hh.narrow(0, 0, 15).to(kCuda0));
+  EXPECT_EQ(gru.scalar_type(), at::kHalf);
+  EXPECT_TRUE(at::allclose(
+      f(gru.cpu()), at::gru_cell(f(x), f(h), f(w_ih.narrow(0, 0, 15)), f(w_hh.narrow(0, 0, 15))),
+      1e-2, 1e-2));
+}
+
+// cudnn_convolution and cudnn_convolution_transpose, which autocast's list
+// holds, compute the convolution they name (no bias), with its gradient.
+TEST(FakeCudaKernels, CudnnConvolutionsComputeTheConvolutionTheyName) {
+  fake_cuda(2);
+  at::manual_seed(3);
+  const at::Tensor x = at::randn({2, 3, 6, 6});
+  const at::Tensor w = at::randn({4, 3, 3, 3});
+  const at::Tensor xc = x.to(kCuda0).requires_grad_();
+  const at::Tensor got =
+      at::cudnn_convolution(xc, w.to(kCuda0), {1, 1}, {2, 2}, {1, 1}, 1, false, true, false);
+  EXPECT_EQ(got.device(), kCuda0);
+  EXPECT_TRUE(at::equal(got.cpu(), at::conv2d(x, w, {}, {2, 2}, {1, 1})));
+  got.sum().backward();
+  const at::Tensor xr = x.clone().requires_grad_();
+  at::conv2d(xr, w, {}, {2, 2}, {1, 1}).sum().backward();
+  EXPECT_TRUE(at::allclose(xc.grad().cpu(), xr.grad(), 1e-5, 1e-6));
+  const at::Tensor wt = at::randn({3, 2, 3, 3});
+  const at::Tensor transposed = at::cudnn_convolution_transpose(
+      x.to(kCuda0), wt.to(kCuda0), {1, 1}, {1, 1}, {2, 2}, {1, 1}, 1, false, true, false);
+  EXPECT_TRUE(at::equal(transposed.cpu(), at::conv_transpose2d(x, wt, {}, {2, 2}, {1, 1}, {1, 1})));
 }
 
 TEST(FakeCudaKernels, AFusedCellNamesMixedDevices) {
