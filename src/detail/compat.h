@@ -472,3 +472,12 @@ std::unique_ptr<ReducerT> make_reducer(std::vector<Tensor> params,
 }
 
 }  // namespace devcheck::detail
+
+// ---- ops only some torches have (used by src/fake/cuda/kernels.cc) ---------
+// aten::_fused_rms_norm_backward, nn.functional.rms_norm's fused backward
+// with CUDA and MPS kernels only: not in 1.13 or 2.6, in 2.14. Looked up by
+// name (the dispatcher's schema) when fake CUDA registers its kernels, so
+// one source serves each torch.
+namespace devcheck::detail {
+inline constexpr const char* kFusedRmsNormBackward = "aten::_fused_rms_norm_backward";
+}  // namespace devcheck::detail

@@ -1,8 +1,9 @@
 // Fake CUDA's kernels for ops LibTorch has for CUDA only, which programs
 // reach on their CUDA paths: the fused LSTM and GRU cells (at::lstm and
 // at::gru take them for CUDA inputs), GradScaler's unscale and scale update,
-// cuDNN's convolutions, and pinned host memory. Each computes with ATen ops
-// on CPU aliases of its arguments, with CUDA's semantics
+// cuDNN's convolutions, rms_norm's fused backward (torch 2.14), and pinned
+// host memory. Each computes with ATen ops on CPU aliases of its arguments
+// (or on the fake tensors themselves), with CUDA's semantics
 // (aten/src/ATen/native/cuda/RNN.cu, AmpKernels.cu); the RNN cells keep
 // CUDA's workspace layouts and compute float16 in float32, as CUDA's do.
 
@@ -13,6 +14,7 @@
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/isfinite.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/zeros_like.h>
 #include <c10/core/StorageImpl.h>
 #include <torch/library.h>
@@ -22,6 +24,7 @@
 #include <tuple>
 #include <vector>
 
+#include "detail/compat.h"
 #include "fake/backend.h"
 
 namespace devcheck::detail {
@@ -237,6 +240,55 @@ void cudnn_convolution(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys
   convolution.callBoxed(stack);
 }
 
+// rms_norm's fused backward (nn.functional.rms_norm under autocast on CUDA
+// takes _fused_rms_norm), whose kernels are CUDA's and MPS's only:
+// _fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight?,
+// output_mask[2]) -> (grad_input, grad_weight), computed as torch's own
+// decomposition (torch/_decomp/decompositions.py) computes it, in float32 for
+// float16 and bfloat16, on the fake tensors themselves. Registered only where
+// the running torch has the op (compat.h).
+void fused_rms_norm_backward(const c10::OperatorHandle& op, c10::DispatchKeySet /*keys*/,
+                             torch::jit::Stack* stack) {
+  const std::vector<c10::IValue> args = torch::jit::pop(*stack, op.schema().arguments().size());
+  const at::Tensor& input = args[1].toTensor();
+  const std::vector<int64_t> normalized_shape = args[2].toIntVector();
+  const at::Tensor weight = args[4].isTensor() ? args[4].toTensor() : at::Tensor();
+  const c10::List<bool> mask = args[5].toBoolList();
+  const auto n = static_cast<int64_t>(normalized_shape.size());
+  same_device({&args[0].toTensor(), &input, &args[3].toTensor(), &weight},
+              "_fused_rms_norm_backward");
+  const bool reduced = input.scalar_type() == at::kHalf || input.scalar_type() == at::kBFloat16;
+  const at::ScalarType compute = reduced ? at::kFloat : input.scalar_type();
+  const int64_t axis = input.dim() - n;
+  std::vector<int64_t> inner;
+  std::vector<int64_t> outer;
+  for (int64_t d = 0; d < input.dim(); ++d) (d >= axis ? inner : outer).push_back(d);
+  at::Tensor grad_input;
+  at::Tensor grad_weight;
+  if (input.numel() == 0) {
+    if (mask.get(0)) grad_input = at::zeros_like(input);
+    if (mask.get(1)) grad_weight = at::zeros(input.sizes().slice(axis), input.options());
+  } else {
+    const at::Tensor g = args[0].toTensor().to(compute).contiguous();
+    const at::Tensor x = input.to(compute).contiguous();
+    at::Tensor rstd = args[3].toTensor();
+    while (rstd.dim() < x.dim()) rstd = rstd.unsqueeze(-1);
+    const at::Tensor g_hat = weight.defined() ? g * weight.to(compute) : g;
+    const at::Tensor x_hat = x * rstd;
+    int64_t count = 1;
+    for (const int64_t d : inner) count *= x.size(d);
+    if (mask.get(0)) {
+      const at::Tensor sum = (x_hat * g_hat).sum(inner, /*keepdim=*/true);
+      grad_input = ((g_hat - (x_hat / count) * sum) * rstd).to(input.scalar_type());
+    }
+    if (mask.get(1) && weight.defined()) {
+      const at::Tensor full = g * x_hat;
+      grad_weight = (outer.empty() ? full : full.sum(outer)).to(input.scalar_type());
+    }
+  }
+  torch::jit::push(*stack, grad_input, grad_weight);
+}
+
 // Pinned memory: LibTorch sends is_pinned and _pin_memory of a CPU tensor to
 // the CUDA key (the device they pin for). Host memory from
 // fake_pinned_allocator() is what counts as pinned.
@@ -278,6 +330,10 @@ void register_fake_cuda_kernels() {
   m->impl("cudnn_convolution", torch::CppFunction::makeFromBoxedFunction<&cudnn_convolution>());
   m->impl("cudnn_convolution_transpose",
           torch::CppFunction::makeFromBoxedFunction<&cudnn_convolution>());
+  if (c10::Dispatcher::singleton().findSchema({kFusedRmsNormBackward, ""}).has_value()) {
+    m->impl("_fused_rms_norm_backward",
+            torch::CppFunction::makeFromBoxedFunction<&fused_rms_norm_backward>());
+  }
 }
 
 }  // namespace devcheck::detail

@@ -1,13 +1,17 @@
 // Fake CUDA's kernels for CUDA-only ops: GradScaler's, pinning, the fused
-// RNN cells, cuDNN's convolutions, with CUDA's semantics.
+// RNN cells, cuDNN's convolutions, rms_norm's fused backward, with CUDA's
+// semantics.
 
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "devcheck/fake_cuda.h"
 
@@ -144,6 +148,42 @@ TEST(FakeCudaKernels, CudnnConvolutionsComputeTheConvolutionTheyName) {
   const at::Tensor transposed = at::cudnn_convolution_transpose(
       x.to(kCuda0), wt.to(kCuda0), {1, 1}, {1, 1}, {2, 2}, {1, 1}, 1, false, true, false);
   EXPECT_TRUE(at::equal(transposed.cpu(), at::conv_transpose2d(x, wt, {}, {2, 2}, {1, 1}, {1, 1})));
+}
+
+// rms_norm's fused backward (torch 2.14: autocast's rms_norm on CUDA takes
+// _fused_rms_norm, whose backward has CUDA and MPS kernels only) gives the
+// gradients the composite formula's autograd gives on the CPU, for float32
+// and, computed in float32, for float16. Called by name: older torches lack it.
+TEST(FakeCudaKernels, FusedRmsNormBackwardGivesTheCompositeGradients) {
+  const auto op = c10::Dispatcher::singleton().findSchema({"aten::_fused_rms_norm_backward", ""});
+  if (!op) GTEST_SKIP() << "this torch has no aten::_fused_rms_norm_backward";
+  fake_cuda(2);
+  at::manual_seed(5);
+  for (const at::ScalarType dtype : {at::kFloat, at::kHalf}) {
+    const at::Tensor x = at::randn({3, 4, 5}).to(dtype).to(at::kFloat);
+    const at::Tensor w = at::randn({4, 5}).to(dtype).to(at::kFloat);
+    const at::Tensor g = at::randn({3, 4, 5}).to(dtype).to(at::kFloat);
+    const double eps = 1e-6;
+    const at::Tensor xr = x.clone().requires_grad_();
+    const at::Tensor wr = w.clone().requires_grad_();
+    const at::Tensor rstd = at::rsqrt(x.pow(2).mean({1, 2}, /*keepdim=*/true) + eps);
+    (xr * at::rsqrt(xr.pow(2).mean({1, 2}, true) + eps) * wr).backward(g);
+    torch::jit::Stack stack{
+        g.to(dtype).to(kCuda0), x.to(dtype).to(kCuda0), c10::IValue(std::vector<int64_t>{4, 5}),
+        rstd.to(kCuda0),        w.to(dtype).to(kCuda0), c10::IValue(c10::List<bool>({true, true}))};
+    op->callBoxed(&stack);
+    ASSERT_EQ(stack.size(), 2U);
+    const at::Tensor grad_input = stack[0].toTensor();
+    const at::Tensor grad_weight = stack[1].toTensor();
+    EXPECT_EQ(grad_input.device(), kCuda0);
+    EXPECT_EQ(grad_input.scalar_type(), dtype);
+    EXPECT_EQ(grad_weight.scalar_type(), dtype);
+    const double tolerance = dtype == at::kHalf ? 1e-2 : 1e-5;
+    EXPECT_TRUE(at::allclose(grad_input.cpu().to(at::kFloat), xr.grad(), tolerance, tolerance))
+        << grad_input.cpu() << xr.grad();
+    EXPECT_TRUE(at::allclose(grad_weight.cpu().to(at::kFloat), wr.grad(), tolerance, tolerance))
+        << grad_weight.cpu() << wr.grad();
+  }
 }
 
 TEST(FakeCudaKernels, AFusedCellNamesMixedDevices) {
