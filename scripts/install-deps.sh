@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake make ninja-build ccache pkg-config git
-  libtorch-dev python3-torch libgloo-dev
+  libtorch-dev libtorch-test python3-torch libgloo-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
   dataset-fashion-mnist libopenblas0-serial
