@@ -9,12 +9,12 @@
 #include <torch/library.h>
 #include <torch/nn/functional/loss.h>
 
-#include <functional>
 #include <string>
 
 #include "detail/compat.h"
 #include "devcheck/fake_cuda.h"
 #include "devcheck/fake_device.h"
+#include "fake/error_of.h"
 
 namespace devcheck::detail {
 namespace {
@@ -24,14 +24,7 @@ using ::testing::HasSubstr;
 const std::string kSame =
     "Expected all tensors to be on the same device, but found at least two devices, ";
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 std::string wrapper(const std::string& op) {
 #if DEVCHECK_TORCH_AT_LEAST(2, 0)

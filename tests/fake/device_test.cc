@@ -20,6 +20,7 @@
 
 #include "devcheck/device.h"
 #include "devcheck/error.h"
+#include "fake/error_of.h"
 #include "support/support.h"
 
 namespace devcheck {
@@ -31,14 +32,7 @@ using ::testing::HasSubstr;
 const char* const kSameDevice =
     "Expected all tensors to be on the same device, but found at least two devices, ";
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 TEST(FakeDevice, IsAnAcceleratorDeviceOfItsOwn) {
   const c10::Device d = fake_device(1);

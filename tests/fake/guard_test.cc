@@ -5,27 +5,20 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <string>
 
 #include "detail/compat.h"
 #include "devcheck/fake_cuda.h"
 #include "devcheck/fake_device.h"
 #include "fake/backend.h"
+#include "fake/error_of.h"
 
 namespace devcheck::detail {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 TEST(FakeBackend, FakeCudaHasOneGeneratorPerDeviceAndTheAcceleratorTheCpus) {
   fake_cuda(2);

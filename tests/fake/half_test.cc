@@ -8,11 +8,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <string>
 
 #include "detail/compat.h"
 #include "devcheck/fake_cuda.h"
+#include "fake/error_of.h"
 
 namespace devcheck {
 namespace {
@@ -21,14 +21,7 @@ using ::testing::HasSubstr;
 
 const c10::Device kCuda0("cuda:0");
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 at::Tensor half_randn(at::IntArrayRef sizes) { return at::randn(sizes).to(at::kHalf); }
 

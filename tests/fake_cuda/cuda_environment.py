@@ -206,7 +206,7 @@ def run_case(options, name, folder, visible, extra):
     else:
         cmd = me + ["--via", "module", "--lib", options.lib]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    ok = out.returncode == 0 and " ok" in out.stdout or (name == "save" and "saved" in out.stdout)
+    ok = out.returncode == 0 and (" ok" in out.stdout or (name == "save" and "saved" in out.stdout))
     print("%-32s %s" % (name, "ok" if ok else "FAILED"))
     if not ok:
         print(out.stdout + out.stderr)

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <functional>
 #include <string>
 #include <thread>
 
@@ -27,6 +26,7 @@
 #include "devcheck/device.h"
 #include "devcheck/doctor.h"
 #include "devcheck/error.h"
+#include "fake/error_of.h"
 #include "support/support.h"
 
 namespace devcheck {
@@ -39,14 +39,7 @@ using ::testing::StartsWith;
 const char* const kSameDevice =
     "Expected all tensors to be on the same device, but found at least two devices, ";
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 c10::Device cuda(int index) {
   return {c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)};

@@ -10,26 +10,19 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "detail/compat.h"
 #include "devcheck/fake_cuda.h"
+#include "fake/error_of.h"
 
 namespace devcheck {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 c10::Device cuda(int index) {
   return {c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index)};

@@ -8,26 +8,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "devcheck/fake_cuda.h"
+#include "fake/error_of.h"
 
 namespace devcheck {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 const c10::Device kCuda0("cuda:0");
 
