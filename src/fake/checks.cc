@@ -12,11 +12,14 @@
 
 #include "fake/checks.h"
 
+#include <ATen/core/List.h>
+#include <ATen/core/Tensor.h>
 #include <c10/util/SmallVector.h>
 
 #include "detail/compat.h"
 #include "fake/ivalue_tensors.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <string_view>
@@ -240,6 +243,29 @@ c10::Device check_devices(FakeKind kind, const c10::OperatorHandle& op,
   TORCH_INTERNAL_ASSERT(common.has_value(), "fake ", type, ": ", schema.operator_name(),
                         " reached the fake backend without an argument on it");
   return *common;
+}
+
+void move_cpu_indices(FakeKind kind, const c10::OperatorHandle& op, torch::jit::Stack& stack,
+                      size_t first, c10::Device device) {
+  // The fake accelerator has no index kernel of its own: LibTorch's
+  // structured index makes the copies before it calls index.out.
+  if (kind != FakeKind::kCuda || !plan_of(kind, op).cpu_indices) return;
+  c10::IValue& indices = stack[first + 1];  // (Tensor self, Tensor?[] indices, ...)
+  if (!indices.isList()) return;
+  const auto list = indices.toListRef();
+  const auto on_cpu = [](const c10::IValue& v) { return v.isTensor() && v.toTensor().is_cpu(); };
+  if (std::none_of(list.begin(), list.end(), on_cpu)) return;
+  c10::List<c10::optional<at::Tensor>> moved;  // a new list: the caller's stays as it was
+  moved.reserve(list.size());
+  for (const c10::IValue& v : list) {
+    if (!v.isTensor()) {
+      moved.push_back(c10::nullopt);
+    } else {
+      const at::Tensor& t = v.toTensor();
+      moved.push_back(t.is_cpu() ? t.to(t.options().device(device)) : t);
+    }
+  }
+  indices = c10::IValue(std::move(moved));
 }
 
 }  // namespace devcheck::detail

@@ -18,6 +18,20 @@ namespace devcheck::detail {
 c10::Device check_devices(FakeKind kind, const c10::OperatorHandle& op,
                           const torch::jit::Stack& stack, size_t first);
 
+// index, index_put_ and _index_put_impl_ on a device copy the index tensors
+// they are given on the CPU to that device before they index (make_info,
+// ATen/native/TensorAdvancedIndexingUtils.h): a hidden host-to-device copy
+// per index tensor that a program's ledger shows on a GPU. Fake CUDA, whose
+// kernels replace CUDA's, makes the same copies through the dispatcher, so
+// the sanitizer counts them under the op's name (the fake accelerator needs
+// none: LibTorch's own structured index copies for it). `stack` from
+// `first` holds the op's arguments; a list with an index on the CPU is
+// replaced by a new one (the caller's is left alone). A boolean mask is
+// copied as it is, where a GPU copies the int64 indices it expands to: the
+// same count and direction, other bytes.
+void move_cpu_indices(FakeKind kind, const c10::OperatorHandle& op, torch::jit::Stack& stack,
+                      size_t first, c10::Device device);
+
 // How a CUDA build checks one op's devices (generated from LibTorch's
 // native_functions.yaml by scripts/gen-fake-cuda-checks.py; one table per
 // LibTorch version).

@@ -180,6 +180,7 @@ void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, RunCpu&
   const size_t first = stack->size() - num_args;
 
   const c10::Device device = check_devices(K, op, *stack, first);
+  move_cpu_indices(K, op, *stack, first, device);  // as a GPU's index does: a counted copy
   const c10::DeviceGuard guard(device);
   const FakeOpScope scope(K, device.index());
 

@@ -75,7 +75,9 @@ c10::optional<c10::Device> destination(const c10::FunctionSchema& schema,
 // printed.
 void add_transfer(Movement& m, bool non_blocking, const c10::Storage* read,
                   const c10::Storage* written, std::uint64_t op_index, Engine& e) {
-  const bool sync = m.dst.is_cpu() && !m.src.is_cpu() && !m.src.is_meta() && !non_blocking;
+  // A meta tensor has no data: a move to or from meta copies nothing.
+  if (m.src.is_meta() || m.dst.is_meta()) return;
+  const bool sync = m.dst.is_cpu() && !m.src.is_cpu() && !non_blocking;
   const SanitizerOptions& settings = e.settings();
   CopyEvent copy{m.bytes, sync, thread_key(), op_index, step_epoch(), read, written, true};
   FloodRule rule{settings.small_copy_bytes(), settings.small_copy_burst_ops(),

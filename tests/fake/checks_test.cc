@@ -139,6 +139,37 @@ TEST(FakeChecks, KernelsThatCheckInTheirOwnWordsDoSo) {
 #endif
 }
 
+// index and index_put_ take indices on the CPU with a device tensor and, as
+// a GPU's kernels do, copy them to the tensor's device before indexing
+// (move_cpu_indices): the results are the CPU's, and the list the caller
+// gave keeps its CPU tensors.
+TEST(FakeChecks, IndexCopiesCpuIndicesToTheTensorsDeviceAndLeavesTheCallersList) {
+  fake_cuda(2);
+  const c10::Device cuda1("cuda:1");
+  const at::Tensor cpu = at::arange(12.0).reshape({3, 4});
+  const at::Tensor x = cpu.to(cuda1);
+  const at::Tensor rows = at::tensor({2, 0}, at::kLong);
+  c10::List<c10::optional<at::Tensor>> indices;
+  indices.push_back(rows);
+  indices.push_back(c10::nullopt);
+  const at::Tensor picked = at::index(x, indices);
+  EXPECT_EQ(picked.device(), cuda1);
+  EXPECT_TRUE(at::equal(picked.cpu(), at::index(cpu, indices)));
+  ASSERT_TRUE(indices.get(0).has_value());
+  EXPECT_TRUE(indices.get(0)->is_cpu());
+  EXPECT_TRUE(indices.get(0)->is_same(rows));
+  // a boolean mask on the CPU, and index_put_ accumulating through CPU indices
+  const at::Tensor mask = cpu.remainder(3).eq(0);
+  EXPECT_TRUE(at::equal(x.index({mask}).cpu(), cpu.index({mask})));
+  at::Tensor y = x.clone();
+  at::Tensor expected = cpu.clone();
+  const at::Tensor twice = at::tensor({1, 1}, at::kLong);
+  y.index_put_({twice}, at::ones({2, 4}).to(cuda1), /*accumulate=*/true);
+  expected.index_put_({twice}, at::ones({2, 4}), /*accumulate=*/true);
+  EXPECT_TRUE(at::equal(y.cpu(), expected));
+  EXPECT_TRUE(twice.is_cpu());
+}
+
 TEST(FakeChecks, AConvolutionChecksItsParametersTypesAsCudnnDoes) {
   fake_cuda(2);
   const at::Tensor input = at::randn({1, 1, 5, 5}, kCuda0);

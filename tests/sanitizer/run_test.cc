@@ -95,13 +95,6 @@ TEST(RunSanitized, AThreadTheProgramCreatesIsWatchedFromItsFirstOp) {
                                              marked_site("programs/planted.cc", "thread_op")));
 }
 
-TEST(RunSanitized, PerSampleCopiesAreReportedAtTheirLine) {
-  const auto r = run({sanitizer_program("planted"), "copies"});
-  ASSERT_EQ(r.processes.size(), 1U);
-  EXPECT_THAT(r.processes[0].text, HasSubstr("many small copies: 200 cpu -> meta copies"));
-  EXPECT_THAT(r.processes[0].text, HasSubstr(marked_site("programs/planted.cc", "copy")));
-}
-
 TEST(RunSanitized, ACleanProgramHasNoFinding) {
   const auto r = run({sanitizer_program("planted"), "clean"}, SanitizerMode::kFail);
   EXPECT_EQ(r.exit_status, 0);
@@ -278,17 +271,6 @@ TEST(RunSanitized, PythonReportNamesTheFileAndLineOfTheOpAndOfTheStrayTensor) {
   EXPECT_THAT(text, HasSubstr("<- not on meta"));
 }
 
-TEST(RunSanitized, PythonPerSampleCopiesAreReportedAtTheirLine) {
-  DEVCHECK_SKIP_PYTHON_UNDER_TSAN();
-  const auto r = run(python("copy_loop.py"));
-  EXPECT_EQ(r.exit_status, 0);
-  ASSERT_EQ(r.processes.size(), 1U);
-  EXPECT_THAT(r.processes[0].text,
-              HasSubstr("copies of 12 B each (2.3 KiB total) from " +
-                        sanitizer_source("python/copy_loop.py") + ":" +
-                        std::to_string(testing::marked_line("python/copy_loop.py", "py_copy"))));
-}
-
 TEST(RunSanitized, ACleanPythonProgramHasNoFinding) {
   DEVCHECK_SKIP_PYTHON_UNDER_TSAN();
   const auto r = run(python("clean.py"), SanitizerMode::kFail);
@@ -322,6 +304,52 @@ class ChildEnv {
  private:
   std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
 };
+
+SanitizedRun run_on_fake_cuda(std::vector<std::string> command, const std::string& json = "",
+                              const std::string& trace = "") {
+  SanitizedRunOptions o;
+  o.sanitizer.json_path(json).trace_path(trace);
+  o.fake_cuda = 2;
+  return run_sanitized(command, o);
+}
+
+// Per-sample copies to a device (fake CUDA: the plain LibTorch program sees
+// cuda:0) are one finding at their line.
+TEST(RunSanitized, PerSampleCopiesAreReportedAtTheirLine) {
+  const ChildEnv env({{"PLANTED_DEVICE", "cuda:0"}});
+  const auto r = run_on_fake_cuda({sanitizer_program("planted"), "copies"});
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_THAT(r.processes[0].text,
+              HasSubstr("many small copies: 200 cpu -> cuda:0 copies of 12 B"));
+  EXPECT_THAT(r.processes[0].text, HasSubstr(marked_site("programs/planted.cc", "copy")));
+}
+
+TEST(RunSanitized, PythonPerSampleCopiesAreReportedAtTheirLine) {
+  DEVCHECK_SKIP_PYTHON_UNDER_TSAN();
+  const auto r = run_on_fake_cuda(python("copy_loop.py"));
+  EXPECT_EQ(r.exit_status, 0);
+  ASSERT_EQ(r.processes.size(), 1U);
+  EXPECT_THAT(r.processes[0].text,
+              HasSubstr("200 cpu -> cuda copies of 12 B each (2.3 KiB total) from " +
+                        sanitizer_source("python/copy_loop.py") + ":" +
+                        std::to_string(testing::marked_line("python/copy_loop.py", "py_copy"))));
+}
+
+// meta holds no data: the same copies to meta move nothing, so they are
+// neither a finding nor a transfer (C++ and Python).
+TEST(RunSanitized, CopiesToMetaMoveNothingAndAreNotCounted) {
+  const auto cpp = run({sanitizer_program("planted"), "copies"});
+  std::vector<std::string> command = python("copy_loop.py");
+  command.emplace_back("meta");
+  const auto py = run(command);
+  for (const auto* r : {&cpp, &py}) {
+    EXPECT_EQ(r->exit_status, 0);
+    ASSERT_EQ(r->processes.size(), 1U);
+    EXPECT_EQ(r->processes[0].findings, 0U) << r->processes[0].text;
+    EXPECT_THAT(r->processes[0].text, Not(HasSubstr("-> meta"))) << r->processes[0].text;
+  }
+}
 
 // A plain LibTorch program that loads devcheck's fake device itself: the
 // planted cpu/fake mismatch is found at its lines, the fake device's own
@@ -381,10 +409,12 @@ TEST(RunSanitized, WritesOneJsonForAllProcessesAndAMergedTrace) {
   testing::TempDir dir;
   const auto json = (dir / "r.json").string();
   const auto trace = (dir / "t.json").string();
-  run({sanitizer_program("planted"), "copies"}, SanitizerMode::kReport, json, trace);
+  const ChildEnv env({{"PLANTED_DEVICE", "cuda:0"}});
+  run_on_fake_cuda({sanitizer_program("planted"), "copies"}, json, trace);
   const auto j = nlohmann::json::parse(testing::read_file(json));
   EXPECT_EQ(j["exit_status"], 0);
   ASSERT_EQ(j["processes"].size(), 1U);
+  ASSERT_EQ(j["processes"][0]["findings"].size(), 1U);
   EXPECT_EQ(j["processes"][0]["findings"][0]["kind"], "small_copies");
   const auto t = nlohmann::json::parse(testing::read_file(trace));
   int copies = 0;

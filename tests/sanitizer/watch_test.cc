@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "devcheck/fake_cuda.h"
 #include "sanitizer/engine.h"
 #include "sanitizer/watched_session.h"
 
@@ -98,20 +99,44 @@ TEST_F(Watch, CopiesAnOpMakesOnItsOwnAreCountedUnderItsName) {
   EXPECT_GE(to_device, 1U);
 }
 
-// meta is the point here: its index kernel moves CPU indices to the device
-// itself, as CUDA's does; the fake device's CPU kernel reads them in place.
+// index on a device copies the indices it is given on the CPU to the device
+// first (make_info), as CUDA's kernel does: a hidden host-to-device copy,
+// counted under the op's name. On the fake accelerator LibTorch's structured
+// index makes it; fake CUDA, whose kernels replace CUDA's, makes it itself.
 TEST_F(Watch, CopiesOfIndicesAnIndexOpMakesAreCountedUnderItsName) {
-  const at::Tensor x = at::ones({4}, at::TensorOptions().device(c10::kMeta));
-  const at::Tensor cpu_indices = at::arange(2);
-  at::Tensor picked = at::index(x, {cpu_indices});
-  EXPECT_TRUE(Engine::get().mismatches().empty());
-  const auto transfers = Engine::get().ledger.transfers();
-  ASSERT_EQ(transfers.size(), 1U);
-  EXPECT_STREQ(transfers[0].first.op, "aten::index");
-  EXPECT_EQ(transfers[0].first.src, kCpu);
-  EXPECT_EQ(transfers[0].first.dst, c10::Device(c10::kMeta));
-  EXPECT_EQ(transfers[0].second.count, 1U);
-  EXPECT_EQ(transfers[0].second.bytes, 16U);  // two int64 indices
+  fake_cuda(2);
+  for (const c10::Device device : {fake(), c10::Device("cuda:1")}) {
+    const at::Tensor x = at::arange(4, at::TensorOptions().device(device).dtype(at::kFloat));
+    const at::Tensor cpu_indices = at::arange(2);
+    Engine::get().ledger.clear();
+    const at::Tensor picked = at::index(x, {cpu_indices});
+    EXPECT_TRUE(Engine::get().mismatches().empty());
+    const auto transfers = Engine::get().ledger.transfers();
+    ASSERT_EQ(transfers.size(), 1U) << device;
+    EXPECT_STREQ(transfers[0].first.op, "aten::index");
+    EXPECT_EQ(transfers[0].first.src, kCpu);
+    EXPECT_EQ(transfers[0].first.dst, device);
+    EXPECT_EQ(transfers[0].second.count, 1U) << device;
+    EXPECT_EQ(transfers[0].second.bytes, 16U);  // two int64 indices
+    EXPECT_EQ(picked.device(), device);
+    EXPECT_TRUE(at::equal(picked.cpu(), at::arange(2, at::kFloat)));
+    EXPECT_TRUE(cpu_indices.is_cpu());  // the caller's indices stay where they were
+  }
+}
+
+// meta holds no data: a move to it (meta's own index moves CPU indices to
+// meta too) copies nothing, and nothing is counted.
+TEST_F(Watch, MovesToMetaCopyNothingAndAreNotCounted) {
+  const at::TensorOptions meta = at::TensorOptions().device(c10::kMeta);
+  Engine::get().ledger.clear();
+  const at::Tensor picked = at::index(at::ones({4}, meta), {at::arange(2)});
+  const at::Tensor moved = at::ones({3}).to(c10::kMeta);
+  at::Tensor target = at::empty({3}, meta);
+  target.copy_(at::ones({3}));
+  EXPECT_TRUE(picked.is_meta());
+  EXPECT_TRUE(moved.is_meta());
+  EXPECT_TRUE(Engine::get().ledger.transfers().empty());
+  EXPECT_TRUE(Engine::get().ledger.syncs().empty());
 }
 
 TEST_F(Watch, SyncsAnOpMakesOnItsOwnAreCountedUnderItsName) {

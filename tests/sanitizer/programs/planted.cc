@@ -4,15 +4,16 @@
 //
 //   planted mismatch    meta + cpu add (LibTorch raises; caught)
 //   planted matmul      cpu x meta matmul (LibTorch 1.13 does not raise)
-//   planted copies      200 per-sample copies to meta
+//   planted copies      200 per-sample copies to the device (on meta: nothing moves)
 //   planted clean       the same work without bugs
 //   planted thread      the matmul as the first op of a new thread
 //   planted throw       the mismatch, then an uncaught exception
 //   planted terminate   the mismatch, then std::terminate()
 //   planted segv        the mismatch, then SIGSEGV
 //
-// The second device is meta, or $PLANTED_DEVICE (scripts/gpu/sanitizer.sh: cuda;
-// the tests: privateuseone:0, devcheck's fake device, loaded from
+// The second device is meta, or $PLANTED_DEVICE (cuda: scripts/gpu/sanitizer.sh,
+// and the copies test under fake CUDA; privateuseone:0, devcheck's fake
+// device, in the tests that load it from
 // $PLANTED_FAKE_LIBRARY the way any LibTorch program can: dlopen, then its
 // registration op through the dispatcher).
 #include <ATen/ATen.h>
