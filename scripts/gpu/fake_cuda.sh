@@ -7,7 +7,9 @@
 # 2. a checkpoint written by torch.save under fake CUDA loads on the real GPU
 #    with plain torch.load (it is tagged cuda:1 as a GPU's is), equal values;
 # 3. the mismatch messages fake CUDA gives equal the GPU's own, op by op
-#    (python/tests/fake_cuda_scenarios.py's messages, run on the real GPU).
+#    (python/tests/fake_cuda_scenarios.py's messages, run on the real GPU);
+# 4. a double backward's autograd order (which gradients a node adds first)
+#    on the GPU is fake CUDA's (tests/fake_cuda/autograd_order.py's program).
 set -uo pipefail
 build=$(cd "${1:?usage: fake_cuda.sh BUILD_DIR OUT_DIR}" && pwd)
 out=${2:?usage: fake_cuda.sh BUILD_DIR OUT_DIR}
@@ -59,5 +61,37 @@ expect "loaded on the GPU" "$out/load.txt" "loaded {'weight': 'cuda:"
 say "== the GPU's own messages equal fake CUDA's (the scenario's expectations, on real CUDA)"
 "$python" "$src/python/tests/fake_cuda_scenarios.py" mismatch_messages --via real >"$out/messages.txt" 2>&1
 expect "messages equal" "$out/messages.txt" "messages ok"
+
+say "== autograd's order on the GPU is fake CUDA's (tests/fake_cuda/autograd_order.py's program)"
+# Its double backward adds three or more gradients at some nodes in the order
+# the engine's device thread runs their producers; fake CUDA claims a GPU's
+# order, not the CPU's (docs/fake-cuda-programs.md, "Found"). The values
+# differ by the GPU's kernels; the graph and the order must not.
+for how in real fake; do
+  if [ "$how" = real ]; then
+    AUTOGRAD_ORDER_DEVICE=cuda "$python" "$src/tests/fake_cuda/autograd_order.py" --config plain
+  else
+    AUTOGRAD_ORDER_DEVICE=cuda "$devcheck" run --fake-cuda --fake-cuda-force -- \
+      "$python" "$src/tests/fake_cuda/autograd_order.py" --config plain
+  fi >"$out/order_$how.txt" 2>&1
+done
+"$python" - "$out/order_real.txt" "$out/order_fake.txt" >"$out/order.txt" 2>&1 <<'PY'
+import json, sys
+runs = []
+for path in sys.argv[1:]:
+    lines = [l for l in open(path) if l.startswith("RESULT ")]
+    runs.append(json.loads(lines[0][len("RESULT "):]) if lines else None)
+real, fake = runs
+if real is None or fake is None:
+    print("order: a run printed no RESULT")
+elif (real["names"], real["edges"]) != (fake["names"], fake["edges"]):
+    print("order: the graphs differ (%d nodes real, %d fake)" % (len(real["names"]), len(fake["names"])))
+else:
+    differ = [n for n in real["arrivals"] if real["arrivals"][n] != fake["arrivals"][n]]
+    print("order: %d nodes of 3+ inputs, %d ordered differently" % (len(real["arrivals"]), len(differ)))
+    print("order equal" if not differ else "order differs at " + ", ".join(differ))
+PY
+cat "$out/order.txt" | tee -a "$log"
+expect "autograd order equal" "$out/order.txt" "^order equal"
 
 exit $status
