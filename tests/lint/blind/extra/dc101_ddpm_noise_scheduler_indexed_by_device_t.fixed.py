@@ -10,7 +10,7 @@ import torch.nn as nn
 class LinearNoiseScheduler:
     def __init__(self, num_timesteps, beta_start, beta_end):
         self.num_timesteps = num_timesteps
-        self.betas = torch.linspace(beta_start, beta_end, num_timesteps)
+        self.betas = torch.linspace(beta_start, beta_end, num_timesteps)  # <- fixed
         self.alphas = 1.0 - self.betas
         self.alpha_cum_prod = torch.cumprod(self.alphas, dim=0)
         self.sqrt_alpha_cum_prod = torch.sqrt(self.alpha_cum_prod)
