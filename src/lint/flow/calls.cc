@@ -159,7 +159,8 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     if (q.rfind("numpy.", 0) == 0) {
       for (const Arg& a : args) {
         const Value e = effective(a.value);
-        if (device_value(e) && e.place == Place::kDevice) {
+        // On the module's device too: DC113 decides whether that is a device.
+        if (device_value(e)) {
           out_.numpy_reads_.push_back({call, e});
           break;
         }
@@ -270,7 +271,11 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     }
   }
   if (is(function, "identifier")) {
-    const auto c = source_.classes().find(std::string(source_.text(function)));
+    // `cls(...)` in a method of a class (a classmethod) makes one of its class.
+    const std::string_view called = source_.text(function);
+    const bool own = called == "cls" && frame.owner_class >= 0;
+    const auto c = source_.classes().find(
+        std::string(own ? std::string_view(source_.scopes()[frame.owner_class].name) : called));
     if (c != source_.classes().end()) {
       const int init = method_of(c->second.scope, "__init__");
       if (init >= 0) record_call(init, call, args, frame);

@@ -102,5 +102,30 @@ TEST(LintFlowCalls, MapOfANumpyFunctionReadsEachElement) {
   EXPECT_EQ(testing::line(f.flow.numpy_reads()[0].call), 7);
 }
 
+// NumPy functions given what is on a module's device record the read (DC113
+// decides); `cls(...)` in a classmethod constructs the class: its __init__
+// gets what the call passes.
+TEST(LintFlowCalls, NumpyOfTheModulesDeviceAndClsInAClassmethod) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch.nn as nn\n"
+      "class Head(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return np.sum([x], 0)\n");
+  ASSERT_EQ(f.flow.numpy_reads().size(), 1U);
+  EXPECT_EQ(f.flow.numpy_reads()[0].value.place, Place::kModuleDevice);
+  const Flowed g(
+      "import torch\n"
+      "class Wrapper:\n"
+      "    def __init__(self, model):\n"
+      "        self.model = model\n"
+      "    @classmethod\n"
+      "    def load(cls):\n"
+      "        return cls(torch.nn.Linear(2, 2))\n"
+      "    def run(self, x):\n"
+      "        return self.model(x.cuda())\n");
+  EXPECT_EQ(meetings(g), (Lines{"9 model@7 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -150,5 +150,39 @@ TEST(LintDC120, FindsABatchOfALoaderHandedToAFunctionUnderAnotherName) {
   EXPECT_EQ(found(head + "        out = model(x.to(device))\n" + tail, "DC120"), Lines{});
 }
 
+// A wrapper's model that only fit() moves, used by predict() on an object
+// loaded without fit() (issue 38: dashAI's classifier): found where the
+// model is given the device tensors, with the call that skips fit().
+TEST(LintDC120, FindsAModelOnlyAnotherMethodMovesWhereACallSkipsIt) {
+  const std::string source =
+      "import torch\n"
+      "from torchvision.models import resnet18\n"
+      "class Classifier:\n"
+      "    def __init__(self):\n"
+      "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "        self.model = resnet18()\n"
+      "    def fit(self, loader):\n"
+      "        self.model.to(self.device)\n"
+      "    @classmethod\n"
+      "    def load(cls, path):\n"
+      "        obj = cls()\n"
+      "        obj.model.load_state_dict(torch.load(path, map_location='cpu'))\n"
+      "        return obj\n"
+      "    def predict(self, images):\n"
+      "        return self.model(images.to(self.device))\n"
+      "def predict_saved(path, images):\n"
+      "    classifier = Classifier.load(path)\n"
+      "    return classifier.predict(images)\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"15 DC120"}));
+  EXPECT_NE(only(source, "DC120")
+                .message.find("only other methods of its class move to a device, "
+                              "and line 18 (in 'predict_saved') calls predict() "
+                              "without them"),
+            std::string::npos);
+  std::string fixed = source;
+  fixed.replace(fixed.find("    return classifier.predict"), 0, "    classifier.fit([])\n");
+  EXPECT_EQ(found(fixed, "DC120"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
