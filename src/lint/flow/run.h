@@ -281,6 +281,9 @@ std::optional<bool> legacy_type_on_cuda(std::string_view qualified);
 bool is_module_class(std::string_view qualified);
 // A torchvision model's builder (torchvision.models.resnet50, ...).
 bool is_torchvision_model(std::string_view qualified);
+// A Hugging Face model's `from_pretrained` (transformers.AutoModel...,
+// transformers.BertForSequenceClassification...); not a tokenizer's.
+bool is_pretrained_model(std::string_view qualified);
 // DataParallel and DistributedDataParallel.
 bool is_wrapper(std::string_view qualified);
 

@@ -272,7 +272,7 @@ void FlowRun::find_module_attributes() {
                            ? source_.classes().find(std::string(source_.text(function)))
                            : source_.classes().end();
         if (is_module_class(q) || is_wrapper(q) || is_torchvision_model(q) ||
-            (c != source_.classes().end() && c->second.is_module)) {
+            is_pretrained_model(q) || (c != source_.classes().end() && c->second.is_module)) {
           module_attributes_.emplace_back(owner, name);
           break;
         }
@@ -318,7 +318,7 @@ void FlowRun::find_relevant() {
           q.rfind("torchvision.datasets.", 0) == 0 || q.find("DataLoader") != std::string::npos ||
           q.find("TensorDataset") != std::string::npos ||
           q.find("Parameter") != std::string::npos || is_module_class(q) || is_wrapper(q) ||
-          is_torchvision_model(q);
+          is_torchvision_model(q) || is_pretrained_model(q);
     }
     if (!r && q.empty()) {
       const TSNode function = field(call.node, fields().function);

@@ -124,7 +124,24 @@ TEST(LintFlowCalls, NumpyOfTheModulesDeviceAndClsInAClassmethod) {
       "        return cls(torch.nn.Linear(2, 2))\n"
       "    def run(self, x):\n"
       "        return self.model(x.cuda())\n");
-  EXPECT_EQ(meetings(g), (Lines{"9 model@7 meets device"}));
+  EXPECT_EQ(meetings(g), (Lines{"9 unmoved@7 meets device"}));
+}
+
+// A Hugging Face model's from_pretrained is a model made on the CPU, unless
+// device_map= or quantization places it; a tokenizer's is no model.
+TEST(LintFlowCalls, FromPretrainedMakesAModelOnTheCpu) {
+  const Flowed f(
+      "import torch\n"
+      "import transformers\n"
+      "from transformers import AutoModel, AutoTokenizer\n"
+      "a = AutoModel.from_pretrained('bert')\n"
+      "b = transformers.BertForMaskedLM.from_pretrained('bert')\n"
+      "c = AutoModel.from_pretrained('bert', device_map='auto')\n"
+      "d = AutoModel.from_pretrained('bert', load_in_8bit=True)\n"
+      "e = AutoTokenizer.from_pretrained('bert')\n"
+      "x = torch.ones(2, 3).cuda()\n"
+      "outs = a(x), b(x), c(x), d(x), e(x)\n");
+  EXPECT_EQ(meetings(f), (Lines{"10 unmoved@4 meets device", "10 unmoved@5 meets device"}));
 }
 
 }  // namespace

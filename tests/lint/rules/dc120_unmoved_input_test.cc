@@ -184,5 +184,26 @@ TEST(LintDC120, FindsAModelOnlyAnotherMethodMovesWhereACallSkipsIt) {
   EXPECT_EQ(found(fixed, "DC120"), Lines{});
 }
 
+// A Hugging Face model reloaded with from_pretrained and never moved, given
+// inputs moved to a device (issue 38: a BERT classification notebook); not
+// once it is moved, nor loaded with device_map=.
+TEST(LintDC120, FindsAPretrainedModelNeverMovedGivenInputsOnADevice) {
+  const std::string source =
+      "import torch\n"
+      "from transformers import AutoModelForSequenceClassification, AutoTokenizer\n"
+      "def predict(text, device):\n"
+      "    model = AutoModelForSequenceClassification.from_pretrained('saved')\n"
+      "    tokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+      "    encoding = tokenizer(text, return_tensors='pt')\n"
+      "    encoding = {k: v.to(device) for k, v in encoding.items()}\n"
+      "    return model(**encoding)\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"4 DC120"}));
+  for (const std::string& fix : {"('saved').to(device)", "('saved', device_map='auto')"}) {
+    std::string fixed = source;
+    fixed.replace(fixed.find("('saved')"), 9, fix);
+    EXPECT_EQ(found(fixed, "DC120"), Lines{}) << fix;
+  }
+}
+
 }  // namespace
 }  // namespace devcheck::lint
