@@ -37,12 +37,15 @@ void check(const RuleContext& c) {
       if (m.host.move_skipped && s.scope == m.scope) skipped = &s;
     }
     if (skipped != nullptr) {
-      message = name + " is a model made" + made +
-                " on the CPU that only other methods of its class move to a device, and " +
-                line_of(skipped->call) + " (in " + where_in(c.source, skipped->call) + ") calls " +
-                c.source.scopes()[m.scope].name +
-                "() without them: here it is given tensors on a device, a device mismatch; move "
-                "it here too (.to(device)) or where it is made";
+      message = name + " is a model made";
+      message += made;
+      message += " on the CPU that only other methods of its class move to a device, and ";
+      message += line_of(skipped->call);
+      message += " (in " + where_in(c.source, skipped->call) + ") calls ";
+      message += c.source.scopes()[m.scope].name;
+      message +=
+          "() without them: here it is given tensors on a device, a device mismatch; move it "
+          "here too (.to(device)) or where it is made";
     } else if (o == Origin::kUnmovedModule && !unmoved_here) {
       message = name + " is a model ";
       message += c.source.text(field(m.host.made, "function"));
