@@ -50,6 +50,18 @@ bool is_torchvision_model(std::string_view q) {
          rest != "get_model_weights" && rest != "list_models" && rest != "get_model_builder";
 }
 
+bool is_pretrained_model(std::string_view q) {
+  constexpr std::string_view kPackage = "transformers.";
+  constexpr std::string_view kLoad = ".from_pretrained";
+  if (q.rfind(kPackage, 0) != 0 || q.size() <= kPackage.size() + kLoad.size() ||
+      q.substr(q.size() - kLoad.size()) != kLoad) {
+    return false;
+  }
+  const std::string_view cls = q.substr(kPackage.size(), q.size() - kPackage.size() - kLoad.size());
+  return cls.find('.') == std::string_view::npos &&
+         (cls.find("Model") != std::string_view::npos || cls.find("For") != std::string_view::npos);
+}
+
 bool is_wrapper(std::string_view q) {
   return q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
          q == "torch.nn.parallel.DistributedDataParallel" ||
@@ -159,7 +171,8 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     if (q.rfind("numpy.", 0) == 0) {
       for (const Arg& a : args) {
         const Value e = effective(a.value);
-        if (device_value(e) && e.place == Place::kDevice) {
+        // On the module's device too: DC113 decides whether that is a device.
+        if (device_value(e)) {
           out_.numpy_reads_.push_back({call, e});
           break;
         }
@@ -202,6 +215,22 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       v.scatters = true;
       v.origin = Origin::kNone;
       return v;
+    }
+    // A Hugging Face model loaded where no device_map (nor quantization,
+    // which puts it on the GPU) says otherwise is on the CPU.
+    if (is_pretrained_model(q) && !has_splat(args)) {
+      bool placed = false;
+      for (const char* key :
+           {"device_map", "load_in_8bit", "load_in_4bit", "quantization_config"}) {
+        placed = placed || keyword_arg(args, key) != nullptr;
+      }
+      if (!placed) {
+        v.kind = Kind::kModule;
+        v.place = Place::kHost;
+        v.origin = Origin::kUnmovedModule;
+        v.made = call;
+        return v;
+      }
     }
     if (is_torchvision_model(q)) {
       v.kind = Kind::kModule;
@@ -270,7 +299,11 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     }
   }
   if (is(function, "identifier")) {
-    const auto c = source_.classes().find(std::string(source_.text(function)));
+    // `cls(...)` in a method of a class (a classmethod) makes one of its class.
+    const std::string_view called = source_.text(function);
+    const bool own = called == "cls" && frame.owner_class >= 0;
+    const auto c = source_.classes().find(
+        std::string(own ? std::string_view(source_.scopes()[frame.owner_class].name) : called));
     if (c != source_.classes().end()) {
       const int init = method_of(c->second.scope, "__init__");
       if (init >= 0) record_call(init, call, args, frame);

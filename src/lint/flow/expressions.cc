@@ -69,7 +69,24 @@ Value FlowRun::lookup(std::string_view name, Frame& frame, bool moved) const {
   // module-level name moved anywhere, `self.x` moved in any method of the
   // class, a parameter moved by a caller (main() moves the model it passes
   // to train()). A name of this scope is followed by the flow itself.
-  if (moved && !moved_elsewhere(name, frame, global, v.parameter)) moved = false;
+  if (moved && !moved_elsewhere(name, frame, global, v.parameter)) {
+    moved = false;
+    // `self.x` as __init__ left it (made on the CPU), where a call reaches
+    // this method without the others that move it.
+    const auto init = init_attributes_.find(frame.owner_class);
+    const Value* made = init != init_attributes_.end() && name.rfind("self.", 0) == 0 &&
+                                source_.scopes()[frame.scope].assigns.count(std::string(name)) == 0
+                            ? init->second.find(name)
+                            : nullptr;
+    if (made != nullptr && made->origin == Origin::kUnmovedModule) {
+      const TSNode call = call_without_move(frame.scope, name);
+      if (!ts_node_is_null(call)) {
+        v = *made;
+        v.move_skipped = true;
+        out_.skipped_moves_.push_back({frame.scope, call});
+      }
+    }
+  }
   if (moved &&
       (v.kind == Kind::kModule || (v.kind == Kind::kUnknown && v.place == Place::kUnknown)) &&
       v.place != Place::kModuleDevice) {
@@ -88,7 +105,9 @@ bool FlowRun::moved_elsewhere(std::string_view name, const Frame& frame, bool gl
   for (const auto& [scope, moved] : out_.moved_) {
     if (moved != name || scope == frame.scope) continue;
     if (self) {
-      if (frame.owner_class >= 0 && scopes[scope].owner_class == frame.owner_class) return true;
+      if (frame.owner_class < 0 || scopes[scope].owner_class != frame.owner_class) continue;
+      // Not when a call reaches this method without the ones that move it.
+      if (ts_node_is_null(call_without_move(frame.scope, name))) return true;
       continue;
     }
     // The module's name, moved where it is not a local name.

@@ -66,6 +66,10 @@ struct Value {
   bool registered = false;
   // One sample of a batch: the variable of a loop over a batch tensor.
   bool sample = false;
+  // A module `self.x` of a plain class that only other methods of the class
+  // move, read in a method a call of the file reaches without them
+  // (Flow::skipped_moves()).
+  bool move_skipped = false;
   // Where it was made: the factory call, the from_numpy call, the `for` of
   // a batch, the module's constructor, the attribute's assignment.
   TSNode made{};
@@ -160,6 +164,14 @@ struct AttributeSet {
   int method_scope = -1;
 };
 
+// A call of a plain class's method on an object (`clf.predict(x)`) with no
+// call before it, on that object, of the methods that move the module the
+// method uses (`clf.fit(...)`): the method's scope and the call.
+struct SkippedMove {
+  int scope = -1;
+  TSNode call{};
+};
+
 // `DataLoader(dataset, ...)`: the dataset's value.
 struct LoaderMade {
   TSNode call;
@@ -184,6 +196,7 @@ class Flow {
   const std::vector<AttributeSet>& attributes() const { return attributes_; }
   const std::vector<Wrap>& wraps() const { return wraps_; }
   const std::vector<LoaderMade>& loaders() const { return loaders_; }
+  const std::vector<SkippedMove>& skipped_moves() const { return skipped_moves_; }
   // Whether `name` is passed to a module (`model(x)`) in `scope`.
   bool module_input(int scope, std::string_view name) const;
   // Whether a name (`model`, `self.encoder`) is moved to a device in place
@@ -199,6 +212,7 @@ class Flow {
   std::vector<AttributeSet> attributes_;
   std::vector<Wrap> wraps_;
   std::vector<LoaderMade> loaders_;
+  std::vector<SkippedMove> skipped_moves_;
   // Moves in place: the scope and the name moved.
   std::vector<std::pair<int, std::string_view>> moved_;
   std::vector<std::pair<int, std::string_view>> module_inputs_;

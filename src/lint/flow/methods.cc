@@ -58,6 +58,14 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
       return v;
     case Kind::kModule:
       if (method == "forward") return eval_module_call(call, object, receiver, args, frame);
+      // Its state_dict() holds its parameters and buffers, where it is.
+      if (method == "state_dict" && args.empty() &&
+          (receiver.place == Place::kDevice || receiver.place == Place::kHost)) {
+        Value tensor;
+        tensor.kind = Kind::kTensor;
+        tensor.place = receiver.place;
+        return list_of(tensor);
+      }
       if (method == "train" || method == "eval" || method == "float" || method == "half" ||
           method == "double" || method == "bfloat16" || method == "requires_grad_") {
         return receiver;
@@ -66,6 +74,14 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
     case Kind::kArray:
       return receiver;
     case Kind::kUnknown:
+      // What is on a device and has a module's methods is a module
+      // (`model.cuda().eval()`, `net.state_dict()` of a model moved).
+      if ((receiver.place == Place::kDevice || receiver.place == Place::kHost) &&
+          (method == "train" || method == "eval" || method == "state_dict")) {
+        Value module = receiver;
+        module.kind = Kind::kModule;
+        return eval_method(call, object, method, module, args, frame);
+      }
       if (receiver.place != Place::kUnknown && tensor_method(method)) {
         if (among(method, kIndexed)) {
           for (const Arg& a : args) {

@@ -132,8 +132,15 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     // is where the module is: a host tensor given to a module left on the
     // CPU is no mismatch, so none goes in. Its constructor is another matter:
     // what it keeps of a host tensor stays on the host when the module moves.
+    // A factory's host tensor one of the module's own methods makes and hands
+    // to another (`z = torch.randn(...)`, then `self.step(z)`) is the module's
+    // own: it stays on the host wherever the module goes, and goes in.
+    // (Not from __init__: what it keeps so is DC111's.)
+    const bool own_factory = value.origin == Origin::kFactory && frame.module_method &&
+                             scope.owner_class >= 0 && scope.owner_class == frame.owner_class &&
+                             source_.scopes()[frame.scope].name != "__init__";
     if (value.place == Place::kHost && value.kind == Kind::kTensor && module_method &&
-        scope.name != "__init__") {
+        scope.name != "__init__" && !own_factory) {
       value = Value{};
     }
     if (keyword) {
@@ -154,9 +161,20 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     passed = std::move(now);
     return;
   }
-  // Every call must agree, else nothing is known of the parameter.
+  // Every call must agree, else nothing is known of the parameter; but a
+  // module's own factory tensor (above) that one call passes where another
+  // passes what is on the module's device stays: the method meets it there.
+  auto own = [](const Value& v) {
+    return v.kind == Kind::kTensor && v.place == Place::kHost && v.origin == Origin::kFactory;
+  };
   for (std::size_t i = 0; i < passed.size() && i < now.size(); ++i) {
-    if (!alike(passed[i].value, now[i].value)) passed[i].value = Value{};
+    if (own(now[i].value) && passed[i].value.place == Place::kModuleDevice) {
+      passed[i].value = now[i].value;
+    } else if (own(passed[i].value) && now[i].value.place == Place::kModuleDevice) {
+      continue;
+    } else if (!alike(passed[i].value, now[i].value)) {
+      passed[i].value = Value{};
+    }
   }
 }
 

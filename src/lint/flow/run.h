@@ -174,6 +174,11 @@ class FlowRun {
   // class's methods), in a caller for a parameter (`global` too).
   bool moved_elsewhere(std::string_view name, const Frame& frame, bool global,
                        bool parameter) const;
+  // A call of the plain class's method `method_scope` on an object made by
+  // the class (`clf = Classifier.load(...)`, then `clf.predict(x)`) where no
+  // method of the class that moves `name` (`self.model`) was called on it
+  // before (null if none; also when __init__ or the method itself moves it).
+  TSNode call_without_move(int method_scope, std::string_view name) const;
   Place device_of(TSNode target, Frame& frame);
   std::vector<Value> eval_elements(TSNode node, std::size_t count, Frame& frame);
   Value element_of(const Value& iterable, TSNode node, Frame& frame);
@@ -197,6 +202,7 @@ class FlowRun {
   Env globals_;
   const Env* module_env_ = nullptr;  // the module's names while its code runs
   std::unordered_map<int, Env> class_attributes_;
+  std::unordered_map<int, Env> init_attributes_;         // what __init__ left in `self.x`
   std::unordered_map<std::string_view, int> functions_;  // top-level functions by name
   bool default_device_set_ = false;                      // torch.set_default_device(...) somewhere
   bool mentions_pin_memory_ = false;
@@ -275,6 +281,9 @@ std::optional<bool> legacy_type_on_cuda(std::string_view qualified);
 bool is_module_class(std::string_view qualified);
 // A torchvision model's builder (torchvision.models.resnet50, ...).
 bool is_torchvision_model(std::string_view qualified);
+// A Hugging Face model's `from_pretrained` (transformers.AutoModel...,
+// transformers.BertForSequenceClassification...); not a tokenizer's.
+bool is_pretrained_model(std::string_view qualified);
 // DataParallel and DistributedDataParallel.
 bool is_wrapper(std::string_view qualified);
 

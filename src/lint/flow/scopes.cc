@@ -188,6 +188,64 @@ int FlowRun::method_of(int class_scope, std::string_view name) const {
              : -1;
 }
 
+TSNode FlowRun::call_without_move(int method_scope, std::string_view name) const {
+  const auto& scopes = source_.scopes();
+  const Scope& method = scopes[method_scope];
+  const int cls = method.owner_class;
+  if (cls < 0) return {};
+  const auto c = source_.classes().find(scopes[cls].name);
+  if (c == source_.classes().end() || c->second.is_module) return {};
+  // The methods that move it, and those that call one of them on self.
+  std::vector<std::string_view> movers;
+  for (const auto& [scope, moved] : out_.moved_) {
+    if (moved != name || scopes[scope].owner_class != cls) continue;
+    if (scopes[scope].name == "__init__") return {};
+    movers.push_back(scopes[scope].name);
+  }
+  if (movers.empty()) return {};
+  auto among_movers = [&](std::string_view m) {
+    return std::find(movers.begin(), movers.end(), m) != movers.end();
+  };
+  for (const Call& call : source_.calls()) {
+    if (scopes[call.scope].owner_class == cls && !ts_node_is_null(call.object) &&
+        source_.text(call.object) == "self" && among_movers(call.method)) {
+      movers.push_back(scopes[call.scope].name);
+    }
+  }
+  if (among_movers(method.name)) return {};
+  const std::string_view class_name = scopes[cls].name;
+  for (const Call& call : source_.calls()) {
+    if (call.method != method.name || ts_node_is_null(call.object) ||
+        !is(call.object, "identifier") || scopes[call.scope].owner_class == cls) {
+      continue;
+    }
+    // The object is made there by the class: `Cls(...)` or `Cls.load(...)`.
+    const std::string_view object = source_.text(call.object);
+    const TSNode made = source_.value_of(std::string(object), call.scope);
+    if (ts_node_is_null(made) || !is(made, "call")) continue;
+    const TSNode function = field(made, fields().function);
+    const std::string_view maker = is(function, "attribute")
+                                       ? source_.text(field(function, fields().object))
+                                       : source_.text(function);
+    if (maker != class_name) continue;
+    // Before it there: a method that moves it, or its own move
+    // (`clf.model.to(device)`).
+    const std::string attribute = std::string(object) + std::string(name.substr(4));
+    const bool moved_before =
+        std::any_of(source_.calls().begin(), source_.calls().end(), [&](const Call& other) {
+          if (other.scope != call.scope || ts_node_is_null(other.object) ||
+              ts_node_start_byte(other.node) >= ts_node_start_byte(call.node)) {
+            return false;
+          }
+          const std::string_view on = source_.text(other.object);
+          return (on == object && among_movers(other.method)) ||
+                 (on == attribute && (other.method == "to" || other.method == "cuda"));
+        });
+    if (!moved_before) return call.node;
+  }
+  return {};
+}
+
 int FlowRun::only_method(std::string_view name) const {
   if (name.empty() || name.rfind("__", 0) == 0 || name == "forward") return -1;
   int found = -1;
@@ -214,7 +272,7 @@ void FlowRun::find_module_attributes() {
                            ? source_.classes().find(std::string(source_.text(function)))
                            : source_.classes().end();
         if (is_module_class(q) || is_wrapper(q) || is_torchvision_model(q) ||
-            (c != source_.classes().end() && c->second.is_module)) {
+            is_pretrained_model(q) || (c != source_.classes().end() && c->second.is_module)) {
           module_attributes_.emplace_back(owner, name);
           break;
         }
@@ -260,7 +318,7 @@ void FlowRun::find_relevant() {
           q.rfind("torchvision.datasets.", 0) == 0 || q.find("DataLoader") != std::string::npos ||
           q.find("TensorDataset") != std::string::npos ||
           q.find("Parameter") != std::string::npos || is_module_class(q) || is_wrapper(q) ||
-          is_torchvision_model(q);
+          is_torchvision_model(q) || is_pretrained_model(q);
     }
     if (!r && q.empty()) {
       const TSNode function = field(call.node, fields().function);
@@ -430,6 +488,7 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
     // What this method leaves in `self.x`: the class's attributes, for the
     // methods that run after (joined with what earlier ones left).
     Env& attributes = class_attributes_[s.owner_class];
+    if (s.name == "__init__") init_attributes_[s.owner_class] = frame.env;
     for (const auto& [name, value] : frame.env.bindings()) {
       if (name.rfind("self.", 0) != 0) continue;
       Value v = value;
@@ -465,6 +524,14 @@ void FlowRun::bind_parameters(TSNode function, Frame& frame) {
                  !ts_node_is_null(bases) &&
                  source_.text(bases).find("LightningModule") != std::string_view::npos;
   }
+  // A Trainer's compute_loss(self, model, inputs): the Trainer has moved
+  // the model to its device, and the inputs with it.
+  bool trainer_loss = false;
+  if (frame.owner_class >= 0 && source_.scopes()[frame.scope].name == "compute_loss") {
+    const TSNode bases = field(source_.scopes()[frame.owner_class].node, "superclasses");
+    trainer_loss =
+        !ts_node_is_null(bases) && source_.text(bases).find("Trainer") != std::string_view::npos;
+  }
   for_each_named_child(parameters, [&](TSNode p) {
     TSNode name = p;
     TSNode type{};
@@ -493,6 +560,10 @@ void FlowRun::bind_parameters(TSNode function, Frame& frame) {
     // Lightning moves the batch to the module's device before its steps.
     if (step_batch && position == 0 && !not_tensor && v.kind != Kind::kNone) {
       v.place = Place::kModuleDevice;
+    }
+    if (trainer_loss && position < 2 && is(p, "identifier")) {
+      v.kind = position == 0 ? Kind::kModule : Kind::kUnknown;
+      v.place = Place::kDevice;
     }
     ++position;
     v.parameter = true;

@@ -8,12 +8,33 @@
 namespace devcheck::lint::detail {
 namespace {
 
+// Whether the file moves a module to a device (`model.to(device)`,
+// `Net().cuda()`): then what is on a module's device in its methods is on a
+// device when the program runs there.
+bool moves_a_module(const Flow& flow) {
+  for (const Move& m : flow.moves()) {
+    if (m.target == Place::kDevice && (m.value.kind == Kind::kModule || m.value.cls >= 0)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void check(const RuleContext& c) {
   std::set<uint32_t> done;
+  const bool modules_on_device = moves_a_module(c.flow);
   for (const NumpyRead& read : c.flow.numpy_reads()) {
-    if (read.value.place != Place::kDevice ||
-        (read.value.kind != Kind::kTensor && read.value.kind != Kind::kUnknown) ||
+    const bool on_device = read.value.place == Place::kDevice ||
+                           (read.value.place == Place::kModuleDevice && modules_on_device);
+    if (!on_device || (read.value.kind != Kind::kTensor && read.value.kind != Kind::kUnknown) ||
         !done.insert(ts_node_start_byte(read.call)).second) {
+      continue;
+    }
+    if (read.value.place == Place::kModuleDevice) {
+      c.sink.report(read.call, "DC113",
+                    "NumPy of a tensor on the module's device raises a TypeError once the module "
+                    "is on a device (this file moves its modules to one); copy it to the host "
+                    "first (.detach().cpu().numpy()) or compute with torch");
       continue;
     }
     c.sink.report(read.call, "DC113",

@@ -18,7 +18,7 @@ void check(const RuleContext& c) {
     // unless a call passed it to the function that gives it device tensors
     // (a trainer given the model): there, once, where the two meet. A batch
     // or an item where it meets the device.
-    const bool unmoved_here = o == Origin::kUnmovedModule && !m.host.passed;
+    const bool unmoved_here = o == Origin::kUnmovedModule && !m.host.passed && !m.host.move_skipped;
     const TSNode at = unmoved_here ? m.host.made : m.host_at;
     if ((o != Origin::kBatch && o != Origin::kDatasetItem && o != Origin::kHostCopy &&
          o != Origin::kUnmovedModule) ||
@@ -32,7 +32,21 @@ void check(const RuleContext& c) {
     const std::string name(c.source.text(m.host_at));
     const std::string made = ts_node_is_null(m.host.made) ? "" : " (" + line_of(m.host.made) + ")";
     std::string message;
-    if (o == Origin::kUnmovedModule && !unmoved_here) {
+    const SkippedMove* skipped = nullptr;
+    for (const SkippedMove& s : c.flow.skipped_moves()) {
+      if (m.host.move_skipped && s.scope == m.scope) skipped = &s;
+    }
+    if (skipped != nullptr) {
+      message = name + " is a model made";
+      message += made;
+      message += " on the CPU that only other methods of its class move to a device, and ";
+      message += line_of(skipped->call);
+      message += " (in " + where_in(c.source, skipped->call) + ") calls ";
+      message += c.source.scopes()[m.scope].name;
+      message +=
+          "() without them: here it is given tensors on a device, a device mismatch; move it "
+          "here too (.to(device)) or where it is made";
+    } else if (o == Origin::kUnmovedModule && !unmoved_here) {
       message = name + " is a model ";
       message += c.source.text(field(m.host.made, "function"));
       message += "(...) made";

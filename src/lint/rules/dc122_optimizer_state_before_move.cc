@@ -115,6 +115,31 @@ TSNode moved_in_callee(const Source& source, int function, std::string_view name
   return TSNode{};
 }
 
+// The models a launcher moves to its device in `scope`: `fabric.setup(model,
+// optimizer)` of a Lightning Fabric, `accelerator.prepare(model, ...)` of an
+// Accelerate Accelerator (the object made by one in the same scope or its
+// class); each model given, with the call.
+std::vector<WholeMove> launcher_moves(const Source& source, int scope) {
+  std::vector<WholeMove> out;
+  for (const Call& call : source.calls()) {
+    if (call.scope != scope || ts_node_is_null(call.object) ||
+        (call.method != "setup" && call.method != "setup_module" && call.method != "prepare")) {
+      continue;
+    }
+    const TSNode made = value_of_object(source, call.object, scope);
+    if (!is(made, "call")) continue;
+    const std::string q = source.qualify(field(made, fields().function));
+    if (q != "lightning.Fabric" && q != "lightning.fabric.Fabric" &&
+        q != "lightning_fabric.Fabric" && q != "accelerate.Accelerator") {
+      continue;
+    }
+    for (const TSNode arg : source.positional(call.node)) {
+      if (is(arg, "identifier")) out.push_back({call.node, source.text(arg)});
+    }
+  }
+  return out;
+}
+
 // Whether the class `name` of the file is an Optimizer subclass whose
 // `__init__` copies the parameters (`p.clone()`, `torch.zeros_like(p)`).
 bool copies_parameters_when_made(const Source& source, std::string_view name) {
@@ -265,7 +290,16 @@ void check(const RuleContext& c) {
       continue;
     }
     const uint32_t at = ts_node_start_byte(load.node);
-    for (const WholeMove& move : whole_moves(c.source, load.scope)) {
+    std::vector<WholeMove> moves = whole_moves(c.source, load.scope);
+    const std::vector<WholeMove> launched = launcher_moves(c.source, load.scope);
+    const std::string_view optimized = optimized_model(c.source, load.object, load.scope);
+    for (const WholeMove& m : launched) {
+      if (m.name == optimized) moves.push_back(m);
+    }
+    std::sort(moves.begin(), moves.end(), [](const WholeMove& a, const WholeMove& b) {
+      return ts_node_start_byte(a.call) < ts_node_start_byte(b.call);
+    });
+    for (const WholeMove& move : moves) {
       if (ts_node_start_byte(move.call) < at || move.name == c.source.text(load.object)) continue;
       const std::string optimizer(c.source.text(load.object));
       const std::string model(move.name);

@@ -102,5 +102,47 @@ TEST(LintFlowCalls, MapOfANumpyFunctionReadsEachElement) {
   EXPECT_EQ(testing::line(f.flow.numpy_reads()[0].call), 7);
 }
 
+// NumPy functions given what is on a module's device record the read (DC113
+// decides); `cls(...)` in a classmethod constructs the class: its __init__
+// gets what the call passes.
+TEST(LintFlowCalls, NumpyOfTheModulesDeviceAndClsInAClassmethod) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch.nn as nn\n"
+      "class Head(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return np.sum([x], 0)\n");
+  ASSERT_EQ(f.flow.numpy_reads().size(), 1U);
+  EXPECT_EQ(f.flow.numpy_reads()[0].value.place, Place::kModuleDevice);
+  const Flowed g(
+      "import torch\n"
+      "class Wrapper:\n"
+      "    def __init__(self, model):\n"
+      "        self.model = model\n"
+      "    @classmethod\n"
+      "    def load(cls):\n"
+      "        return cls(torch.nn.Linear(2, 2))\n"
+      "    def run(self, x):\n"
+      "        return self.model(x.cuda())\n");
+  EXPECT_EQ(meetings(g), (Lines{"9 unmoved@7 meets device"}));
+}
+
+// A Hugging Face model's from_pretrained is a model made on the CPU, unless
+// device_map= or quantization places it; a tokenizer's is no model.
+TEST(LintFlowCalls, FromPretrainedMakesAModelOnTheCpu) {
+  const Flowed f(
+      "import torch\n"
+      "import transformers\n"
+      "from transformers import AutoModel, AutoTokenizer\n"
+      "a = AutoModel.from_pretrained('bert')\n"
+      "b = transformers.BertForMaskedLM.from_pretrained('bert')\n"
+      "c = AutoModel.from_pretrained('bert', device_map='auto')\n"
+      "d = AutoModel.from_pretrained('bert', load_in_8bit=True)\n"
+      "e = AutoTokenizer.from_pretrained('bert')\n"
+      "x = torch.ones(2, 3).cuda()\n"
+      "outs = a(x), b(x), c(x), d(x), e(x)\n");
+  EXPECT_EQ(meetings(f), (Lines{"10 unmoved@4 meets device", "10 unmoved@5 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -24,5 +24,20 @@ TEST(LintFlowCalls, AHostIndexGivenToIndexSelectOfADeviceTensorMeetsIt) {
   EXPECT_EQ(meetings(f), (Lines{"5 factory@3 meets device"}));
 }
 
+// A module's state_dict() holds tensors where it is; what is on a device and
+// has a module's methods (`model.cuda().eval()`) is a module.
+TEST(LintFlowMethods, StateDictAndEvalOfAModelOnADevice) {
+  const Flowed f(
+      "import torch\n"
+      "def f(model, other):\n"
+      "    model = model.cuda().eval()\n"
+      "    a = model.state_dict()['w'].numpy()\n"
+      "    b = other.state_dict()['w'].numpy()\n");
+  ASSERT_EQ(f.flow.numpy_reads().size(), 2U);
+  EXPECT_EQ(f.flow.numpy_reads()[0].value.place, Place::kDevice);
+  EXPECT_EQ(f.flow.numpy_reads()[0].value.kind, Kind::kTensor);
+  EXPECT_EQ(f.flow.numpy_reads()[1].value.place, Place::kUnknown);
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -163,5 +163,44 @@ TEST(LintFlowParams, ADatasetPassedInGivesHostItems) {
   EXPECT_EQ(meetings(f), (Lines{"6 item@5 meets device"}));
 }
 
+// A factory's host tensor a module's method makes and hands to another of
+// its methods meets the module's device there, even where forward passes
+// that method the module's own values (issue 38, the HGN case); not from
+// __init__ (what it keeps so is DC111's), nor another class's method.
+TEST(LintFlowParams, AModulesOwnFactoryTensorReachesItsOtherMethod) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class HGN(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.hnn = nn.Linear(4, 1)\n"
+      "    def step(self, q, p):\n"
+      "        return self.hnn(torch.cat([q, p], dim=1))\n"
+      "    def forward(self, z):\n"
+      "        q, p = z.chunk(2, dim=1)\n"
+      "        return self.step(q, p)\n"
+      "    def sample(self):\n"
+      "        z = torch.randn(1, 4)\n"
+      "        q, p = z.chunk(2, dim=1)\n"
+      "        return self.step(q, p)\n");
+  EXPECT_EQ(meetings(f), (Lines{"8 factory@13 meets module"}));
+  const Flowed near(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class HGN(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.hnn = nn.Linear(4, 1)\n"
+      "    def step(self, q):\n"
+      "        return self.hnn(q)\n"
+      "    def sample(self):\n"
+      "        return self.step(torch.randn(1, 4, device=self.hnn.weight.device))\n"
+      "class Other:\n"
+      "    def run(self, hgn):\n"
+      "        return hgn.step(torch.randn(1, 4))\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

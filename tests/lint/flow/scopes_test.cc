@@ -71,5 +71,61 @@ TEST(LintFlowScopes, AModuleMovedElsewhereIsOnTheDeviceWhereItIsTheSameObject) {
   EXPECT_FALSE(f.flow.moved_anywhere("x"));
 }
 
+// A Trainer's compute_loss(self, model, inputs): the model and the inputs
+// are on the Trainer's device (issue 38, transformers' weighted-loss
+// example); not a method of that name in another class.
+TEST(LintFlowScopes, ATrainersComputeLossGetsTheModelAndInputsOnTheDevice) {
+  const std::string body =
+      "    def compute_loss(self, model, inputs, return_outputs=False):\n"
+      "        logits = model(**inputs).get('logits')\n"
+      "        w = torch.tensor([1.0, 2.0, 3.0])\n"
+      "        return nn.CrossEntropyLoss(weight=w)(logits, inputs.get('labels'))\n";
+  const Flowed f(
+      "import torch\n"
+      "from torch import nn\n"
+      "from transformers import Trainer\n"
+      "class WeightedTrainer(Trainer):\n" +
+      body);
+  EXPECT_EQ(meetings(f), (Lines{"8 factory@7 meets device"}));
+  const Flowed near(
+      "import torch\n"
+      "from torch import nn\n"
+      "class Helper:\n" +
+      body);
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
+// A plain class's `self.model` that only fit() moves is as __init__ left it
+// in predict() where a call of the file reaches predict() on an object the
+// class made without fit() before it (issue 38: dashAI's, PET's wrappers);
+// moved where fit() or its own move comes first, or where nothing calls it.
+TEST(LintFlowScopes, AModelOnlyAnotherMethodMovesIsUnmovedWhereACallSkipsIt) {
+  const std::string cls =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Clf:\n"
+      "    def __init__(self):\n"
+      "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "        self.model = nn.Linear(3, 2)\n"
+      "    def fit(self, x):\n"
+      "        self.model.to(self.device)\n"
+      "        return self.model(x.to(self.device))\n"
+      "    def predict(self, x):\n"
+      "        return self.model(x.to(self.device))\n";
+  const Flowed f(cls +
+                 "def main(x):\n"
+                 "    clf = Clf()\n"
+                 "    return clf.predict(x)\n");
+  EXPECT_EQ(meetings(f), (Lines{"11 unmoved@6 meets device"}));
+  ASSERT_EQ(f.flow.skipped_moves().size(), 1U);
+  EXPECT_EQ(testing::line(f.flow.skipped_moves()[0].call), 14);
+  for (const std::string& before : {"    clf.fit(x)\n", "    clf.model.to('cuda')\n"}) {
+    const Flowed near(cls + "def main(x):\n    clf = Clf()\n" + before +
+                      "    return clf.predict(x)\n");
+    EXPECT_EQ(meetings(near), Lines{}) << before;
+  }
+  EXPECT_EQ(meetings(Flowed(cls)), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

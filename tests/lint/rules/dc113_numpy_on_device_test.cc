@@ -66,5 +66,52 @@ TEST(LintDC113, FindsNumpyInAMethodOfAModuleTheClassKeepsOnADevice) {
             (Lines{"9 DC113"}));
 }
 
+// NumPy given what is on a module's device, in a file that moves its
+// modules to a device (issue 38, the DHCN case: np.sum of the layers'
+// embeddings); silent where the file never moves a module.
+TEST(LintDC113, FindsNumpyOfTheModulesDeviceValuesInAFileThatMovesModules) {
+  const std::string module =
+      "import numpy as np\n"
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class HyperConv(nn.Module):\n"
+      "    def forward(self, adjacency, embedding):\n"
+      "        final = [embedding]\n"
+      "        final.append(torch.sparse.mm(adjacency, embedding))\n"
+      "        return np.sum(final, 0)\n";
+  EXPECT_EQ(
+      found(module + "def train(adjacency, device):\n"
+                     "    model = HyperConv().to(device)\n"
+                     "    return model(adjacency.to(device), torch.rand(3, 3, device=device))\n",
+            "DC113"),
+      (Lines{"8 DC113"}));
+  EXPECT_NE(only(module + "def train(adjacency, device):\n"
+                          "    return HyperConv().cuda()(adjacency.cuda(), adjacency.cuda())\n",
+                 "DC113")
+                .message.find("on the module's device raises a TypeError once the module is on a "
+                              "device (this file moves its modules to one)"),
+            std::string::npos);
+  EXPECT_EQ(found(module, "DC113"), Lines{});
+}
+
+// A moved model's state_dict() holds tensors on the device, here and in a
+// helper it is handed to (issue 38, the fastllm exporter); not a model left
+// on the CPU.
+TEST(LintDC113, FindsNumpyOfAMovedModelsStateDict) {
+  const std::string source =
+      "import torch\n"
+      "def tofile(model):\n"
+      "    state = model.state_dict()\n"
+      "    for key in state:\n"
+      "        cur = state[key].numpy()\n"
+      "def main(model, other):\n"
+      "    model = model.cuda().eval()\n"
+      "    tofile(model)\n"
+      "    a = model.state_dict()['w'].numpy()\n"
+      "    b = other.state_dict()['w'].numpy()\n"
+      "    c = model.state_dict()['w'].cpu().numpy()\n";
+  EXPECT_EQ(found(source, "DC113"), (Lines{"5 DC113", "9 DC113"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -150,5 +150,60 @@ TEST(LintDC120, FindsABatchOfALoaderHandedToAFunctionUnderAnotherName) {
   EXPECT_EQ(found(head + "        out = model(x.to(device))\n" + tail, "DC120"), Lines{});
 }
 
+// A wrapper's model that only fit() moves, used by predict() on an object
+// loaded without fit() (issue 38: dashAI's classifier): found where the
+// model is given the device tensors, with the call that skips fit().
+TEST(LintDC120, FindsAModelOnlyAnotherMethodMovesWhereACallSkipsIt) {
+  const std::string source =
+      "import torch\n"
+      "from torchvision.models import resnet18\n"
+      "class Classifier:\n"
+      "    def __init__(self):\n"
+      "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "        self.model = resnet18()\n"
+      "    def fit(self, loader):\n"
+      "        self.model.to(self.device)\n"
+      "    @classmethod\n"
+      "    def load(cls, path):\n"
+      "        obj = cls()\n"
+      "        obj.model.load_state_dict(torch.load(path, map_location='cpu'))\n"
+      "        return obj\n"
+      "    def predict(self, images):\n"
+      "        return self.model(images.to(self.device))\n"
+      "def predict_saved(path, images):\n"
+      "    classifier = Classifier.load(path)\n"
+      "    return classifier.predict(images)\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"15 DC120"}));
+  EXPECT_NE(only(source, "DC120")
+                .message.find("only other methods of its class move to a device, "
+                              "and line 18 (in 'predict_saved') calls predict() "
+                              "without them"),
+            std::string::npos);
+  std::string fixed = source;
+  fixed.replace(fixed.find("    return classifier.predict"), 0, "    classifier.fit([])\n");
+  EXPECT_EQ(found(fixed, "DC120"), Lines{});
+}
+
+// A Hugging Face model reloaded with from_pretrained and never moved, given
+// inputs moved to a device (issue 38: a BERT classification notebook); not
+// once it is moved, nor loaded with device_map=.
+TEST(LintDC120, FindsAPretrainedModelNeverMovedGivenInputsOnADevice) {
+  const std::string source =
+      "import torch\n"
+      "from transformers import AutoModelForSequenceClassification, AutoTokenizer\n"
+      "def predict(text, device):\n"
+      "    model = AutoModelForSequenceClassification.from_pretrained('saved')\n"
+      "    tokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+      "    encoding = tokenizer(text, return_tensors='pt')\n"
+      "    encoding = {k: v.to(device) for k, v in encoding.items()}\n"
+      "    return model(**encoding)\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"4 DC120"}));
+  for (const std::string& fix : {"('saved').to(device)", "('saved', device_map='auto')"}) {
+    std::string fixed = source;
+    fixed.replace(fixed.find("('saved')"), 9, fix);
+    EXPECT_EQ(found(fixed, "DC120"), Lines{}) << fix;
+  }
+}
+
 }  // namespace
 }  // namespace devcheck::lint

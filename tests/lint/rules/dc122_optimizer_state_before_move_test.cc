@@ -212,5 +212,37 @@ TEST(LintDC122, IsSilentOnLazyOptimizersMovesFirstAndStateLoadedAgainAfterTheMov
                   .empty());
 }
 
+// Lightning Fabric's setup and Accelerate's prepare move the model they are
+// given: an optimizer's state loaded before them stays on the CPU (issue
+// 38: Lightning's #19225); not loaded after them, nor another object's setup.
+TEST(LintDC122, FindsAStateLoadedBeforeALauncherMovesTheModel) {
+  const std::string head =
+      "import torch\n"
+      "from lightning import Fabric\n"
+      "from accelerate import Accelerator\n"
+      "def main(ckpt, helper):\n"
+      "    model = torch.nn.Linear(2, 2)\n"
+      "    optimizer = torch.optim.AdamW(model.parameters())\n";
+  EXPECT_EQ(found(head + "    optimizer.load_state_dict(ckpt['optimizer'])\n"
+                         "    fabric = Fabric(accelerator='cuda')\n"
+                         "    model, optimizer = fabric.setup(model, optimizer)\n",
+                  "DC122"),
+            (Lines{"7 DC122"}));
+  EXPECT_EQ(found(head + "    optimizer.load_state_dict(ckpt['optimizer'])\n"
+                         "    accelerator = Accelerator()\n"
+                         "    model, optimizer = accelerator.prepare(model, optimizer)\n",
+                  "DC122"),
+            (Lines{"7 DC122"}));
+  EXPECT_EQ(found(head + "    fabric = Fabric(accelerator='cuda')\n"
+                         "    model, optimizer = fabric.setup(model, optimizer)\n"
+                         "    optimizer.load_state_dict(ckpt['optimizer'])\n",
+                  "DC122"),
+            Lines{});
+  EXPECT_EQ(found(head + "    optimizer.load_state_dict(ckpt['optimizer'])\n"
+                         "    model, optimizer = helper.setup(model, optimizer)\n",
+                  "DC122"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint

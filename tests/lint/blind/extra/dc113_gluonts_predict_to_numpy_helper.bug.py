@@ -1,0 +1,45 @@
+# devcheck bug corpus: DC113
+# From: https://github.com/awslabs/gluonts/pull/1230
+# GluonTS's PyTorch predictor runs its prediction network through a small
+# helper, `predict_to_numpy(prediction_net, inputs)`, that calls the network
+# and turns its output into a NumPy array with `.numpy()`. With the network
+# and the batch on the GPU the helper failed ("can't convert cuda:0 device
+# type tensor to numpy"); it had not been tried on a GPU. The fix copies the
+# output to the host first.
+# Written for devcheck's tests after the thread; not the project's code.
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class PredictionNetwork(nn.Module):
+    def __init__(self, context_length, prediction_length):
+        super().__init__()
+        self.linear = nn.Linear(context_length, prediction_length)
+
+    def forward(self, past_target):
+        return self.linear(past_target)
+
+
+def predict_to_numpy(prediction_net, inputs):
+    return prediction_net(*inputs).detach().numpy()  # <- bug
+
+
+class PyTorchPredictor:
+    def __init__(self, prediction_net, device):
+        self.prediction_net = prediction_net.to(device)
+        self.device = device
+
+    def predict(self, batches):
+        self.prediction_net.eval()
+        outputs = []
+        with torch.no_grad():
+            for batch in batches:
+                inputs = [torch.as_tensor(batch, dtype=torch.float32).to(self.device)]
+                outputs.append(predict_to_numpy(self.prediction_net, inputs))
+        return np.concatenate(outputs)
+
+
+def main(batches):
+    predictor = PyTorchPredictor(PredictionNetwork(24, 12), torch.device("cuda"))
+    print(predictor.predict(batches).shape)
