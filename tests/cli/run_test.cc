@@ -32,9 +32,11 @@ TEST(RunCommand, FailModeExitsOneOnAMismatchAndZeroWhenClean) {
 }
 
 TEST(RunCommand, WorksWithoutTheDoubleDash) {
-  const CliResult r = run_cli({"run", "--mode", "report", sanitizer_program("planted"), "copies"});
+  // the planted copies go to cuda:0 under fake CUDA (to meta nothing moves)
+  const CliResult r = run_cli({"run", "--mode", "report", "--fake-cuda", "env",
+                               "PLANTED_DEVICE=cuda:0", sanitizer_program("planted"), "copies"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_THAT(r.err, HasSubstr("many small copies"));
+  EXPECT_THAT(r.err, HasSubstr("many small copies: 200 cpu -> cuda:0 copies"));
 }
 
 TEST(RunCommand, PythonProgramReportNamesThePythonLines) {
@@ -49,8 +51,8 @@ TEST(RunCommand, WritesJsonAndTrace) {
   devcheck::testing::TempDir dir;
   const auto json = (dir / "r.json").string();
   const auto trace = (dir / "t.json").string();
-  const CliResult r = run_cli(
-      {"run", "--json", json, "--trace", trace, "--", sanitizer_program("planted"), "copies"});
+  const CliResult r = run_cli({"run", "--json", json, "--trace", trace, "--fake-cuda", "--", "env",
+                               "PLANTED_DEVICE=cuda:0", sanitizer_program("planted"), "copies"});
   EXPECT_EQ(r.exit_code, 0);
   const auto j = nlohmann::json::parse(devcheck::testing::read_file(json));
   EXPECT_EQ(j["processes"][0]["summary"]["copies"], 200);
