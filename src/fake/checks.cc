@@ -248,10 +248,11 @@ c10::Device check_devices(FakeKind kind, const c10::OperatorHandle& op,
 void move_cpu_indices(FakeKind kind, const c10::OperatorHandle& op, torch::jit::Stack& stack,
                       size_t first, c10::Device device) {
   // The fake accelerator has no index kernel of its own: LibTorch's
-  // structured index makes the copies before it calls index.out.
-  if (kind != FakeKind::kCuda || !plan_of(kind, op).cpu_indices) return;
+  // structured index makes the copies before it calls index.out. Every op
+  // passes here: the plan is looked up only for a list second argument.
+  if (kind != FakeKind::kCuda || stack.size() < first + 2) return;
   c10::IValue& indices = stack[first + 1];  // (Tensor self, Tensor?[] indices, ...)
-  if (!indices.isList()) return;
+  if (!indices.isList() || !plan_of(kind, op).cpu_indices) return;
   const auto list = indices.toListRef();
   const auto on_cpu = [](const c10::IValue& v) { return v.isTensor() && v.toTensor().is_cpu(); };
   if (std::none_of(list.begin(), list.end(), on_cpu)) return;
