@@ -481,3 +481,18 @@ std::unique_ptr<ReducerT> make_reducer(std::vector<Tensor> params,
 namespace devcheck::detail {
 inline constexpr const char* kFusedRmsNormBackward = "aten::_fused_rms_norm_backward";
 }  // namespace devcheck::detail
+
+// ---- the profiler's CUDA stubs (used by src/fake/cuda/profiler.cc) ----------
+// torch::profiler::impl::ProfilerStubs and registerCUDAMethods(): 1.13
+// declares them in torch/csrc/profiler/api.h (record() takes an int device
+// and a std::shared_ptr<CUevent_st> event), 2.x in
+// torch/csrc/profiler/stubs/base.h (a c10::DeviceIndex, a
+// std::shared_ptr<void>). profiler.cc reads the two types off record()'s
+// declaration, so only the header's name differs.
+// NOLINTBEGIN(bugprone-macro-parentheses): a header's name, for #include.
+#if __has_include(<torch/csrc/profiler/stubs/base.h>)
+#define DEVCHECK_PROFILER_STUBS_HEADER <torch/csrc/profiler/stubs/base.h>
+#else
+#define DEVCHECK_PROFILER_STUBS_HEADER <torch/csrc/profiler/api.h>
+#endif
+// NOLINTEND(bugprone-macro-parentheses)

@@ -172,6 +172,11 @@ at::Tensor fake_cpu_alias(const at::Tensor& t);
 // cells, GradScaler's, pinning); cuda/kernels.cc.
 void register_fake_cuda_kernels();
 
+// Fake CUDA only: torch's profiler's CUDA stubs (events on the host clock,
+// every fake device visited), replacing the CPU build's, which fail every
+// call, and a CUDA build's, which call the driver; cuda/profiler.cc.
+void register_fake_cuda_profiler();
+
 // Turns fake CUDA on as fake_cuda(options) does, and returns the machine's
 // count, options.count(), leaving the devices the process sees to be decided
 // at its first CUDA call (CUDA_VISIBLE_DEVICES): for starts that do not hand

@@ -507,8 +507,7 @@ DRAWS = ("it draws its data with device= on the device and its weights on the CP
 FAKE_ONLY = {
     "vision-detection-amp": "on a CPU GradScaler turns itself off: there is nothing to compare",
     "vision-video-amp": "on a CPU GradScaler turns itself off: there is nothing to compare",
-    "benchmark-profiler": ("its results are timings; the profiled CUDA runs are 25,000 times slower here, as "
-                           "the profiler cannot record CUDA events on fake CUDA (docs/fake-cuda-programs.md)"),
+    "benchmark-profiler": "its results are timings (the profiler's CUDA events are fake CUDA's: tests/fake_cuda/profiler.py)",
     "functorch-ensembling": DRAWS,
     "autograd-ppl": DRAWS,
     "autograd-multiheadattn": DRAWS,

@@ -260,6 +260,7 @@ void turn_on(int count) {
       c10::Dispatcher::singleton().addRegistrationListener(std::make_unique<OpsAdded>());
   ops_added.store(false);
   take_over_cuda_hooks();
+  register_fake_cuda_profiler();
   disable_fused_attention();
   python_cuda_init_reset = python_symbol(kPythonCudaInitSymbol);
   pthread_atfork(nullptr, nullptr, &forked_child);
