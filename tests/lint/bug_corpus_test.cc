@@ -5,12 +5,14 @@
 // found when its rule reports on one of its marked lines; a fixed twin is
 // flagged when the rule reports on one of its.
 //
-// Four corpora: tests/lint/bugs/ (the first one, written beside the rules),
+// Five corpora: tests/lint/bugs/ (the first one, written beside the rules),
 // the blind corpus of tests/lint/blind/, split by a hash of each case's
 // source address into tuning/ (the rules may be changed for it) and test/
-// (never: its figure is the blind one), and blind/extra/, tuning material
-// written after the split (either hash; no source in common with the rest). The figures per corpus
-// and rule may not get worse than the ones recorded here (and in docs/lint.md).
+// (never: its figure is the blind one), blind/extra/, tuning material
+// written after the split (either hash; no source in common with the rest),
+// and blind/draw2/, a second blind draw split the same way. The figures per
+// corpus and rule may not get worse than the ones recorded here (and in
+// docs/lint.md).
 #include <dirent.h>
 #include <gtest/gtest.h>
 
@@ -74,6 +76,11 @@ const Figures kTestHalf = {
     {"DC120", {6, 1, 0}}, {"DC121", {2, 2, 0}}, {"DC122", {1, 1, 0}},
 };
 
+// The second blind draw's halves, measured first with the rules as they
+// were when it was written (no rule ever changed for it).
+const Figures kDraw2Tuning = {};
+const Figures kDraw2Test = {};
+
 const std::string kTests = std::string(DEVCHECK_SOURCE_DIR) + "/tests/lint/";
 
 std::string read(const std::string& path) {
@@ -130,6 +137,11 @@ std::vector<Case> old_corpus() { return corpus(kTests + "bugs/"); }
 std::vector<Case> tuning_half() { return corpus(kTests + "blind/tuning/"); }
 std::vector<Case> test_half() { return corpus(kTests + "blind/test/"); }
 std::vector<Case> extra() { return corpus(kTests + "blind/extra/"); }
+// The second blind draw (tests/lint/blind/draw2/README.md): written after
+// the first draw's rounds by writers who never ran the lint, split by the same
+// hash.
+std::vector<Case> draw2_tuning() { return corpus(kTests + "blind/draw2/tuning/"); }
+std::vector<Case> draw2_test() { return corpus(kTests + "blind/draw2/test/"); }
 
 // The blind corpus's split (tests/lint/blind/README.md): FNV-1a, 64 bits.
 uint64_t fnv1a64(const std::string& text) {
@@ -223,7 +235,8 @@ TEST(LintBugCorpus, EachCaseCitesItsThreadAndMarksItsLines) {
 
 TEST(LintBugCorpus, ExtraCasesShareNoSourceWithTheOtherCorpora) {
   std::set<std::string> others;
-  for (const auto& cases : {old_corpus(), tuning_half(), test_half()}) {
+  for (const auto& cases :
+       {old_corpus(), tuning_half(), test_half(), draw2_tuning(), draw2_test()}) {
     for (const Case& c : cases) others.insert(c.sources.begin(), c.sources.end());
   }
   for (const Case& c : extra()) {
@@ -242,6 +255,30 @@ TEST(LintBugCorpus, BlindCasesSitInTheHalfTheirSourceHashNames) {
       EXPECT_EQ(fnv1a64(c.sources.front()) % 2 == 1, odd) << c.sources.front();
       for (const std::string& url : c.sources) {
         EXPECT_EQ(old_sources.count(url), 0U) << url << " is in tests/lint/bugs";
+      }
+    }
+  }
+}
+
+TEST(LintBugCorpus, SecondDrawCasesCiteNewThreadsAndSitInTheHalfTheirHashNames) {
+  const std::vector<Case> tuning = draw2_tuning();
+  const std::vector<Case> test = draw2_test();
+  ASSERT_GE(tuning.size() + test.size(), 50U);
+  check_cases(tuning);
+  check_cases(test);
+  std::set<std::string> earlier;  // every source of the first draw, its extra cases, the old corpus
+  for (const auto& cases : {old_corpus(), tuning_half(), test_half(), extra()}) {
+    for (const Case& c : cases) earlier.insert(c.sources.begin(), c.sources.end());
+  }
+  std::set<std::string> seen;
+  for (const auto& [cases, odd] : {std::pair{tuning, false}, std::pair{test, true}}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.name);
+      ASSERT_FALSE(c.sources.empty());
+      EXPECT_EQ(fnv1a64(c.sources.front()) % 2 == 1, odd) << c.sources.front();
+      for (const std::string& url : c.sources) {
+        EXPECT_EQ(earlier.count(url), 0U) << url << " is a source of an earlier corpus";
+        EXPECT_TRUE(seen.insert(url).second) << url << " is the source of two cases";
       }
     }
   }
@@ -271,6 +308,14 @@ TEST(LintBugCorpus, ExtraTuningRecallAndTwinsAreNoWorseThanRecorded) {
 
 TEST(LintBugCorpus, BlindTestHalfRecallAndTwinsAreNoWorseThanRecorded) {
   measure("tests/lint/blind/test", test_half(), kTestHalf);
+}
+
+TEST(LintBugCorpus, SecondDrawTuningHalfRecallAndTwinsAreNoWorseThanRecorded) {
+  measure("tests/lint/blind/draw2/tuning", draw2_tuning(), kDraw2Tuning);
+}
+
+TEST(LintBugCorpus, SecondDrawTestHalfRecallAndTwinsAreNoWorseThanRecorded) {
+  measure("tests/lint/blind/draw2/test", draw2_test(), kDraw2Test);
 }
 
 }  // namespace
