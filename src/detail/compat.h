@@ -375,6 +375,15 @@ inline void disable_fused_attention() {
 // the CPU as on a GPU.
 #define DEVCHECK_MATMUL_DTYPES_CHECKED_IN_CUDA_KERNEL (!DEVCHECK_TORCH_AT_LEAST(2, 0))
 
+// LibTorch 1.13's CPU _convolution sends a transposed bfloat16 convolution
+// to oneDNN's forward convolution, which fails with a channel-count error
+// ("weight of size [2, 3, 3, 3], expected input[1, 2, 5, 5] to have 3
+// channels"; its backward: "could not create a descriptor for a dilated
+// convolution forward propagation primitive") where a GPU computes it
+// (src/fake/half.cc runs it in float32).
+// 2.6 and 2.14 compute it; the torches between were not checked.
+#define DEVCHECK_CPU_BF16_TRANSPOSED_CONV_MISROUTED (!DEVCHECK_TORCH_AT_LEAST(2, 0))
+
 // ---- aten::rms_norm (used by bench/rms_norm_bench.cc) -----------------------
 // LibTorch 2.4 added at::rms_norm (composed of ATen ops, as
 // torch.nn.functional.rms_norm); 1.13 has none.

@@ -1,5 +1,6 @@
-// float16 where the CPU lacks the kernel or the path a GPU has: the op runs
-// again in float32 and its results are cast to the dtypes it returns.
+// float16 and bfloat16 where the CPU lacks the kernel or the path a GPU has:
+// the op runs again in float32 and its results are cast to the dtypes it
+// returns.
 
 #include "fake/half.h"
 
@@ -24,8 +25,14 @@ bool is_scalar_type_argument(const c10::Argument& a) {
   return t->kind() == c10::TypeKind::ScalarTypeType;
 }
 
+// float16 or bfloat16: the 16-bit floats ("half" below).
+bool is_16bit_float(at::ScalarType t) { return t == at::kHalf || t == at::kBFloat16; }
+
 bool is_half_dtype(const c10::Argument& a, const c10::IValue& v) {
-  return v.isInt() && v.toInt() == static_cast<int64_t>(at::kHalf) && is_scalar_type_argument(a);
+  return v.isInt() &&
+         (v.toInt() == static_cast<int64_t>(at::kHalf) ||
+          v.toInt() == static_cast<int64_t>(at::kBFloat16)) &&
+         is_scalar_type_argument(a);
 }
 
 // softmax's and log_softmax's flag for a float32 result from a Half input
@@ -88,7 +95,7 @@ HalfUse half_use(const c10::OperatorHandle& op, const torch::jit::Stack& stack, 
   for (std::size_t i = first; i < stack.size() && i - first < arguments.size(); ++i) {
     bool tensor = false;
     for_each_tensor(stack[i], [&](const at::Tensor& t, bool /*in_list*/) {
-      tensor = tensor || (t.defined() && t.scalar_type() == at::kHalf);
+      tensor = tensor || (t.defined() && is_16bit_float(t.scalar_type()));
     });
     if (tensor) return HalfUse::kTensors;
     if (is_half_dtype(arguments[i - first], stack[i])) use = HalfUse::kDtypeOnly;
@@ -97,7 +104,8 @@ HalfUse half_use(const c10::OperatorHandle& op, const torch::jit::Stack& stack, 
 }
 
 // The messages of LibTorch's CPU kernels, the same in 1.13, 2.6 and 2.14:
-// AT_DISPATCH's "\"addmm_impl_cpu_\" not implemented for 'Half'", a few
+// AT_DISPATCH's "\"addmm_impl_cpu_\" not implemented for 'Half'" (or
+// 'BFloat16': 1.13's mse_loss, prod), a few
 // kernels' own "... \"Half\" ...", softmax's refusal of the half-to-float
 // path ("softmax with half to float conversion is not supported on CPU"),
 // and its backward's, whose CPU kernel reads the Half gradient its Meta
@@ -108,12 +116,36 @@ bool cpu_lacks_half_path(const c10::Error& e, HalfUse use) {
   const std::string& m = e.msg();
   if (use == HalfUse::kNone) return false;
   if (use == HalfUse::kDtypeOnly &&
-      m.find("expected scalar type Float but found Half") != std::string::npos) {
+      (m.find("expected scalar type Float but found Half") != std::string::npos ||
+       m.find("expected scalar type Float but found BFloat16") != std::string::npos)) {
     return true;
   }
   return m.find("not implemented for 'Half'") != std::string::npos ||
+         m.find("not implemented for 'BFloat16'") != std::string::npos ||
          m.find("\"Half\"") != std::string::npos ||
          m.find("with half to float conversion is not supported on CPU") != std::string::npos;
+}
+
+bool cpu_fails_half_path(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
+                         std::size_t first) {
+#if DEVCHECK_CPU_BF16_TRANSPOSED_CONV_MISROUTED
+  const c10::FunctionSchema& schema = op.schema();
+  if (schema.name() != "aten::convolution" && schema.name() != "aten::convolution_backward") {
+    return false;
+  }
+  const c10::optional<int> transposed = schema.argumentIndexWithName("transposed");
+  const c10::optional<int> input = schema.argumentIndexWithName("input");
+  if (!transposed || !input) return false;
+  const c10::IValue& flag = stack[first + static_cast<std::size_t>(*transposed)];
+  const c10::IValue& x = stack[first + static_cast<std::size_t>(*input)];
+  return flag.isBool() && flag.toBool() && x.isTensor() &&
+         x.toTensor().scalar_type() == at::kBFloat16;
+#else
+  (void)op;
+  (void)stack;
+  (void)first;
+  return false;
+#endif
 }
 
 void check_half_as_a_gpu_does(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
@@ -144,11 +176,15 @@ std::size_t run_in_float32(const c10::OperatorHandle& op, torch::jit::Stack* sta
                            const std::vector<c10::IValue>& args,
                            c10::function_ref<std::size_t(torch::jit::Stack*)> run_cpu) {
   const std::vector<c10::Argument>& arguments = op.schema().arguments();
-  // Written arguments: (the Half original, its float32 stand-in).
+  // Written arguments: (the 16-bit original, its float32 stand-in).
   std::vector<std::pair<at::Tensor, at::Tensor>> written;
+  // What a result is cast back to when the Meta kernel cannot say: the first
+  // 16-bit float of the arguments.
+  c10::optional<at::ScalarType> half_type;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const c10::Argument& arg = arguments[i];
     if (is_half_dtype(arg, args[i])) {
+      if (!half_type) half_type = static_cast<at::ScalarType>(args[i].toInt());
       stack->emplace_back(static_cast<int64_t>(at::kFloat));
       continue;
     }
@@ -158,7 +194,8 @@ std::size_t run_in_float32(const c10::OperatorHandle& op, torch::jit::Stack* sta
     }
     const bool writes = arg.alias_info() != nullptr && arg.alias_info()->isWrite();
     stack->push_back(map_tensors(args[i], [&](const at::Tensor& t) {
-      if (!t.defined() || t.scalar_type() != at::kHalf) return t;
+      if (!t.defined() || !is_16bit_float(t.scalar_type())) return t;
+      if (!half_type) half_type = t.scalar_type();
       at::Tensor f = t.to(at::kFloat);
       if (writes) written.emplace_back(t, f);
       return f;
@@ -170,7 +207,7 @@ std::size_t run_in_float32(const c10::OperatorHandle& op, torch::jit::Stack* sta
   const std::size_t base = stack->size() - num_returns;
   for (std::size_t i = base; i < stack->size(); ++i) {
     const c10::optional<at::ScalarType> target =
-        want.size() == num_returns ? want[i - base] : c10::optional<at::ScalarType>(at::kHalf);
+        want.size() == num_returns ? want[i - base] : half_type;
     (*stack)[i] = map_tensors((*stack)[i], [&](const at::Tensor& t) {
       for (auto& w : written) {
         if (w.second.unsafeGetTensorImpl() == t.unsafeGetTensorImpl()) return w.first;

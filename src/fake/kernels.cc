@@ -204,12 +204,17 @@ void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack, RunCpu&
     check_half_as_a_gpu_does(op, *stack, first);
     const std::vector<c10::IValue> saved(stack->begin() + static_cast<std::ptrdiff_t>(first),
                                          stack->end());
-    try {
-      num_returns = run_cpu(stack);
-    } catch (const c10::Error& e) {
-      if (!cpu_lacks_half_path(e, half)) throw;
+    if (cpu_fails_half_path(op, *stack, first)) {
       stack->resize(first);
       num_returns = run_in_float32(op, stack, saved, run_cpu);
+    } else {
+      try {
+        num_returns = run_cpu(stack);
+      } catch (const c10::Error& e) {
+        if (!cpu_lacks_half_path(e, half)) throw;
+        stack->resize(first);
+        num_returns = run_in_float32(op, stack, saved, run_cpu);
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-// float16 where the CPU lacks the kernel or the path a GPU has (half.h): the
+// float16 and bfloat16 where the CPU lacks the kernel or the path a GPU has (half.h): the
 // op runs in float32 and comes back in the dtype it returns, while a dtype
 // error a GPU gives too stays that error.
 
@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "detail/compat.h"
 #include "devcheck/fake_cuda.h"
@@ -36,6 +37,76 @@ TEST(FakeHalf, HalfOpsTheCpuLacksRunInFloatAndComeBackAsHalf) {
   at::Tensor out = at::empty({4, 4}, at::TensorOptions().device(kCuda0).dtype(at::kHalf));
   at::relu_(out.copy_(got.neg()));
   EXPECT_TRUE(at::equal(out.cpu(), at::relu(got.cpu().to(at::kFloat).neg()).to(at::kHalf)));
+}
+
+// bfloat16 likewise: 1.13's CPU has no BFloat16 mse_loss or prod, a GPU has
+// both; they run in float32 and come back as BFloat16 (2.6 and 2.14 have the
+// CPU kernels, which round alike to within bfloat16's last bit).
+TEST(FakeHalf, BFloat16OpsTheCpuLacksRunInFloatAndComeBackAsBFloat16) {
+  fake_cuda(2);
+  const at::Tensor a = at::randn({4, 5}).to(at::kBFloat16);
+  const at::Tensor b = at::randn({4, 5}).to(at::kBFloat16);
+  const at::Tensor mse = at::mse_loss(a.to(kCuda0), b.to(kCuda0));
+  const at::Tensor prod = at::prod(a.to(kCuda0), 1);
+  const at::Tensor mse_f32 = at::mse_loss(a.to(at::kFloat), b.to(at::kFloat)).to(at::kBFloat16);
+  const at::Tensor prod_f32 = at::prod(a.to(at::kFloat), 1).to(at::kBFloat16);
+  for (const at::Tensor& got : {mse, prod}) {
+    EXPECT_EQ(got.scalar_type(), at::kBFloat16);
+    EXPECT_EQ(got.device(), kCuda0);
+  }
+#if DEVCHECK_TORCH_AT_LEAST(2, 0)
+  EXPECT_TRUE(at::allclose(mse.cpu().to(at::kFloat), mse_f32.to(at::kFloat), 1e-2, 1e-3));
+  EXPECT_TRUE(at::allclose(prod.cpu().to(at::kFloat), prod_f32.to(at::kFloat), 1e-2, 1e-3));
+#else
+  EXPECT_THAT(error_of([&] { (void)at::mse_loss(a, b); }),
+              HasSubstr("not implemented for 'BFloat16'"));
+  EXPECT_TRUE(at::equal(mse.cpu(), mse_f32));
+  EXPECT_TRUE(at::equal(prod.cpu(), prod_f32));
+#endif
+  // Written in place: the caller's BFloat16 tensor holds the result.
+  at::Tensor out = at::empty({4}, at::TensorOptions().device(kCuda0).dtype(at::kBFloat16));
+  at::prod_out(out, a.to(kCuda0), 1);
+  EXPECT_TRUE(at::equal(out.cpu(), prod.cpu()));
+}
+
+// 1.13's CPU sends a transposed bfloat16 convolution (and its backward) to
+// oneDNN's forward convolution, which fails where a GPU computes it: fake
+// CUDA runs it in float32 at once (compat.h); later torches' CPU computes it.
+TEST(FakeHalf, TransposedBFloat16ConvolutionComputesAsAGpuDoes) {
+  fake_cuda(2);
+  const at::Tensor x = at::randn({1, 2, 5, 5}).to(at::kBFloat16);
+  const at::Tensor w = at::randn({2, 3, 3, 3}).to(at::kBFloat16);
+  const at::Tensor xc = x.to(kCuda0).requires_grad_();
+  const at::Tensor wc = w.to(kCuda0).requires_grad_();
+  const at::Tensor y = at::conv_transpose2d(xc, wc);
+  EXPECT_EQ(y.scalar_type(), at::kBFloat16);
+  EXPECT_EQ(y.sizes(), at::IntArrayRef({1, 3, 7, 7}));
+  y.to(at::kFloat).sum().backward();
+  const at::Tensor xf = x.to(at::kFloat).requires_grad_();
+  const at::Tensor wf = w.to(at::kFloat).requires_grad_();
+  const at::Tensor yf = at::conv_transpose2d(xf, wf);
+  yf.to(at::kBFloat16).to(at::kFloat).sum().backward();
+  EXPECT_TRUE(
+      at::allclose(y.cpu().to(at::kFloat), yf.to(at::kBFloat16).to(at::kFloat), 1e-2, 1e-2));
+  EXPECT_TRUE(at::allclose(xc.grad().cpu().to(at::kFloat), xf.grad(), 1e-2, 1e-2));
+  EXPECT_TRUE(at::allclose(wc.grad().cpu().to(at::kFloat), wf.grad(), 1e-2, 1e-2));
+#if DEVCHECK_CPU_BF16_TRANSPOSED_CONV_MISROUTED
+  EXPECT_THAT(error_of([&] { (void)at::conv_transpose2d(x, w); }), HasSubstr("to have 3 channels"));
+  EXPECT_TRUE(at::equal(y.cpu(), yf.to(at::kBFloat16)));
+#endif
+
+  const c10::OperatorHandle convolution =
+      c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
+  const std::vector<int64_t> ones{1, 1};
+  const std::vector<int64_t> zeros{0, 0};
+  torch::jit::Stack stack{x, w, c10::IValue(), ones, zeros, ones, true, zeros, int64_t{1}};
+  EXPECT_EQ(detail::cpu_fails_half_path(convolution, stack, 0),
+            bool{DEVCHECK_CPU_BF16_TRANSPOSED_CONV_MISROUTED});
+  stack[6] = false;
+  EXPECT_FALSE(detail::cpu_fails_half_path(convolution, stack, 0));
+  stack[6] = true;
+  stack[0] = x.to(at::kHalf);
+  EXPECT_FALSE(detail::cpu_fails_half_path(convolution, stack, 0));
 }
 
 // softmax(x_half, dim, dtype=float32) and autocast's softmax of a float16
@@ -98,7 +169,7 @@ TEST(FakeHalf, AHalfAndFloatMixAGpuRejectsKeepsItsMessage) {
   // CUDA's addmm (mm runs it too) checks; the CPU fails on Half first.
   const std::string mm =
       "expected mat1 and mat2 to have the same dtype, but got: c10::Half != float";
-  const std::string addmm = mm;
+  const std::string& addmm = mm;
 #endif
   EXPECT_EQ(error_of([&] { (void)at::mm(a.to(kCuda0), b.to(kCuda0)); }), mm);
   EXPECT_EQ(error_of([&] { (void)at::addmm(a.to(kCuda0), a.to(kCuda0), b.to(kCuda0)); }), addmm);
@@ -115,6 +186,11 @@ TEST(FakeHalf, HalfIsFoundInTensorsAndDtypeArguments) {
   stack[3] = static_cast<int64_t>(at::kFloat);
   EXPECT_EQ(detail::half_use(backward, stack, 0), detail::HalfUse::kNone);
   stack[1] = f.to(at::kHalf);
+  EXPECT_EQ(detail::half_use(backward, stack, 0), detail::HalfUse::kTensors);
+  stack[1] = f;
+  stack[3] = static_cast<int64_t>(at::kBFloat16);
+  EXPECT_EQ(detail::half_use(backward, stack, 0), detail::HalfUse::kDtypeOnly);
+  stack[1] = f.to(at::kBFloat16);
   EXPECT_EQ(detail::half_use(backward, stack, 0), detail::HalfUse::kTensors);
 }
 
@@ -135,6 +211,10 @@ TEST(FakeHalf, OnlyTheCpusMissingHalfKernelsAndPathsAreRetried) {
   EXPECT_FALSE(lacks("expected scalar type Float but found Half", HalfUse::kTensors));
   EXPECT_FALSE(lacks("self and mat2 must have the same dtype", HalfUse::kTensors));
   EXPECT_FALSE(lacks("\"addmm_impl_cpu_\" not implemented for 'Half'", HalfUse::kNone));
+  EXPECT_TRUE(lacks("\"mse_cpu\" not implemented for 'BFloat16'", HalfUse::kTensors));
+  EXPECT_TRUE(lacks("expected scalar type Float but found BFloat16", HalfUse::kDtypeOnly));
+  EXPECT_FALSE(lacks("expected scalar type Float but found BFloat16", HalfUse::kTensors));
+  EXPECT_FALSE(lacks("Unsupported dtype BFloat16", HalfUse::kTensors));  // fft: cuFFT lacks it too
 }
 
 }  // namespace
