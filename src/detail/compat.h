@@ -372,7 +372,10 @@ inline void disable_fused_attention() {
 // CUDA's kernel only ("expected mat1 and mat2 to have the same dtype, but
 // got: c10::Half != float"), which fake CUDA never runs, and the CPU's
 // kernel fails on Half first; from 2.0 on their Meta functions check, on
-// the CPU as on a GPU.
+// the CPU as on a GPU. 1.13's bmm and baddbmm check nothing either: CUDA's
+// kernel reads both batches as one dtype ("expected scalar type Float but
+// found Half"), while the CPU's fails on Half or computes in float32; from
+// 2.0 on the CPU's kernel refuses the mix as a GPU's does.
 #define DEVCHECK_MATMUL_DTYPES_CHECKED_IN_CUDA_KERNEL (!DEVCHECK_TORCH_AT_LEAST(2, 0))
 
 // LibTorch 1.13's CPU _convolution sends a transposed bfloat16 convolution

@@ -7,6 +7,8 @@
 #include <ATen/ops/empty_strided.h>
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <array>
 #include <exception>
 #include <string>
 #include <utility>
@@ -148,10 +150,63 @@ bool cpu_fails_half_path(const c10::OperatorHandle& op, const torch::jit::Stack&
 #endif
 }
 
+#if DEVCHECK_MATMUL_DTYPES_CHECKED_IN_CUDA_KERNEL
+namespace {
+
+// bmm(batch1, batch2), baddbmm(self, batch1, batch2) and baddbmm_ as 1.13's
+// CUDA kernel (baddbmm_out_cuda_impl) meets a dtype mix: no Meta check; the
+// result takes batch2's dtype (baddbmm_: self is the result); the kernel
+// dispatches on self's dtype (bmm: the result's) and reads the two batches
+// as that type, batch2 first where it computes the transposed product (a
+// result whose last dimension is contiguous and longer than 1), then the
+// result: the first of another dtype fails data_ptr's check. An empty
+// result or product computes nothing and fails nothing.
+void check_batched_matmul_as_a_gpu_does(const c10::FunctionSchema& schema,
+                                        const torch::jit::Stack& stack, std::size_t first) {
+  const bool bmm = schema.name() == "aten::bmm";
+  const bool in_place = schema.name() == "aten::baddbmm_";
+  auto tensor = [&](const char* name) -> at::Tensor {
+    const c10::optional<int> i = schema.argumentIndexWithName(name);
+    if (!i) return at::Tensor();
+    const c10::IValue& v = stack[first + static_cast<std::size_t>(*i)];
+    return v.isTensor() ? v.toTensor() : at::Tensor();
+  };
+  const at::Tensor batch1 = tensor(bmm ? "self" : "batch1");
+  const at::Tensor batch2 = tensor(bmm ? "mat2" : "batch2");
+  const at::Tensor self = bmm ? at::Tensor() : tensor("self");
+  if (!batch1.defined() || !batch2.defined() || batch1.dim() != 3 || batch2.dim() != 3) return;
+  if (!bmm && !self.defined()) return;
+  const int64_t rows = batch1.size(1);
+  const int64_t cols = batch2.size(2);
+  if (batch1.size(0) * rows * cols == 0 || batch1.size(2) == 0) return;
+  const at::ScalarType result = in_place ? self.scalar_type() : batch2.scalar_type();
+  const at::ScalarType dispatched = bmm ? result : self.scalar_type();
+  // The result's layout: a fresh one is contiguous; baddbmm_ writes self.
+  const std::vector<int64_t> strides =
+      in_place ? self.strides().vec() : std::vector<int64_t>{rows * cols, cols, 1};
+  const bool transposed =
+      !(strides[1] == 1 && (cols == 1 || strides[2] >= std::max<int64_t>(1, rows))) &&
+      strides[2] == 1;
+  const std::array<at::ScalarType, 3> read = {
+      transposed ? batch2.scalar_type() : batch1.scalar_type(),
+      transposed ? batch1.scalar_type() : batch2.scalar_type(), result};
+  for (const at::ScalarType type : read) {
+    TORCH_CHECK(type == dispatched, "expected scalar type ", dispatched, " but found ", type);
+  }
+}
+
+}  // namespace
+#endif
+
 void check_half_as_a_gpu_does(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
                               std::size_t first) {
 #if DEVCHECK_MATMUL_DTYPES_CHECKED_IN_CUDA_KERNEL
   const c10::FunctionSchema& schema = op.schema();
+  if (schema.name() == "aten::bmm" || schema.name() == "aten::baddbmm" ||
+      schema.name() == "aten::baddbmm_") {
+    check_batched_matmul_as_a_gpu_does(schema, stack, first);
+    return;
+  }
   const char* mat1_name = nullptr;
   if (schema.name() == "aten::mm") mat1_name = "self";
   if (schema.name() == "aten::addmm" || schema.name() == "aten::addmm_") mat1_name = "mat1";

@@ -176,6 +176,47 @@ TEST(FakeHalf, AHalfAndFloatMixAGpuRejectsKeepsItsMessage) {
   EXPECT_NE(mm, "(no error)");
 }
 
+// bmm and baddbmm likewise. From 2.0 on the CPU's kernel (or Meta check)
+// refuses the mix as a GPU does; 1.13's CUDA kernel reads both batches as
+// the dtype it dispatched on (bmm: batch2's, the result's; baddbmm: self's),
+// where the CPU's would fail on Half first or compute.
+TEST(FakeHalf, AHalfAndFloatMixOfBatchedMatmulsIsRefusedAsAGpuRefusesIt) {
+  fake_cuda(2);
+  const at::Tensor h = at::randn({2, 3, 4}).to(at::kHalf);
+  const at::Tensor f = at::randn({2, 4, 5});
+  const at::Tensor h2 = at::randn({2, 4, 5}).to(at::kHalf);
+  const at::Tensor f1 = at::randn({2, 3, 4});
+  const at::Tensor self_f = at::randn({2, 3, 5});
+  const at::Tensor self_h = self_f.to(at::kHalf);
+  auto on_gpu = [](const at::Tensor& t) { return t.to(kCuda0); };
+  const std::string bmm_hf = error_of([&] { (void)at::bmm(on_gpu(h), on_gpu(f)); });
+  const std::string bmm_fh = error_of([&] { (void)at::bmm(on_gpu(f1), on_gpu(h2)); });
+  const std::string baddbmm_fhh =
+      error_of([&] { (void)at::baddbmm(on_gpu(self_f), on_gpu(h), on_gpu(h2)); });
+  const std::string baddbmm_hhf =
+      error_of([&] { (void)at::baddbmm(on_gpu(self_h), on_gpu(h), on_gpu(f)); });
+  const std::string matmul_hf = error_of([&] { (void)at::matmul(on_gpu(h), on_gpu(f)); });
+#if DEVCHECK_MATMUL_DTYPES_CHECKED_IN_CUDA_KERNEL
+  EXPECT_EQ(bmm_hf, "expected scalar type Float but found Half");
+  EXPECT_EQ(bmm_fh, "expected scalar type Half but found Float");
+  EXPECT_EQ(baddbmm_fhh, "expected scalar type Float but found Half");
+  EXPECT_EQ(baddbmm_hhf, "expected scalar type Half but found Float");
+  EXPECT_EQ(matmul_hf, bmm_hf);
+  // One dtype computes, in it.
+  EXPECT_EQ(at::bmm(on_gpu(h), on_gpu(h2)).scalar_type(), at::kHalf);
+  EXPECT_EQ(at::baddbmm(on_gpu(self_h), on_gpu(h), on_gpu(h2)).scalar_type(), at::kHalf);
+#else
+  EXPECT_EQ(bmm_hf, error_of([&] { (void)at::bmm(h, f); }));
+  EXPECT_EQ(bmm_fh, error_of([&] { (void)at::bmm(f1, h2); }));
+  EXPECT_EQ(baddbmm_fhh, error_of([&] { (void)at::baddbmm(self_f, h, h2); }));
+  EXPECT_EQ(baddbmm_hhf, error_of([&] { (void)at::baddbmm(self_h, h, f); }));
+  EXPECT_EQ(matmul_hf, error_of([&] { (void)at::matmul(h, f); }));
+#endif
+  for (const std::string& m : {bmm_hf, bmm_fh, baddbmm_fhh, baddbmm_hhf, matmul_hf}) {
+    EXPECT_NE(m, "(no error)");
+  }
+}
+
 TEST(FakeHalf, HalfIsFoundInTensorsAndDtypeArguments) {
   fake_cuda(2);
   const c10::OperatorHandle backward =
