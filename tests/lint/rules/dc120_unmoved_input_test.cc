@@ -205,5 +205,31 @@ TEST(LintDC120, FindsAPretrainedModelNeverMovedGivenInputsOnADevice) {
   }
 }
 
+// A TorchMetrics metric (an nn.Module with its state on the CPU) never moved
+// and given device tensors (issue 38's fifth round: Lightning-AI/torchmetrics
+// #1047); not once moved. A model a function of the file moves in place
+// is on the device for the functions it is given to after that call.
+TEST(LintDC120, FindsAMetricNeverMovedAndFollowsModelsMovedByCallees) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torchmetrics import PeakSignalNoiseRatio\n"
+      "def train(model, device):\n"
+      "    model.to(device)\n"
+      "def evaluate(model, noisy, clean, device):\n"
+      "    psnr = PeakSignalNoiseRatio()\n"
+      "    preds = model(noisy.to(device))\n"
+      "    return psnr(preds, clean.to(device))\n"
+      "def main(noisy, clean):\n"
+      "    device = torch.device('cuda')\n"
+      "    model = nn.Conv2d(3, 3, 3)\n"
+      "    train(model, device)\n"
+      "    return evaluate(model, noisy, clean, device)\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"7 DC120"}));
+  std::string fixed = source;
+  fixed.replace(fixed.find("Ratio()"), 7, "Ratio().to(device)");
+  EXPECT_EQ(found(fixed, "DC120"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
