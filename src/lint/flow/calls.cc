@@ -62,16 +62,6 @@ bool is_pretrained_model(std::string_view q) {
          (cls.find("Model") != std::string_view::npos || cls.find("For") != std::string_view::npos);
 }
 
-bool is_metric_class(std::string_view q) {
-  constexpr std::string_view kPackage = "torchmetrics.";
-  if (q.rfind(kPackage, 0) != 0 || q.find(".functional") != std::string_view::npos ||
-      q.find(".utilities") != std::string_view::npos) {
-    return false;
-  }
-  const std::string_view last = q.substr(q.rfind('.') + 1);
-  return !last.empty() && std::isupper(static_cast<unsigned char>(last[0])) != 0;
-}
-
 bool is_wrapper(std::string_view q) {
   return q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
          q == "torch.nn.parallel.DistributedDataParallel" ||

@@ -231,5 +231,25 @@ TEST(LintDC120, FindsAMetricNeverMovedAndFollowsModelsMovedByCallees) {
   EXPECT_EQ(found(fixed, "DC120"), Lines{});
 }
 
+// A tokenizer's mask left on the host, given to generate() of a model on a
+// device (the tuning half's databrickslabs/dolly#180), is named as what it
+// is; ids moved to the device are not reported.
+TEST(LintDC120, FindsATokenizersMaskGivenToGenerateOfAModelOnADevice) {
+  const std::string source =
+      "import torch\n"
+      "def run(model, tokenizer, prompt):\n"
+      "    model = model.to('cuda')\n"
+      "    inputs = tokenizer(prompt, return_tensors='pt')\n"
+      "    ids = inputs['input_ids'].to('cuda')\n"
+      "    mask = inputs['attention_mask']\n"
+      "    return model.generate(input_ids=ids, attention_mask=mask)\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"7 DC120"}));
+  EXPECT_NE(only(source, "DC120").message.find("mask is a tokenizer's output (line 4)"),
+            std::string::npos);
+  std::string fixed = source;
+  fixed.replace(fixed.find("inputs['attention_mask']"), 24, "inputs['attention_mask'].to('cuda')");
+  EXPECT_EQ(found(fixed, "DC120"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
