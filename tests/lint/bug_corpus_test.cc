@@ -64,11 +64,12 @@ const Figures kTuningHalf = {
 // real bugs of the kinds the test half's misses were reported as, written
 // after the split and never a case of test/; either hash. The third round's
 // 16 cases (README.md) are in them: 4 found before that round's changes, 12 after;
-// and the fourth round's 19: 10 found before its changes, 17 after.
+// the fourth round's 19: 10 found before its changes, 17 after; and the fifth
+// round's 15: 7 found before its changes, 12 after.
 const Figures kExtra = {
-    {"DC101", {11, 9, 0}},  {"DC102", {2, 2, 0}}, {"DC103", {3, 2, 0}},
-    {"DC104", {2, 1, 0}},   {"DC111", {4, 4, 0}}, {"DC113", {5, 5, 0}},
-    {"DC120", {12, 11, 0}}, {"DC121", {1, 1, 0}}, {"DC122", {11, 11, 0}},
+    {"DC101", {19, 15, 0}}, {"DC102", {2, 2, 0}}, {"DC103", {3, 2, 0}},   {"DC104", {2, 1, 0}},
+    {"DC105", {3, 3, 0}},   {"DC111", {4, 4, 0}}, {"DC112", {1, 0, 0}},   {"DC113", {5, 5, 0}},
+    {"DC120", {15, 14, 0}}, {"DC121", {1, 1, 0}}, {"DC122", {11, 11, 0}},
 };
 const Figures kTestHalf = {
     {"DC101", {7, 4, 0}}, {"DC104", {1, 0, 0}}, {"DC105", {4, 3, 0}}, {"DC107", {2, 2, 0}},

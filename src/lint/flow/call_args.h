@@ -24,6 +24,13 @@ inline bool has_splat(const std::vector<FlowRun::Arg>& args) {
   });
 }
 
+// `**kwargs` among the arguments: the only way a call of a factory (whose
+// device= is keyword-only) can be given a device the flow does not see.
+inline bool has_keyword_splat(const std::vector<FlowRun::Arg>& args) {
+  return std::any_of(args.begin(), args.end(),
+                     [](const FlowRun::Arg& a) { return is(a.node, "dictionary_splat"); });
+}
+
 // What an argument gives a computation: a tokenizer's output its tensors,
 // a list (of lists) its innermost elements.
 inline Value effective(const Value& v) {

@@ -131,6 +131,16 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     if (q == "torch.autograd.Variable" || q == "torch.autograd.variable.Variable") {
       return args.empty() ? Value{} : args[0].value;
     }
+    if (q == "torch.Generator" || q == "torch._C.Generator") {
+      const Arg* device = keyword_arg(args, "device");
+      const std::vector<TSNode> positional = source_.positional(call);
+      v.kind = Kind::kGenerator;
+      v.place = device != nullptr     ? device_of(device->node, frame)
+                : !positional.empty() ? device_of(positional[0], frame)
+                                      : Place::kHost;
+      v.made = call;
+      return v;
+    }
     if (q == "torch.from_numpy") {
       v.kind = Kind::kTensor;
       v.place = Place::kHost;
@@ -232,7 +242,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
         return v;
       }
     }
-    if (is_torchvision_model(q)) {
+    if (is_torchvision_model(q) || is_metric_class(q)) {
       v.kind = Kind::kModule;
       v.place = Place::kHost;
       v.origin = Origin::kUnmovedModule;
@@ -352,7 +362,9 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   }
   if (f >= 0) {
     record_call(f, call, args, frame);
+    enter_closure(f, frame);
     const Summary& summary = analyze(f);
+    moved_by_callee(f, call, frame);
     last_tuple_ = summary.tuple;
     return summary.value;
   }
@@ -436,7 +448,8 @@ Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& fram
   } else if (is(first, "tuple") && ts_node_named_child_count(first) == 0) {
     v.scalar = true;
   }
-  if (has_splat(args) || keyword_arg(args, "out") != nullptr || frame.default_device > 0 ||
+  // `torch.randn(n, *shape)`: sizes splatted in, still no device.
+  if (has_keyword_splat(args) || keyword_arg(args, "out") != nullptr || frame.default_device > 0 ||
       default_device_set_) {
     return v;
   }
@@ -448,6 +461,15 @@ Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& fram
   v.place = Place::kHost;
   if (v.origin == Origin::kNone) v.origin = Origin::kFactory;
   v.made = call;
+  // A generator on a device draws only where it is: a factory that makes
+  // its tensor on the CPU with it fails ("Expected a 'cpu' device type for
+  // generator but found 'cuda'").
+  if (const Arg* generator = keyword_arg(args, "generator")) {
+    if (generator->value.kind == Kind::kGenerator && generator->value.place == Place::kDevice &&
+        !v.scalar) {
+      out_.meetings_.push_back({call, call, v, generator->value, frame.scope});
+    }
+  }
   return v;
 }
 
@@ -529,9 +551,13 @@ Value FlowRun::eval_torch_function(TSNode call, std::string_view qualified,
   const Arg* device = nullptr;
   bool any_tensor = false;
   bool all_host = true;
+  // Only 0-dim tensors given, none in a list (torch.log(torch.tensor(2.0))):
+  // the result is 0-dim too (not torch.stack([a, b]), whose list is one).
+  bool all_scalar = true;
   Place place = Place::kUnknown;
   for (const Arg& a : args) {
     const Value e = effective(a.value);
+    if (e.kind == Kind::kTensor) all_scalar = all_scalar && e.scalar && !a.in_sequence;
     if (host == nullptr && host_tensor(e)) host = &a;
     if (device == nullptr && device_value(e)) device = &a;
     if (e.kind == Kind::kTensor || e.place != Place::kUnknown) {
@@ -556,6 +582,10 @@ Value FlowRun::eval_torch_function(TSNode call, std::string_view qualified,
   static constexpr std::array<std::string_view, 6> kReductions = {
       "torch.sum", "torch.mean", "torch.max", "torch.min", "torch.norm", "torch.prod"};
   out.scalar = among(qualified, kReductions) && args.size() == 1;
+  if (any_tensor && all_scalar && host == nullptr && device == nullptr) {
+    out.scalar = true;
+    if (all_host) out.place = Place::kHost;
+  }
   return out;
 }
 

@@ -83,7 +83,11 @@ Value FlowRun::lookup(std::string_view name, Frame& frame, bool moved) const {
       if (!ts_node_is_null(call)) {
         v = *made;
         v.move_skipped = true;
-        out_.skipped_moves_.push_back({frame.scope, call});
+        const bool known = std::any_of(out_.skipped_moves_.begin(), out_.skipped_moves_.end(),
+                                       [&](const SkippedMove& s) {
+                                         return s.scope == frame.scope && ts_node_eq(s.call, call);
+                                       });
+        if (!known) out_.skipped_moves_.push_back({frame.scope, call});
       }
     }
   }
@@ -442,8 +446,14 @@ Value FlowRun::eval_binary(TSNode node, Frame& frame) {
       return b;
     return Value{};
   }
-  if (a.kind != Kind::kTensor) return b;
-  if (b.kind != Kind::kTensor) return a;
+  // A 0-dim tensor with a value whose place is known (an input moved to a
+  // device): that value's place.
+  auto placed = [](Value v) {
+    v.kind = Kind::kTensor;
+    return v;
+  };
+  if (a.kind != Kind::kTensor) return b.scalar && a.place != Place::kUnknown ? placed(a) : b;
+  if (b.kind != Kind::kTensor) return a.scalar && b.place != Place::kUnknown ? placed(b) : a;
   Value out = a;
   out.scalar = a.scalar && b.scalar;
   if (a.place != b.place) {
@@ -566,6 +576,8 @@ bool FlowRun::member(const Value& instance, std::string_view name, Value& value,
 
 int FlowRun::file_function(TSNode function, const Frame& frame) const {
   if (is(function, "identifier")) {
+    const int nested = nested_function(frame.scope, source_.text(function));
+    if (nested >= 0) return nested;
     const auto found = functions_.find(source_.text(function));
     return found == functions_.end() ? -1 : found->second;
   }

@@ -20,12 +20,13 @@ enum class Kind : uint8_t {
   kUnknown,
   kNone,  // the literal None (nothing yet: a later value replaces it)
   kTensor,
-  kModule,    // an nn.Module (a layer, a loss, a model of this file)
-  kLoader,    // a DataLoader
-  kDataset,   // a Dataset (torchvision's, TensorDataset, one of this file)
-  kEncoding,  // a tokenizer's output with return_tensors="pt": a dict of tensors
-  kArray,     // a NumPy array
-  kList,      // a list (or tuple, dict) whose elements are `element`
+  kModule,     // an nn.Module (a layer, a loss, a model of this file)
+  kLoader,     // a DataLoader
+  kDataset,    // a Dataset (torchvision's, TensorDataset, one of this file)
+  kEncoding,   // a tokenizer's output with return_tensors="pt": a dict of tensors
+  kArray,      // a NumPy array
+  kList,       // a list (or tuple, dict) whose elements are `element`
+  kGenerator,  // a torch.Generator: its place is its device's
 };
 
 enum class Place : uint8_t {

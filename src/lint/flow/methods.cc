@@ -57,7 +57,11 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
       v.scalar = among(method, kReductions) && args.empty();
       return v;
     case Kind::kModule:
-      if (method == "forward") return eval_module_call(call, object, receiver, args, frame);
+      // A Hugging Face model's generate() runs its forward on the tensors
+      // it is given.
+      if (method == "forward" || method == "generate") {
+        return eval_module_call(call, object, receiver, args, frame);
+      }
       // Its state_dict() holds its parameters and buffers, where it is.
       if (method == "state_dict" && args.empty() &&
           (receiver.place == Place::kDevice || receiver.place == Place::kHost)) {
@@ -77,7 +81,8 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
       // What is on a device and has a module's methods is a module
       // (`model.cuda().eval()`, `net.state_dict()` of a model moved).
       if ((receiver.place == Place::kDevice || receiver.place == Place::kHost) &&
-          (method == "train" || method == "eval" || method == "state_dict")) {
+          (method == "train" || method == "eval" || method == "state_dict" ||
+           method == "generate")) {
         Value module = receiver;
         module.kind = Kind::kModule;
         return eval_method(call, object, method, module, args, frame);

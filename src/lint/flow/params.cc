@@ -178,6 +178,50 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
   }
 }
 
+void FlowRun::moved_by_callee(int callee, TSNode call, Frame& frame) {
+  const Scope& scope = source_.scopes()[callee];
+  if (scope.kind != ScopeKind::kFunction) return;
+  const bool has_self = scope.owner_class >= 0 && !static_method(source_, scope.node);
+  std::vector<std::string_view> names;  // the parameters, in order (not self)
+  const TSNode parameters = field(scope.node, fields().parameters);
+  for (uint32_t i = 0, count = ts_node_named_child_count(parameters); i < count; ++i) {
+    TSNode p = ts_node_named_child(parameters, i);
+    if (!is(p, "identifier")) {
+      const TSNode named = field(p, fields().name);
+      p = ts_node_is_null(named) ? ts_node_named_child(p, 0) : named;
+    }
+    if (!is(p, "identifier")) break;  // *args, **kwargs, `*`, `/`: stop there
+    if (i > 0 || !has_self) names.push_back(source_.text(p));
+  }
+  auto moves = [&](std::string_view parameter) {
+    return std::any_of(out_.moved_.begin(), out_.moved_.end(), [&](const auto& moved) {
+      return moved.first == callee && moved.second == parameter;
+    });
+  };
+  const TSNode arguments = field(call, fields().arguments);
+  std::size_t position = 0;
+  for (uint32_t i = 0,
+                n = is(arguments, "argument_list") ? ts_node_named_child_count(arguments) : 0;
+       i < n; ++i) {
+    const TSNode arg = ts_node_named_child(arguments, i);
+    if (is(arg, "comment")) continue;
+    if (is(arg, "list_splat") || is(arg, "dictionary_splat")) return;
+    const bool keyword = is(arg, "keyword_argument");
+    const TSNode value = keyword ? field(arg, fields().value) : arg;
+    const std::string_view parameter =
+        keyword ? source_.text(field(arg, fields().name))
+                : (position < names.size() ? names[position] : std::string_view{});
+    if (!keyword) ++position;
+    if (!is(value, "identifier") || parameter.empty() || !moves(parameter)) continue;
+    const Value* known = frame.env.find(source_.text(value));
+    if (known == nullptr || known->kind != Kind::kModule || known->place != Place::kHost) continue;
+    Value moved = *known;
+    moved.place = Place::kDevice;
+    moved.origin = Origin::kNone;
+    frame.env.set(source_.text(value), moved);
+  }
+}
+
 ParamHints FlowRun::param_hints() const {
   ParamHints out(passed_.size());
   for (std::size_t s = 0; s < passed_.size(); ++s) {

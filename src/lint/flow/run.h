@@ -179,6 +179,8 @@ class FlowRun {
   // method of the class that moves `name` (`self.model`) was called on it
   // before (null if none; also when __init__ or the method itself moves it).
   TSNode call_without_move(int method_scope, std::string_view name) const;
+  TSNode find_call_without_move(int method_scope, std::string_view name) const;
+  mutable std::vector<std::tuple<int, std::string_view, TSNode>> without_move_;
   Place device_of(TSNode target, Frame& frame);
   std::vector<Value> eval_elements(TSNode node, std::size_t count, Frame& frame);
   Value element_of(const Value& iterable, TSNode node, Frame& frame);
@@ -190,8 +192,21 @@ class FlowRun {
   // module's device inside is where the instance is). False when unknown.
   bool member(const Value& instance, std::string_view name, Value& value, int& method);
 
+  // closures.cc: functions defined in functions, run from there with the
+  // names they read from the function around them as they are at the call.
+  void find_nested();
+  int nested_function(int scope, std::string_view name) const;
+  void enter_closure(int callee, const Frame& caller);
+  const Env* closure(int scope) const;
+  std::vector<std::tuple<int, std::string_view, int>> nested_;  // (parent, name, scope)
+  std::unordered_map<int, Env> closures_;
+
   // params.cc: the calls' arguments, by callee and parameter.
   void record_call(int callee, TSNode call, const std::vector<Arg>& args, const Frame& frame);
+  // A module given (by name) to a function of the file that moves it in
+  // place (`model.to(device)` of its parameter) is on the device after the
+  // call (`train(model, ...)`, then `evaluate(model, ...)`).
+  void moved_by_callee(int callee, TSNode call, Frame& frame);
 
   const Source& source_;
   Flow& out_;
@@ -284,6 +299,9 @@ bool is_torchvision_model(std::string_view qualified);
 // A Hugging Face model's `from_pretrained` (transformers.AutoModel...,
 // transformers.BertForSequenceClassification...); not a tokenizer's.
 bool is_pretrained_model(std::string_view qualified);
+// A TorchMetrics metric (torchmetrics.Accuracy, ...): an nn.Module whose
+// running state is tensors made where the metric is, the CPU until it moves.
+bool is_metric_class(std::string_view qualified);
 // DataParallel and DistributedDataParallel.
 bool is_wrapper(std::string_view qualified);
 

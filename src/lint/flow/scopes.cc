@@ -136,6 +136,7 @@ void FlowRun::prepass() {
       functions_.emplace(scopes[s].name, s);
     }
   }
+  find_nested();
   // Modules moved in place somewhere: `model.to(device)` as a statement, or
   // `model = model.cuda()` of a name that is called (a module, not a
   // tensor). Their outputs are on the device wherever they are called.
@@ -189,6 +190,17 @@ int FlowRun::method_of(int class_scope, std::string_view name) const {
 }
 
 TSNode FlowRun::call_without_move(int method_scope, std::string_view name) const {
+  // Asked again for each read of the name (moved_elsewhere, then lookup):
+  // the answer depends on the file alone.
+  for (const auto& [scope, asked, answer] : without_move_) {
+    if (scope == method_scope && asked == name) return answer;
+  }
+  const TSNode answer = find_call_without_move(method_scope, name);
+  without_move_.emplace_back(method_scope, name, answer);
+  return answer;
+}
+
+TSNode FlowRun::find_call_without_move(int method_scope, std::string_view name) const {
   const auto& scopes = source_.scopes();
   const Scope& method = scopes[method_scope];
   const int cls = method.owner_class;
@@ -272,7 +284,8 @@ void FlowRun::find_module_attributes() {
                            ? source_.classes().find(std::string(source_.text(function)))
                            : source_.classes().end();
         if (is_module_class(q) || is_wrapper(q) || is_torchvision_model(q) ||
-            is_pretrained_model(q) || (c != source_.classes().end() && c->second.is_module)) {
+            is_pretrained_model(q) || is_metric_class(q) ||
+            (c != source_.classes().end() && c->second.is_module)) {
           module_attributes_.emplace_back(owner, name);
           break;
         }
@@ -316,9 +329,9 @@ void FlowRun::find_relevant() {
       r = is_factory(q) || q == "torch.from_numpy" || q == "torch.as_tensor" ||
           q == "torch.asarray" || q.rfind("numpy.", 0) == 0 || legacy_type_on_cuda(q) ||
           q.rfind("torchvision.datasets.", 0) == 0 || q.find("DataLoader") != std::string::npos ||
-          q.find("TensorDataset") != std::string::npos ||
+          q.find("TensorDataset") != std::string::npos || q == "torch.Generator" ||
           q.find("Parameter") != std::string::npos || is_module_class(q) || is_wrapper(q) ||
-          is_torchvision_model(q) || is_pretrained_model(q);
+          is_torchvision_model(q) || is_pretrained_model(q) || is_metric_class(q);
     }
     if (!r && q.empty()) {
       const TSNode function = field(call.node, fields().function);
@@ -464,6 +477,8 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
     frame.init = frame.module_method && s.name == "__init__";
     const auto attributes = class_attributes_.find(s.owner_class);
     if (attributes != class_attributes_.end()) frame.env = attributes->second;
+  } else if (const Env* outer = closure(scope)) {
+    frame.env = *outer;
   }
   bind_parameters(s.node, frame);
   const std::size_t first_attribute = out_.attributes_.size();

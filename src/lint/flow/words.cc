@@ -82,4 +82,14 @@ bool non_tensor_method(std::string_view m) {
   return among(m, kMethods);
 }
 
+bool is_metric_class(std::string_view q) {
+  constexpr std::string_view kPackage = "torchmetrics.";
+  if (q.rfind(kPackage, 0) != 0 || q.find(".functional") != std::string_view::npos ||
+      q.find(".utilities") != std::string_view::npos) {
+    return false;
+  }
+  const std::string_view last = q.substr(q.rfind('.') + 1);
+  return !last.empty() && std::isupper(static_cast<unsigned char>(last[0])) != 0;
+}
+
 }  // namespace devcheck::lint::detail

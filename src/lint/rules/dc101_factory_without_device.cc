@@ -2,6 +2,8 @@
 // other factories without device= is on the CPU; found where the device flow
 // sees it meet a tensor on a device (docs/lint.md, "The device flow").
 #include <set>
+#include <string>
+#include <utility>
 
 #include "../common.h"
 #include "../flow/flow.h"
@@ -18,6 +20,20 @@ void check(const RuleContext& c) {
       continue;
     }
     const std::string factory = c.source.dotted(field(m.host.made, "function"));
+    if (m.other.kind == Kind::kGenerator) {
+      std::string message = factory;
+      message += "(...) without device= makes a tensor on the CPU, but its generator=";
+      if (!ts_node_is_null(m.other.made)) {
+        message += " (";
+        message += line_of(m.other.made);
+        message += ")";
+      }
+      message +=
+          " is on a device, and a generator draws only where it is: pass device= (the "
+          "generator's device)";
+      c.sink.report(m.host.made, "DC101", std::move(message));
+      continue;
+    }
     const char* other = m.other.place == Place::kModuleDevice ? "the module's device" : "a device";
     c.sink.report(m.host.made, "DC101",
                   factory + "(...) without device= makes a tensor on the CPU, and " +

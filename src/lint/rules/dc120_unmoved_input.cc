@@ -60,8 +60,12 @@ void check(const RuleContext& c) {
                 line_of(m.where) + " gives " + name +
                 " tensors on a device: a device mismatch; move it where it is made: .to(device)";
     } else {
+      // A tokenizer's tensors (return_tensors="pt") come as a batch does.
+      const bool tokenized = o == Origin::kBatch && is(m.host.made, "call") &&
+                             !ts_node_is_null(c.source.keyword(m.host.made, "return_tensors"));
       message = name;
-      message += o == Origin::kBatch         ? " is a batch of a DataLoader"
+      message += tokenized                   ? " is a tokenizer's output"
+                 : o == Origin::kBatch       ? " is a batch of a DataLoader"
                  : o == Origin::kDatasetItem ? " is an item of a Dataset"
                                              : " was copied to the host";
       message += made;

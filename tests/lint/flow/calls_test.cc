@@ -144,5 +144,63 @@ TEST(LintFlowCalls, FromPretrainedMakesAModelOnTheCpu) {
   EXPECT_EQ(meetings(f), (Lines{"10 unmoved@4 meets device", "10 unmoved@5 meets device"}));
 }
 
+TEST(LintFlowCalls, AFactoryDrawingWithAGeneratorOnADeviceMeetsIt) {
+  // torch.rand(n, generator=g) makes its tensor on the CPU: a CUDA
+  // generator there fails. Passed into a function, the generator is still
+  // on its device; one made without a device, or a draw given device=, is
+  // fine.
+  const Flowed f(
+      "import torch\n"
+      "def location(n, generator=None):\n"
+      "    return torch.rand(n, generator=generator)\n"
+      "def main():\n"
+      "    g = torch.Generator(device='cuda')\n"
+      "    cpu = torch.Generator()\n"
+      "    a = torch.randn(3, generator=cpu)\n"
+      "    b = torch.randn(3, generator=g, device='cuda')\n"
+      "    return location(2, generator=g)\n");
+  EXPECT_EQ(meetings(f), (Lines{"3 factory@3 meets device"}));
+}
+
+TEST(LintFlowCalls, SizesSplattedIntoAFactoryGiveNoDevice) {
+  // `*shape` passes sizes (device= is keyword-only); `**options` may pass one.
+  const Flowed f(
+      "import torch\n"
+      "def f(x, shape, options):\n"
+      "    x = x.cuda()\n"
+      "    a = x + torch.randn(4, *shape)\n"
+      "    return x + torch.randn(4, **options)\n");
+  EXPECT_EQ(meetings(f), (Lines{"4 factory@4 meets device"}));
+}
+
+TEST(LintFlowCalls, ATorchMetricsMetricIsAModuleMadeOnTheCpu) {
+  // A metric keeps its running sums where it is: one never moved, given
+  // device tensors, mismatches; one moved (or a functional metric) does not.
+  const Flowed f(
+      "import torch\n"
+      "from torchmetrics import PeakSignalNoiseRatio, Accuracy\n"
+      "from torchmetrics.functional import accuracy\n"
+      "def evaluate(preds, target, device):\n"
+      "    psnr = PeakSignalNoiseRatio()\n"
+      "    acc = Accuracy(task='binary').to(device)\n"
+      "    preds, target = preds.to(device), target.to(device)\n"
+      "    return psnr(preds, target), acc(preds, target), accuracy(preds, target)\n");
+  // (One meeting for each device tensor the metric is given.)
+  EXPECT_EQ(meetings(f), (Lines{"8 unmoved@5 meets device", "8 unmoved@5 meets device"}));
+}
+
+TEST(LintFlowCalls, ATorchFunctionOfZeroDimTensorsGivesAZeroDimTensor) {
+  // torch.log of a 0-dim host tensor is 0-dim: it mixes with the device
+  // tensor (which stays on the device and meets the host draw after it).
+  const Flowed f(
+      "import torch\n"
+      "def f(x):\n"
+      "    x = x.cuda()\n"
+      "    d = x - torch.log(torch.tensor(2.0))\n"
+      "    u = torch.rand(3)\n"
+      "    return d > u\n");
+  EXPECT_EQ(meetings(f), (Lines{"6 factory@5 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

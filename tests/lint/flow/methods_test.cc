@@ -39,5 +39,25 @@ TEST(LintFlowMethods, StateDictAndEvalOfAModelOnADevice) {
   EXPECT_EQ(f.flow.numpy_reads()[1].value.place, Place::kUnknown);
 }
 
+// A Hugging Face model's generate() runs its forward on what it is given: a
+// tokenizer's mask left on the host meets a model on a device there (issue
+// 38's tuning half: databrickslabs/dolly#180); the ids moved, or a model on
+// the host, meet nothing.
+TEST(LintFlowMethods, GenerateOfAModelOnADeviceMeetsHostInputs) {
+  const Flowed f(
+      "import torch\n"
+      "def run(model, tokenizer, prompt):\n"
+      "    model = model.to('cuda')\n"
+      "    inputs = tokenizer(prompt, return_tensors='pt')\n"
+      "    ids = inputs['input_ids'].to('cuda')\n"
+      "    mask = inputs['attention_mask']\n"
+      "    out = model.generate(input_ids=ids, attention_mask=mask)\n"
+      "    return model.generate(input_ids=ids)\n"
+      "def cpu(model, tokenizer, prompt):\n"
+      "    inputs = tokenizer(prompt, return_tensors='pt')\n"
+      "    return model.generate(**inputs)\n");
+  EXPECT_EQ(meetings(f), (Lines{"7 batch@4 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

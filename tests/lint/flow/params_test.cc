@@ -202,5 +202,28 @@ TEST(LintFlowParams, AModulesOwnFactoryTensorReachesItsOtherMethod) {
   EXPECT_EQ(meetings(near), Lines{});
 }
 
+TEST(LintFlowParams, AModelAFunctionOfTheFileMovesIsOnTheDeviceAfterTheCall) {
+  // train() moves the model it is given in place: evaluate() then gets it
+  // on the device. A function that does not move it leaves it where it was.
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def train(model, device):\n"
+      "    model.to(device)\n"
+      "def show(model):\n"
+      "    print(model)\n"
+      "def evaluate(model, x, device):\n"
+      "    return model(x.to(device))\n"
+      "def main(x):\n"
+      "    device = torch.device('cuda')\n"
+      "    model = nn.Linear(2, 2)\n"
+      "    train(model, device)\n"
+      "    evaluate(model, x, device)\n"
+      "    other = nn.Linear(2, 2)\n"
+      "    show(other)\n"
+      "    return other(x.to(device))\n");
+  EXPECT_EQ(meetings(f), (Lines{"16 unmoved@14 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -49,5 +49,14 @@ TEST(LintFlowWords, TellsTorchvisionModelBuildersFromTheirWeights) {
   EXPECT_FALSE(is_torchvision_model("torchvision.transforms.resize"));
 }
 
+TEST(LintFlowWords, TellsTorchMetricsMetricClasses) {
+  EXPECT_TRUE(is_metric_class("torchmetrics.Accuracy"));
+  EXPECT_TRUE(is_metric_class("torchmetrics.image.PeakSignalNoiseRatio"));
+  EXPECT_FALSE(is_metric_class("torchmetrics.functional.accuracy"));
+  EXPECT_FALSE(is_metric_class("torchmetrics.functional.image.PeakSignalNoiseRatio"));
+  EXPECT_FALSE(is_metric_class("torchmetrics.utilities.dim_zero_cat"));
+  EXPECT_FALSE(is_metric_class("torch.nn.Linear"));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

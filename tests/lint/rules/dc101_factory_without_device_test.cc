@@ -233,5 +233,28 @@ TEST(LintDC101, FindsAFactoryMeetingALightningStepsBatch) {
   EXPECT_EQ(found(plain, "DC101"), Lines{});
 }
 
+// A draw made on the CPU with a generator on a device fails (issue 38's fifth
+// round: a font transform's random location given a CUDA generator); not
+// with device=, nor with a generator on the CPU.
+TEST(LintDC101, FindsADrawOnTheCpuWithAGeneratorOnADevice) {
+  const std::string source =
+      "import torch\n"
+      "def random_location(axes, generator=None):\n"
+      "    return torch.rand(len(axes), generator=generator)\n"
+      "def main(device):\n"
+      "    gen = torch.Generator(device=device)\n"
+      "    return random_location([1, 2], generator=gen)\n";
+  EXPECT_EQ(found(source, "DC101"), (Lines{"3 DC101"}));
+  EXPECT_NE(only(source, "DC101").message.find("generator= (line 5) is on a device"),
+            std::string::npos);
+  std::string fixed = source;
+  fixed.replace(fixed.find("generator=generator)"), 20,
+                "generator=generator, device=generator.device)");
+  EXPECT_EQ(found(fixed, "DC101"), Lines{});
+  std::string cpu = source;
+  cpu.replace(cpu.find("device=device"), 13, "");
+  EXPECT_EQ(found(cpu, "DC101"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint

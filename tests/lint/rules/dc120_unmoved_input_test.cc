@@ -205,5 +205,51 @@ TEST(LintDC120, FindsAPretrainedModelNeverMovedGivenInputsOnADevice) {
   }
 }
 
+// A TorchMetrics metric (an nn.Module with its state on the CPU) never moved
+// and given device tensors (issue 38's fifth round: Lightning-AI/torchmetrics
+// #1047); not once moved. A model a function of the file moves in place
+// is on the device for the functions it is given to after that call.
+TEST(LintDC120, FindsAMetricNeverMovedAndFollowsModelsMovedByCallees) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torchmetrics import PeakSignalNoiseRatio\n"
+      "def train(model, device):\n"
+      "    model.to(device)\n"
+      "def evaluate(model, noisy, clean, device):\n"
+      "    psnr = PeakSignalNoiseRatio()\n"
+      "    preds = model(noisy.to(device))\n"
+      "    return psnr(preds, clean.to(device))\n"
+      "def main(noisy, clean):\n"
+      "    device = torch.device('cuda')\n"
+      "    model = nn.Conv2d(3, 3, 3)\n"
+      "    train(model, device)\n"
+      "    return evaluate(model, noisy, clean, device)\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"7 DC120"}));
+  std::string fixed = source;
+  fixed.replace(fixed.find("Ratio()"), 7, "Ratio().to(device)");
+  EXPECT_EQ(found(fixed, "DC120"), Lines{});
+}
+
+// A tokenizer's mask left on the host, given to generate() of a model on a
+// device (the tuning half's databrickslabs/dolly#180), is named as what it
+// is; ids moved to the device are not reported.
+TEST(LintDC120, FindsATokenizersMaskGivenToGenerateOfAModelOnADevice) {
+  const std::string source =
+      "import torch\n"
+      "def run(model, tokenizer, prompt):\n"
+      "    model = model.to('cuda')\n"
+      "    inputs = tokenizer(prompt, return_tensors='pt')\n"
+      "    ids = inputs['input_ids'].to('cuda')\n"
+      "    mask = inputs['attention_mask']\n"
+      "    return model.generate(input_ids=ids, attention_mask=mask)\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"7 DC120"}));
+  EXPECT_NE(only(source, "DC120").message.find("mask is a tokenizer's output (line 4)"),
+            std::string::npos);
+  std::string fixed = source;
+  fixed.replace(fixed.find("inputs['attention_mask']"), 24, "inputs['attention_mask'].to('cuda')");
+  EXPECT_EQ(found(fixed, "DC120"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
