@@ -10,6 +10,9 @@
 #    (python/tests/fake_cuda_scenarios.py's messages, run on the real GPU);
 # 4. a double backward's autograd order (which gradients a node adds first)
 #    on the GPU is fake CUDA's (tests/fake_cuda/autograd_order.py's program).
+# 5. float16 and bfloat16 ops: where the GPU computes one, fake CUDA computes
+#    it, in the GPU's dtype; where the GPU refuses one, fake CUDA refuses it
+#    (tests/fake_cuda/half_ops.py's sweep, its known differences listed).
 set -uo pipefail
 build=$(cd "${1:?usage: fake_cuda.sh BUILD_DIR OUT_DIR}" && pwd)
 out=${2:?usage: fake_cuda.sh BUILD_DIR OUT_DIR}
@@ -93,5 +96,39 @@ else:
 PY
 cat "$out/order.txt" | tee -a "$log"
 expect "autograd order equal" "$out/order.txt" "^order equal"
+
+say "== 16-bit ops: fake CUDA computes and refuses what the GPU does (tests/fake_cuda/half_ops.py's sweep)"
+for dtype in float16 bfloat16; do
+  "$python" "$src/tests/fake_cuda/half_ops.py" --child cuda "$dtype" >"$out/half_real_$dtype.txt" 2>&1
+  "$devcheck" run --fake-cuda --fake-cuda-force -- \
+    "$python" "$src/tests/fake_cuda/half_ops.py" --child cuda "$dtype" >"$out/half_fake_$dtype.txt" 2>&1
+done
+PYTHONPATH="$src/tests/fake_cuda" "$python" - "$out" >"$out/half.txt" 2>&1 <<'PY'
+import json, sys
+from half_ops import KNOWN
+out, bad = sys.argv[1], 0
+for dtype in ("float16", "bfloat16"):
+    runs = []
+    for how in ("real", "fake"):
+        lines = [l for l in open("%s/half_%s_%s.txt" % (out, how, dtype)) if l.startswith("RESULT ")]
+        runs.append(json.loads(lines[0][len("RESULT "):]) if lines else None)
+    real, fake = runs
+    if real is None or fake is None:
+        print("half %s: a run printed no RESULT" % dtype)
+        bad += 1
+        continue
+    for op in sorted(real):
+        r, f = real[op], fake.get(op, ["missing", ""])
+        same = (r[0] == "error") == (f[0] == "error") and (r[0] == "error" or r[0] == f[0])
+        if not same:
+            known = " (known: %s)" % KNOWN[(dtype, op)] if (dtype, op) in KNOWN else ""
+            print("half %s %s: GPU %s, fake CUDA %s%s" % (dtype, op, r[1] if r[0] == "error" else r[0],
+                                                          f[1] if f[0] == "error" else f[0], known))
+            bad += 0 if known else 1
+    print("half %s: %d ops compared" % (dtype, len(real)))
+print("half ops agree" if bad == 0 else "half ops: %d disagreements" % bad)
+PY
+cat "$out/half.txt" | tee -a "$log"
+expect "16-bit ops agree" "$out/half.txt" "^half ops agree"
 
 exit $status
