@@ -24,28 +24,14 @@
 #include "detail/compat.h"
 #include "devcheck/fake_cuda.h"
 #include "fake/backend.h"
-
-// The stubs' header differs by version (detail/compat.h).
-#include DEVCHECK_PROFILER_STUBS_HEADER
+#include "fake/cuda/profiler.h"
 
 namespace devcheck::detail {
 namespace {
 
 using torch::profiler::impl::ProfilerStubs;
-
-// The device index and event types of record(): int and
-// std::shared_ptr<CUevent_st> in 1.13, c10::DeviceIndex and
-// std::shared_ptr<void> in 2.x (detail/compat.h).
-template <typename Method>
-struct RecordArguments;
-template <typename Class, typename DeviceT, typename EventT>
-struct RecordArguments<void (Class::*)(DeviceT*, EventT*, int64_t*) const> {
-  using Device = DeviceT;
-  using Event = EventT;
-};
-using Arguments = RecordArguments<decltype(&ProfilerStubs::record)>;
-using EventIndex = Arguments::Device;
-using Event = Arguments::Event;
+using EventIndex = ProfilerRecord::Device;
+using Event = ProfilerRecord::Event;
 
 // What an event holds: when it was recorded, on the host's steady clock.
 struct FakeEvent {

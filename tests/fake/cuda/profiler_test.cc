@@ -13,11 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "detail/compat.h"
 #include "devcheck/fake_cuda.h"
+#include "fake/cuda/profiler.h"
 #include "fake/error_of.h"
-
-#include DEVCHECK_PROFILER_STUBS_HEADER
 
 namespace devcheck {
 namespace {
@@ -32,15 +30,7 @@ int64_t realtime_ns() {
   return static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
 }
 
-// record()'s argument types differ by version (detail/compat.h).
-template <typename Method>
-struct Record;
-template <typename Class, typename DeviceT, typename EventT>
-struct Record<void (Class::*)(DeviceT*, EventT*, int64_t*) const> {
-  using Device = DeviceT;
-  using Event = EventT;
-};
-using Args = Record<decltype(&torch::profiler::impl::ProfilerStubs::record)>;
+using Args = detail::ProfilerRecord;
 
 TEST(FakeCudaProfiler, EventsAreOnTheCurrentDeviceAndTimeTheHostBetweenThem) {
   fake_cuda(2);
