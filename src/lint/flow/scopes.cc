@@ -146,7 +146,7 @@ void FlowRun::prepass() {
       default_device_set_ = default_device_set_ || call.qualified.rfind("torch.", 0) == 0;
     }
     if ((call.method != "to" && call.method != "cuda") || !call.qualified.empty()) continue;
-    const TSNode object = call.object;
+    const TSNode object = module_chain_root(source_, call.object);
     if (!is(object, "identifier") &&
         !(is(object, "attribute") && source_.text(field(object, fields().object)) == "self")) {
       continue;

@@ -207,6 +207,13 @@ void FlowRun::exec_assignment(TSNode node, Frame& frame) {
     const Value target = eval(left, frame);
     const Value value = eval(right, frame);
     meet(node, left, target, right, value, frame);
+    // `total = 0`, then `total += loss`: a number plus a tensor is a tensor
+    // where that one is.
+    if (is(left, "identifier") && target.kind == Kind::kUnknown &&
+        target.place == Place::kUnknown && value.kind == Kind::kTensor &&
+        value.place != Place::kUnknown) {
+      bind(left, value, frame, right);
+    }
     return;
   }
   if (ts_node_is_null(right)) return;  // `x: int`

@@ -161,5 +161,21 @@ TEST(LintFlowStatements, AssigningDataMovesTheTensor) {
   EXPECT_EQ(meetings(f), (Lines{"7 factory@7 meets device"}));
 }
 
+// `total = 0`, then `total += loss` in a loop: a number plus a tensor is a
+// tensor where that one is (jokermask/SANet#4: np.sqrt of the sum).
+TEST(LintFlowStatements, ANumberAccumulatingTensorsIsWhereTheyAre) {
+  const Flowed f(
+      "import numpy as np\n"
+      "def validate(loader, model):\n"
+      "    mse = 0\n"
+      "    count = 0\n"
+      "    for img, target in loader:\n"
+      "        err = model(img.cuda()).sum() - target.cuda().sum()\n"
+      "        mse += err * err\n"
+      "        count += err.item()\n"
+      "    return np.sqrt(mse), np.sqrt(count)\n");
+  EXPECT_EQ(testing::numpy_reads(f), (Lines{"9 device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -155,5 +155,27 @@ TEST(LintDC111, FindsAHostTensorTheFilePassesToTheConstructor) {
             Lines{});
 }
 
+// A plain tensor the class moves wherever its methods use it
+// (`self.logvar.to(self.device)[t]`) goes where it is needed: not found;
+// one of them used as it is still is (CompVis/latent-diffusion#282).
+TEST(LintDC111, SaysNothingOfAPlainTensorMovedAtEachUse) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class DDPM(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.logvar = torch.full((n,), 0.0)\n"
+      "        self.table = torch.zeros(n)\n"
+      "    def loss(self, x, t):\n"
+      "        logvar_t = self.logvar.to(self.device)[t]\n"
+      "        return x / torch.exp(logvar_t) + self.table.to(x.device)[t]\n"
+      "    def params(self, out):\n"
+      "        out.append(self.logvar)\n"
+      "    def other(self, t):\n"
+      "        return self.table[t]\n";
+  EXPECT_EQ(testing::found(source, "DC111"), (testing::Lines{"7 DC111"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -148,5 +148,53 @@ TEST(LintDC112, SaysNothingInAFunctionNamedForCuda) {
   EXPECT_EQ(found(source, "DC112"), (Lines{"8 DC112"}));
 }
 
+// A module's methods run where its owner moves it: hard-coded CUDA in them,
+// in a file that moves the module to a device it chooses, ignores that
+// choice (grammarly/gector#59: torch.cuda.FloatTensor in forward).
+TEST(LintDC112, FindsCudaInAModuleTheFileMovesToAChosenDevice) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Tagger(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(3, 3)\n"
+      "    def forward(self, x):\n"
+      "        return self.lin(x) + torch.cuda.FloatTensor([1.0, 0.0, 0.0])\n"
+      "class Other(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.ones(3).cuda()\n"
+      "class Wrapper:\n"
+      "    def __init__(self):\n"
+      "        self.device = torch.device('cuda:0' if torch.cuda.is_available() else 'cpu')\n"
+      "        self.model = Tagger().to(self.device)\n"
+      "other = Other().cuda()\n";
+  EXPECT_EQ(testing::found(source, "DC112"), (testing::Lines{"8 DC112"}));
+}
+
+// A class that keeps a device (its own or a base class's of the file) runs
+// its methods there (devzhk/InverseBench#9); a function that puts what it
+// makes on its inputs' device, but one line on the current CUDA device,
+// ignores them (maszhongming/MatchSum#10).
+TEST(LintDC112, FindsCudaBesideADeviceKeptOrTakenFromInputs) {
+  const std::string source =
+      "import torch\n"
+      "class Base:\n"
+      "    def __init__(self, device='cuda'):\n"
+      "        self.device = device\n"
+      "class Operator(Base):\n"
+      "    def index(self, rows):\n"
+      "        self.rows = torch.tensor(rows).long().cuda()\n"
+      "        self.cols = torch.tensor(rows).long().to(self.device)\n"
+      "def margin_loss(score):\n"
+      "    ones = torch.ones(score.size()).cuda()\n"
+      "    twos = torch.ones(score.size()).cuda(score.device)\n"
+      "    return ones + twos\n"
+      "def configured(self, x):\n"
+      "    y = torch.zeros(3).cuda()\n"
+      "    return y.to(self.device) + x\n";
+  EXPECT_EQ(testing::found(source, "DC112"), (testing::Lines{"7 DC112", "10 DC112"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
