@@ -291,9 +291,42 @@ void check_variables(const RuleContext& c) {
   }
 }
 
+// `torch.cuda.set_device(args.gpu)`, then `torch.device("cuda")`, in a file
+// that runs work in other threads: the current device is per thread, so
+// "cuda" there is cuda:0, not the GPU set_device chose
+// (TadaoYamaoka/DeepLearningShogi#40: batches moved in a prefetch thread).
+void check_set_device_in_threads(const RuleContext& c) {
+  const Source& source = c.source;
+  TSNode chosen{};
+  bool threads = false;
+  for (const Call& call : source.calls()) {
+    if (call.qualified == "torch.cuda.set_device") {
+      const std::vector<TSNode> args = source.positional(call.node);
+      if (!args.empty() && !is(args[0], "integer")) chosen = call.node;
+    }
+    threads = threads || call.qualified == "concurrent.futures.ThreadPoolExecutor" ||
+              call.qualified == "threading.Thread";
+  }
+  if (ts_node_is_null(chosen) || !threads) return;
+  for (const Call& call : source.calls()) {
+    if (call.qualified != "torch.device") continue;
+    const std::vector<TSNode> args = source.positional(call.node);
+    if (args.size() != 1 || string_value(source, args[0]) != std::optional<std::string>("cuda") ||
+        !ts_node_is_null(source.keyword(call.node, "index"))) {
+      continue;
+    }
+    c.sink.report(call.node, "DC112",
+                  "torch.device(\"cuda\") after torch.cuda.set_device(...) (" + line_of(chosen) +
+                      ") in a file that runs work in other threads: the current device is per "
+                      "thread, so there this is cuda:0, not the GPU chosen; name it: "
+                      "torch.device(f\"cuda:{gpu}\")");
+  }
+}
+
 void check(const RuleContext& c) {
   check_variables(c);
   check_chosen_elsewhere(c);
+  check_set_device_in_threads(c);
 }
 
 }  // namespace

@@ -196,5 +196,23 @@ TEST(LintDC112, FindsCudaBesideADeviceKeptOrTakenFromInputs) {
   EXPECT_EQ(testing::found(source, "DC112"), (testing::Lines{"7 DC112", "10 DC112"}));
 }
 
+// set_device chooses the GPU of the thread that calls it: "cuda" in the
+// file's other threads is cuda:0 (TadaoYamaoka/DeepLearningShogi#40). Not
+// without threads, nor with the index named.
+TEST(LintDC112, FindsCudaAfterSetDeviceInAFileWithThreads) {
+  const std::string head =
+      "import torch\n"
+      "from concurrent.futures import ThreadPoolExecutor\n"
+      "torch.cuda.set_device(args.gpu)\n";
+  const std::string tail =
+      "pool = ThreadPoolExecutor(max_workers=1)\n"
+      "pool.submit(prefetch)\n";
+  EXPECT_EQ(testing::found(head + "device = torch.device('cuda')\n" + tail, "DC112"),
+            (testing::Lines{"4 DC112"}));
+  EXPECT_EQ(testing::found(head + "device = torch.device(f'cuda:{args.gpu}')\n" + tail, "DC112"),
+            (testing::Lines{}));
+  EXPECT_EQ(testing::found(head + "device = torch.device('cuda')\n", "DC112"), (testing::Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
