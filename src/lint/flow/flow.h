@@ -9,6 +9,8 @@
 // code. Where the flow does not know, it says nothing. Internal.
 
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -217,6 +219,8 @@ class Flow {
   // Moves in place: the scope and the name moved.
   std::vector<std::pair<int, std::string_view>> moved_;
   std::vector<std::pair<int, std::string_view>> module_inputs_;
+  // Names made by the flow (`self.hparams.x`) that attributes_ views.
+  std::deque<std::string> names_;
 };
 
 // Whether the uses of `name` in `scope_node` (its function) show a tensor:

@@ -149,6 +149,7 @@ class FlowRun {
   void exec_for(TSNode node, Frame& frame);
   void bind(TSNode target, const Value& value, Frame& frame, TSNode value_node);
   void bind_parameters(TSNode function, Frame& frame);
+  void save_hyperparameters(Frame& frame);
 
   // expressions.cc and calls.cc.
   Value eval(TSNode node, Frame& frame);

@@ -324,6 +324,7 @@ void FlowRun::find_relevant() {
     const std::string& q = call.qualified;
     bool r = call.method == "to" || call.method == "cuda" || call.method == "cpu" ||
              call.method == "numpy" || call.method == "pin_memory" ||
+             call.method == "save_hyperparameters" ||
              (tokenizers && !ts_node_is_null(source_.keyword(call.node, "return_tensors")));
     if (!r && !q.empty()) {
       r = is_factory(q) || q == "torch.from_numpy" || q == "torch.as_tensor" ||

@@ -91,6 +91,13 @@ void check(const RuleContext& c) {
     // A 0-dim tensor (`torch.tensor(1)`) mixes with tensors on any device.
     if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
       if (moved_at_each_use(c.source, set)) continue;
+      if (attribute.find('.') != std::string::npos) {  // self.hparams.x
+        message +=
+            " holds a plain tensor (kept by save_hyperparameters()), which model.to(device) "
+            "does not move; make it where it is used, on the device of what it meets";
+        c.sink.report(set.value, "DC111", std::move(message));
+        continue;
+      }
       message += " holds a plain tensor, which model.to(device) does not move; use ";
       message += "self.register_buffer(\"" + attribute + "\", ...) or nn.Parameter(...)";
       if (is(set.value, "call") &&

@@ -177,5 +177,28 @@ TEST(LintDC111, SaysNothingOfAPlainTensorMovedAtEachUse) {
   EXPECT_EQ(testing::found(source, "DC111"), (testing::Lines{"7 DC111"}));
 }
 
+// Lightning's save_hyperparameters() keeps __init__'s arguments, as they
+// are when it runs, in self.hparams: a host tensor made there is a plain
+// attribute (gnn-tracking/gnn_tracking#449). Not one made on a device, nor
+// an argument left as it came.
+TEST(LintDC111, FindsAHostTensorKeptBySaveHyperparameters) {
+  const std::string source =
+      "import torch\n"
+      "class FocalLoss(torch.nn.Module):\n"
+      "    def __init__(self, *, alpha=0.25, pos_weight=None, gamma=None, **kwargs):\n"
+      "        super().__init__()\n"
+      "        if pos_weight is None:\n"
+      "            pos_weight = torch.Tensor([1.0])\n"
+      "        gamma = torch.ones(1, device='cuda')\n"
+      "        self.save_hyperparameters()\n"
+      "class Plain(torch.nn.Module):\n"
+      "    def __init__(self, weight=None):\n"
+      "        super().__init__()\n"
+      "        self.save_hyperparameters()\n";
+  EXPECT_EQ(testing::found(source, "DC111"), (testing::Lines{"6 DC111"}));
+  EXPECT_NE(testing::only(source, "DC111").message.find("self.hparams.pos_weight"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint
