@@ -321,16 +321,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     if (c != source_.classes().end() && (c->second.is_module || c->second.is_dataset)) {
       v.kind = c->second.is_module ? Kind::kModule : Kind::kDataset;
       v.place = Place::kHost;
-      v.origin = c->second.is_module && !parameter_free_module(source_, c->second.scope)
-                     ? Origin::kUnmovedModule
-                     : Origin::kNone;
-      // A module whose __init__ moves it (`self.to(self.device)`) is made there.
-      const Place moved =
-          c->second.is_module ? init_moves_self(source_, c->second.scope) : Place::kHost;
-      if (moved != Place::kHost) {
-        v.place = moved;
-        v.origin = Origin::kNone;
-      }
+      if (c->second.is_module) place_new_module(source_, c->second.scope, v);
       v.made = call;
       v.cls = c->second.scope;
       return v;

@@ -241,5 +241,9 @@ bool parameter_free_module(const Source& source, int class_scope);
 // moves it (`self.to(self.device)`, `self.cuda()`): kDevice, kUnknown where
 // that move is conditional, kHost where __init__ moves nothing.
 Place init_moves_self(const Source& source, int class_scope);
+// A module of a class of the file just made (`Net()`, `v` on the host):
+// never moved unless it has no parameters (then it computes where its inputs
+// are), or made where its __init__ moves it.
+void place_new_module(const Source& source, int class_scope, Value& v);
 
 }  // namespace devcheck::lint::detail

@@ -164,4 +164,13 @@ Place init_moves_self(const Source& source, int class_scope) {
   return place;
 }
 
+void place_new_module(const Source& source, int class_scope, Value& v) {
+  v.origin = parameter_free_module(source, class_scope) ? Origin::kNone : Origin::kUnmovedModule;
+  const Place moved = init_moves_self(source, class_scope);
+  if (moved != Place::kHost) {
+    v.place = moved;
+    v.origin = Origin::kNone;
+  }
+}
+
 }  // namespace devcheck::lint::detail
