@@ -234,8 +234,8 @@ bool used_as_tensor(const Source& source, TSNode scope_node, std::string_view na
 // Whether a class of the file (its scope) is an nn.Module with no
 // parameters, buffers or submodules: it derives from nn.Module alone, its
 // methods keep only plain literals in `self.x` (or parameters whose default
-// is one) and register nothing. Where it is does not matter: it computes
-// where its inputs are (a loss written as a module).
+// is one, None aside: it may stand for a tensor) and register nothing. Where it is does not matter:
+// it computes where its inputs are (a loss written as a module).
 bool parameter_free_module(const Source& source, int class_scope);
 // Where a module class of the file (its scope) is made when its __init__
 // moves it (`self.to(self.device)`, `self.cuda()`): kDevice, kUnknown where

@@ -93,14 +93,15 @@ bool plain_literal(TSNode node) {
 }
 
 // Whether `name` is a parameter of `function` whose default is a plain
-// literal (`def __init__(self, eps=1e-3)`).
+// literal other than None (`def __init__(self, eps=1e-3)`).
 bool literal_parameter(const Source& source, TSNode function, std::string_view name) {
   const TSNode parameters = field(function, "parameters");
   for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
     const TSNode p = ts_node_named_child(parameters, i);
     if ((is(p, "default_parameter") || is(p, "typed_default_parameter")) &&
         source.text(field(p, "name")) == name) {
-      return plain_literal(field(p, "value"));
+      // (A None default may stand for a tensor the caller gives: a loss's weight.)
+      return plain_literal(field(p, "value")) && !is(field(p, "value"), "none");
     }
   }
   return false;

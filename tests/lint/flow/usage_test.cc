@@ -55,12 +55,16 @@ TEST(LintUsage, TellsModulesWithoutParameters) {
       "class Derived(Loss):\n"
       "    pass\n"
       "class Plain:\n"
-      "    pass\n");
+      "    pass\n"
+      "class Weighted(nn.Module):\n"
+      "    def __init__(self, weight=None):\n"
+      "        super().__init__()\n"
+      "        self.weight = weight\n");
   std::vector<bool> free;
-  for (const char* name : {"Loss", "Wrapper", "Buffered", "Derived", "Plain"}) {
+  for (const char* name : {"Loss", "Wrapper", "Buffered", "Derived", "Plain", "Weighted"}) {
     free.push_back(parameter_free_module(f.source, f.source.classes().at(name).scope));
   }
-  EXPECT_EQ(free, (std::vector<bool>{true, false, false, false, false}));
+  EXPECT_EQ(free, (std::vector<bool>{true, false, false, false, false, false}));
 }
 
 // A module whose __init__ moves it (`self.to(self.device)`) is made there;
