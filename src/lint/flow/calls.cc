@@ -182,7 +182,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       for (const Arg& a : args) {
         const Value e = effective(a.value);
         // On the module's device too: DC113 decides whether that is a device.
-        if (device_value(e)) {
+        if (device_value(e) || device_scalar(e)) {
           out_.numpy_reads_.push_back({call, e});
           break;
         }
@@ -321,7 +321,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     if (c != source_.classes().end() && (c->second.is_module || c->second.is_dataset)) {
       v.kind = c->second.is_module ? Kind::kModule : Kind::kDataset;
       v.place = Place::kHost;
-      v.origin = c->second.is_module ? Origin::kUnmovedModule : Origin::kNone;
+      if (c->second.is_module) place_new_module(source_, c->second.scope, v);
       v.made = call;
       v.cls = c->second.scope;
       return v;
@@ -517,6 +517,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
   if (module.place == Place::kDevice || module.place == Place::kModuleDevice ||
       (module.place == Place::kHost && module.origin == Origin::kUnmovedModule)) {
     out.place = module.place;
+    forward_tuple(module, out);
     return out;
   }
   // A module without parameters (a loss, an activation) computes where its

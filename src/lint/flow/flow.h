@@ -9,6 +9,8 @@
 // code. Where the flow does not know, it says nothing. Internal.
 
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -217,6 +219,8 @@ class Flow {
   // Moves in place: the scope and the name moved.
   std::vector<std::pair<int, std::string_view>> moved_;
   std::vector<std::pair<int, std::string_view>> module_inputs_;
+  // Names made by the flow (`self.hparams.x`) that attributes_ views.
+  std::deque<std::string> names_;
 };
 
 // Whether the uses of `name` in `scope_node` (its function) show a tensor:
@@ -226,5 +230,20 @@ class Flow {
 // `passed_to_module`: the flow saw it given to a module.
 bool used_as_tensor(const Source& source, TSNode scope_node, std::string_view name,
                     bool passed_to_module = false);
+
+// Whether a class of the file (its scope) is an nn.Module with no
+// parameters, buffers or submodules: it derives from nn.Module alone, its
+// methods keep only plain literals in `self.x` (or parameters whose default
+// is one, None aside: it may stand for a tensor) and register nothing. Where it is does not matter:
+// it computes where its inputs are (a loss written as a module).
+bool parameter_free_module(const Source& source, int class_scope);
+// Where a module class of the file (its scope) is made when its __init__
+// moves it (`self.to(self.device)`, `self.cuda()`): kDevice, kUnknown where
+// that move is conditional, kHost where __init__ moves nothing.
+Place init_moves_self(const Source& source, int class_scope);
+// A module of a class of the file just made (`Net()`, `v` on the host):
+// never moved unless it has no parameters (then it computes where its inputs
+// are), or made where its __init__ moves it.
+void place_new_module(const Source& source, int class_scope, Value& v);
 
 }  // namespace devcheck::lint::detail

@@ -173,6 +173,18 @@ Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Fr
     result.pinned = false;
     result.held_place = Place::kUnknown;
   }
+  // `net.eval().cuda()`: the module those methods return is `net` itself.
+  const TSNode root = statement ? module_chain_root(source_, object) : object;
+  if (!ts_node_eq(root, object) && (is(root, "identifier") || !source_.dotted(root).empty())) {
+    Value moved = lookup(source_.text(root), frame, /*moved=*/false);
+    if (moved.kind == Kind::kModule || moved.kind == Kind::kUnknown) {
+      moved.kind = Kind::kModule;
+      moved.place = target;
+      moved.origin = Origin::kNone;
+      frame.env.set(source_.text(root), moved);
+    }
+    return result;
+  }
   if (statement && v.kind != Kind::kTensor &&
       (is(object, "identifier") || !source_.dotted(object).empty())) {
     // Modules (and what is not known to be a tensor) move in place; what is
@@ -181,6 +193,25 @@ Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Fr
     frame.env.set(source_.text(object), result);
   }
   return result;
+}
+
+// A model of this file whose forward returns a tuple (`loss, kl, acc =
+// model(x)`): each part is where the model's output is (`out`), but a part
+// forward makes no tensor of (`kl.item()`, a count) is not a tensor, and a
+// 0-dim one (`loss.mean()`) stays 0-dim.
+void FlowRun::forward_tuple(const Value& module, const Value& out) {
+  last_tuple_.clear();
+  if (module.cls < 0) return;
+  const int forward = method_of(module.cls, "forward");
+  if (forward < 0) return;
+  analyze_class(module.cls);
+  const std::vector<Value> parts = analyze(forward).tuple;
+  for (const Value& part : parts) {
+    Value mapped = out;
+    if (part.kind != Kind::kTensor && part.place == Place::kUnknown) mapped = Value{};
+    mapped.scalar = part.kind == Kind::kTensor && part.scalar;
+    last_tuple_.push_back(mapped);
+  }
 }
 
 }  // namespace devcheck::lint::detail

@@ -149,6 +149,7 @@ class FlowRun {
   void exec_for(TSNode node, Frame& frame);
   void bind(TSNode target, const Value& value, Frame& frame, TSNode value_node);
   void bind_parameters(TSNode function, Frame& frame);
+  void save_hyperparameters(Frame& frame);
 
   // expressions.cc and calls.cc.
   Value eval(TSNode node, Frame& frame);
@@ -161,6 +162,8 @@ class FlowRun {
   Value eval_factory(TSNode call, std::string_view qualified, Frame& frame);
   Value eval_module_call(TSNode call, TSNode function, const Value& module,
                          const std::vector<Arg>& args, Frame& frame);
+  // The parts of a tuple a model of this file returns (last_tuple_).
+  void forward_tuple(const Value& module, const Value& out);
   Value eval_torch_function(TSNode call, std::string_view qualified, const std::vector<Arg>& args,
                             Frame& frame);
   Value computed_from(TSNode function, const Value& callee, const std::vector<Arg>& args) const;
@@ -244,6 +247,11 @@ class FlowRun {
   // returns tuples (for `a, b = helper(...)`).
   std::vector<Value> last_tuple_;
 };
+
+// The module a chain of its methods that return it starts from (`net` of
+// `net.eval()`, `model.train().float()`); `node` itself when it is no such
+// chain.
+TSNode module_chain_root(const Source& source, TSNode node);
 
 // The node types the flow's expressions tell apart, by symbol id (a table
 // lookup, where comparing type names costs a strcmp each).

@@ -146,7 +146,7 @@ void FlowRun::prepass() {
       default_device_set_ = default_device_set_ || call.qualified.rfind("torch.", 0) == 0;
     }
     if ((call.method != "to" && call.method != "cuda") || !call.qualified.empty()) continue;
-    const TSNode object = call.object;
+    const TSNode object = module_chain_root(source_, call.object);
     if (!is(object, "identifier") &&
         !(is(object, "attribute") && source_.text(field(object, fields().object)) == "self")) {
       continue;
@@ -324,6 +324,7 @@ void FlowRun::find_relevant() {
     const std::string& q = call.qualified;
     bool r = call.method == "to" || call.method == "cuda" || call.method == "cpu" ||
              call.method == "numpy" || call.method == "pin_memory" ||
+             call.method == "save_hyperparameters" ||
              (tokenizers && !ts_node_is_null(source_.keyword(call.node, "return_tensors")));
     if (!r && !q.empty()) {
       r = is_factory(q) || q == "torch.from_numpy" || q == "torch.as_tensor" ||

@@ -178,6 +178,12 @@ void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
         }
         return;
       }
+      if (method == "save_hyperparameters" && source_.text(object) == "self" && frame.init &&
+          frame.module_method &&
+          ts_node_named_child_count(field(expression, fields().arguments)) == 0) {
+        save_hyperparameters(frame);
+        return;
+      }
       if ((method == "register_buffer" || method == "register_parameter") &&
           source_.text(object) == "self") {
         const std::vector<TSNode> args = source_.positional(expression);
@@ -207,6 +213,13 @@ void FlowRun::exec_assignment(TSNode node, Frame& frame) {
     const Value target = eval(left, frame);
     const Value value = eval(right, frame);
     meet(node, left, target, right, value, frame);
+    // `total = 0`, then `total += loss`: a number plus a tensor is a tensor
+    // where that one is.
+    if (is(left, "identifier") && target.kind == Kind::kUnknown &&
+        target.place == Place::kUnknown && value.kind == Kind::kTensor &&
+        value.place != Place::kUnknown) {
+      bind(left, value, frame, right);
+    }
     return;
   }
   if (ts_node_is_null(right)) return;  // `x: int`
@@ -383,6 +396,28 @@ void FlowRun::exec_for(TSNode node, Frame& frame) {
   frame.loops.pop_back();
   exec_block(field(node, fields().alternative), frame);
   frame.env.merge(before);
+}
+
+// Lightning's `self.save_hyperparameters()` in a module's __init__ keeps
+// each argument of __init__, as the name holds it now, in
+// `self.hparams.<name>`: a host tensor there is a plain attribute that
+// model.to(device) does not move (gnn-tracking/gnn_tracking#449).
+void FlowRun::save_hyperparameters(Frame& frame) {
+  const TSNode parameters = field(source_.scopes()[frame.scope].node, fields().parameters);
+  for_each_named_child(parameters, [&](TSNode p) {
+    if (!is(p, "identifier")) {
+      p = is(field(p, fields().name), "identifier") ? field(p, fields().name)
+                                                    : ts_node_named_child(p, 0);
+    }
+    if (!is(p, "identifier")) return;
+    const Value* v = frame.env.find(source_.text(p));
+    if (v == nullptr || !host_tensor(*v) || ts_node_is_null(v->made)) return;
+    Value kept = *v;
+    kept.origin = Origin::kAttribute;
+    out_.names_.push_back("self.hparams." + std::string(source_.text(p)));
+    out_.attributes_.push_back({v->made, out_.names_.back(), kept, frame.owner_class, frame.scope});
+    frame.env.set(out_.names_.back(), kept);
+  });
 }
 
 }  // namespace devcheck::lint::detail

@@ -78,4 +78,100 @@ bool used_as_tensor(const Source& source, TSNode scope_node, std::string_view na
   return e.tensor && !e.module;
 }
 
+// A literal a module may keep without holding a tensor: a number, a
+// string, True/False/None, or arithmetic of them.
+bool plain_literal(TSNode node) {
+  if (is(node, "integer") || is(node, "float") || is(node, "string") || is(node, "true") ||
+      is(node, "false") || is(node, "none")) {
+    return true;
+  }
+  if (is(node, "unary_operator")) return plain_literal(field(node, "argument"));
+  if (is(node, "binary_operator")) {
+    return plain_literal(field(node, "left")) && plain_literal(field(node, "right"));
+  }
+  return false;
+}
+
+// Whether `name` is a parameter of `function` whose default is a plain
+// literal other than None (`def __init__(self, eps=1e-3)`).
+bool literal_parameter(const Source& source, TSNode function, std::string_view name) {
+  const TSNode parameters = field(function, "parameters");
+  for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+    const TSNode p = ts_node_named_child(parameters, i);
+    if ((is(p, "default_parameter") || is(p, "typed_default_parameter")) &&
+        source.text(field(p, "name")) == name) {
+      // (A None default may stand for a tensor the caller gives: a loss's weight.)
+      return plain_literal(field(p, "value")) && !is(field(p, "value"), "none");
+    }
+  }
+  return false;
+}
+
+bool parameter_free_module(const Source& source, int class_scope) {
+  if (class_scope < 0 || class_scope >= static_cast<int>(source.scopes().size())) return false;
+  const TSNode node = source.scopes()[class_scope].node;
+  if (ts_node_is_null(node)) return false;
+  const TSNode bases = field(node, "superclasses");
+  if (ts_node_is_null(bases) || ts_node_named_child_count(bases) != 1) return false;
+  const std::string base = source.qualify(ts_node_named_child(bases, 0));
+  if (base != "torch.nn.Module" && base != "torch.nn.modules.module.Module") return false;
+  for (const Scope& scope : source.scopes()) {
+    if (scope.kind != ScopeKind::kFunction || scope.owner_class != class_scope) continue;
+    for (const auto& [name, values] : scope.assigns) {
+      if (name.rfind("self.", 0) != 0) continue;
+      for (const TSNode value : values) {
+        if (!plain_literal(value) && !(is(value, "identifier") &&
+                                       literal_parameter(source, scope.node, source.text(value)))) {
+          return false;
+        }
+      }
+    }
+  }
+  for (const Call& call : source.calls()) {
+    const int function = source.function_of(call.scope);
+    if (function < 0 || source.scopes()[function].owner_class != class_scope) continue;
+    if (call.method == "register_buffer" || call.method == "register_parameter" ||
+        call.method == "add_module" || call.method == "register_module" ||
+        source.text(field(call.node, "function")) == "setattr") {
+      return false;
+    }
+  }
+  return true;
+}
+
+Place init_moves_self(const Source& source, int class_scope) {
+  Place place = Place::kHost;
+  for (const Call& call : source.calls()) {
+    if ((call.method != "to" && call.method != "cuda") || !is(call.object, "identifier") ||
+        source.text(call.object) != "self" ||
+        !is(ts_node_parent(call.node), "expression_statement")) {
+      continue;
+    }
+    const int function = source.function_of(call.scope);
+    if (function < 0 || source.scopes()[function].owner_class != class_scope ||
+        source.scopes()[function].name != "__init__") {
+      continue;
+    }
+    if (call.method == "to") {
+      const std::vector<TSNode> args = source.positional(call.node);
+      const TSNode to = args.empty() ? source.keyword(call.node, "device") : args[0];
+      if (ts_node_is_null(to) || is_dtype(source, to)) continue;
+      const auto s = string_value(source, to);
+      if (s && (*s == "cpu" || *s == "meta")) continue;
+    }
+    if (call.conditional) return Place::kUnknown;
+    place = Place::kDevice;
+  }
+  return place;
+}
+
+void place_new_module(const Source& source, int class_scope, Value& v) {
+  v.origin = parameter_free_module(source, class_scope) ? Origin::kNone : Origin::kUnmovedModule;
+  const Place moved = init_moves_self(source, class_scope);
+  if (moved != Place::kHost) {
+    v.place = moved;
+    v.origin = Origin::kNone;
+  }
+}
+
 }  // namespace devcheck::lint::detail

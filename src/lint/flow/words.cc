@@ -92,4 +92,18 @@ bool is_metric_class(std::string_view q) {
   return !last.empty() && std::isupper(static_cast<unsigned char>(last[0])) != 0;
 }
 
+TSNode module_chain_root(const Source& source, TSNode node) {
+  static constexpr std::array<std::string_view, 8> kReturnsSelf = {
+      "eval", "train", "float", "half", "double", "bfloat16", "requires_grad_", "share_memory"};
+  while (is(node, "call") && ts_node_named_child_count(field(node, fields().arguments)) == 0) {
+    const TSNode function = field(node, fields().function);
+    if (!is(function, "attribute") ||
+        !among(source.text(field(function, fields().attribute)), kReturnsSelf)) {
+      break;
+    }
+    node = field(function, fields().object);
+  }
+  return node;
+}
+
 }  // namespace devcheck::lint::detail

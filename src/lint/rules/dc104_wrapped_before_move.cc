@@ -96,11 +96,31 @@ void data_parallel_then_cuda(const RuleContext& c, const Call& call) {
                     ids_text + "[0]), device_ids=" + ids_text + ")");
 }
 
+// Whether `node` is in the body of an `if` (`elif`) or a conditional
+// expression whose test names CUDA or a GPU (`if cuda: model =
+// DataParallel(model)`): it is wrapped only where the program runs on one.
+bool wrapped_under_cuda_test(const Source& source, TSNode node) {
+  TSNode inner = node;
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); inner = n, n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) return false;
+    TSNode test{};
+    if ((is(n, "if_statement") || is(n, "elif_clause")) &&
+        ts_node_eq(field(n, "consequence"), inner)) {
+      test = field(n, "condition");
+    } else if (is(n, "conditional_expression") && ts_node_eq(ts_node_named_child(n, 0), inner)) {
+      test = ts_node_named_child(n, 1);  // body `if` test `else` other
+    }
+    if (!ts_node_is_null(test) && names_cuda_or_gpu(source.text(test))) return true;
+  }
+  return false;
+}
+
 // `DataParallel(model)` of a model made in this file that nothing moves,
 // neither before nor after (the wrapper neither): where a GPU is visible,
 // DataParallel's forward requires the module on device_ids[0] and fails.
+// Not where the wrap is done only under a test of CUDA.
 void data_parallel_on_cpu(const RuleContext& c, const Call& call) {
-  if (call.moved) return;
+  if (call.moved || wrapped_under_cuda_test(c.source, call.node)) return;
   const TSNode parent = ts_node_parent(call.node);
   if (is(parent, "assignment") && c.flow.moved_anywhere(c.source.text(field(parent, "left")))) {
     return;

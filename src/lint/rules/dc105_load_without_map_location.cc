@@ -186,7 +186,133 @@ bool written_here_on_host(const Source& source, const Call& load) {
   return written && !uses_a_device(source);
 }
 
+// A function of the file that loads with the map_location its caller passes
+// (`def load_state(path, map_location=None): return torch.load(path,
+// map_location)`), directly or through another such function: its scope,
+// the parameter's name and position (counting `self`), and the load.
+struct Loader {
+  int scope;
+  std::string_view parameter;
+  int position;
+  TSNode load;
+};
+
+// A parameter after `*` or `*args`: no positional argument fills it.
+constexpr int kKeywordOnly = 1 << 20;
+
+// The position of parameter `name` of `function` when its default is None
+// and the body never assigns it; -1 otherwise.
+int none_default_parameter(const Source& source, int function, std::string_view name) {
+  const Scope& scope = source.scopes()[function];
+  if (scope.assigns.count(std::string(name)) != 0) return -1;
+  const TSNode parameters = field(scope.node, "parameters");
+  bool keyword_only = false;
+  for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+    const TSNode p = ts_node_named_child(parameters, i);
+    keyword_only = keyword_only || is(p, "keyword_separator") || is(p, "list_splat_pattern");
+    if ((is(p, "default_parameter") || is(p, "typed_default_parameter")) &&
+        source.text(field(p, "name")) == name) {
+      if (!is(field(p, "value"), "none")) return -1;
+      return keyword_only ? kKeywordOnly : static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+// What a call passes to parameter `name` at `position` of its callee
+// (`self.f(a)` fills position 1 of `def f(self, x)`): null when nothing,
+// or a splat may.
+TSNode passed(const Source& source, const Call& call, const Loader& loader, bool& splat) {
+  splat = source.has_splat(call.node);
+  const TSNode keyword = source.keyword(call.node, loader.parameter);
+  if (!ts_node_is_null(keyword)) return keyword;
+  const Scope& callee = source.scopes()[loader.scope];
+  const bool method = callee.owner_class >= 0;
+  const int index = loader.position - (method ? 1 : 0);
+  const std::vector<TSNode> args = source.positional(call.node);
+  return index >= 0 && index < static_cast<int>(args.size()) ? args[index] : TSNode{};
+}
+
+// The calls of `loader`'s function: by its name where the file has one
+// function (or method) of that name alone; a method on `self`, `cls` or a
+// class of the file.
+bool calls_loader(const Source& source, const Call& call, const Loader& loader) {
+  const Scope& callee = source.scopes()[loader.scope];
+  const TSNode function = field(call.node, "function");
+  const bool method = callee.owner_class >= 0;
+  if (method) {
+    const std::string object(is(call.object, "identifier") ? source.text(call.object) : "");
+    if (call.method != callee.name ||
+        (object != "self" && object != "cls" && source.classes().count(object) == 0)) {
+      return false;
+    }
+  } else if (!(is(function, "identifier") && source.text(function) == callee.name)) {
+    return false;
+  }
+  int same = 0;
+  for (const Scope& scope : source.scopes()) {
+    same += scope.kind == ScopeKind::kFunction && scope.name == callee.name ? 1 : 0;
+  }
+  return same == 1;
+}
+
+// The file's loaders: functions whose torch.load takes its map_location
+// from a parameter that defaults to None, then the functions that hand
+// theirs (also defaulting to None) to one.
+std::vector<Loader> loaders(const Source& source) {
+  std::vector<Loader> out;
+  for (const Call& call : source.calls()) {
+    if (call.qualified != "torch.load") continue;
+    const int function = source.function_of(call.scope);
+    if (function < 0) continue;
+    TSNode given = source.keyword(call.node, "map_location");
+    const std::vector<TSNode> args = source.positional(call.node);
+    if (ts_node_is_null(given) && args.size() >= 2) given = args[1];
+    if (!is(given, "identifier")) continue;
+    const int position = none_default_parameter(source, function, source.text(given));
+    if (position >= 0) out.push_back({function, source.text(given), position, call.node});
+  }
+  for (std::size_t i = 0; i < out.size() && out.size() < 16; ++i) {
+    for (const Call& call : source.calls()) {
+      const int function = source.function_of(call.scope);
+      if (function < 0 || function == out[i].scope || !calls_loader(source, call, out[i])) continue;
+      bool splat = false;
+      const TSNode given = passed(source, call, out[i], splat);
+      if (!is(given, "identifier")) continue;
+      const int position = none_default_parameter(source, function, source.text(given));
+      const bool known =
+          std::any_of(out.begin(), out.end(), [&](const Loader& l) { return l.scope == function; });
+      if (position >= 0 && !known) {
+        out.push_back({function, source.text(given), position, out[i].load});
+      }
+    }
+  }
+  return out;
+}
+
+// A call of a loader that passes no map_location: its torch.load runs
+// without one (flambe's `load_from_path` calling `load_state(path)`).
+void check_loader_calls(const RuleContext& c) {
+  const std::vector<Loader> found = loaders(c.source);
+  for (const Loader& loader : found) {
+    for (const Call& call : c.source.calls()) {
+      if (!calls_loader(c.source, call, loader)) continue;
+      bool splat = false;
+      if (!ts_node_is_null(passed(c.source, call, loader, splat)) || splat) continue;
+      c.sink.report(
+          call.node, "DC105",
+          c.source.scopes()[loader.scope].name +
+              "(...) without map_location loads with torch.load(..., map_location=None) (" +
+              line_of(loader.load) +
+              "): tensors saved on a GPU fail to load where that device is missing; "
+              "pass " +
+              std::string(loader.parameter) + "=\"cpu\" (or the target device)");
+    }
+  }
+}
+
 void check(const RuleContext& c) {
+  check_loader_calls(c);
   for (const Call& call : c.source.calls()) {
     if (call.qualified != "torch.load" || c.source.has_splat(call.node)) continue;
     if (!ts_node_is_null(c.source.keyword(call.node, "map_location")) ||

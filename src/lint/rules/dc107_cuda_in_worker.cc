@@ -74,6 +74,56 @@ const Scope* function_named(const Source& source, std::string_view name) {
   return nullptr;
 }
 
+// Whether the file reads with worker processes: a DataLoader that forks
+// them, or a torchdata reading service with num_workers (not 0).
+bool reads_in_workers(const Source& source) {
+  for (const Call& call : source.calls()) {
+    const std::string_view q = call.qualified;
+    const std::string_view suffix = "MultiProcessingReadingService";
+    if (q.size() >= suffix.size() && q.substr(q.size() - suffix.size()) == suffix) {
+      const TSNode workers = source.keyword(call.node, "num_workers");
+      if (!ts_node_is_null(workers) && source.text(workers) != "0") return true;
+    }
+    if ((q == "torch.utils.data.DataLoader" || q == "torch.utils.data.dataloader.DataLoader") &&
+        forks_workers(source, call.node)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A function of the file handed to a data pipe's `.map(fn)` or
+// `.collate(fn)` (or `partial(fn, ...)`) in a file that reads with worker
+// processes: the pipe runs it in them (meta-pytorch/data#966).
+void check_datapipes(const Source& source, Sink& sink,
+                     std::set<std::pair<uint32_t, uint32_t>>& done) {
+  bool workers = false;
+  bool asked = false;
+  for (const Call& call : source.calls()) {
+    if ((call.method != "map" && call.method != "collate") || !call.qualified.empty()) continue;
+    const std::vector<TSNode> args = source.positional(call.node);
+    if (args.empty()) continue;
+    TSNode fn = args[0];
+    if (is(fn, "call") && source.qualify(field(fn, "function")) == "functools.partial") {
+      const std::vector<TSNode> inner = source.positional(fn);
+      fn = inner.empty() ? TSNode{} : inner[0];
+    }
+    if (!is(fn, "identifier")) continue;
+    const Scope* f = function_named(source, source.text(fn));
+    if (f == nullptr) continue;
+    if (!asked) {
+      workers = reads_in_workers(source);
+      asked = true;
+    }
+    if (!workers) return;
+    if (!done.emplace(ts_node_start_byte(f->node), ts_node_end_byte(f->node)).second) continue;
+    report_cuda_in(
+        source, ts_node_start_byte(f->node), ts_node_end_byte(f->node),
+        "'" + std::string(source.text(fn)) + "' (given to a data pipe's ." + call.method + "())",
+        sink);
+  }
+}
+
 void check_workers(const Source& source, Sink& sink) {
   std::set<std::pair<uint32_t, uint32_t>> done;
   for (const Call& call : source.calls()) {
@@ -98,6 +148,7 @@ void check_workers(const Source& source, Sink& sink) {
                      sink);
     }
   }
+  check_datapipes(source, sink, done);
   for (const auto& [name, info] : source.classes()) {
     if (!info.is_dataset) continue;
     for (const Scope& s : source.scopes()) {

@@ -26,6 +26,54 @@ bool in_init(const Source& source, int method) {
   return false;
 }
 
+// How a class's methods read `self.x` (`name`): `moved` where the read is
+// moved at once (`self.x.to(self.device)[t]`, `.cuda()`, `.type_as(y)`),
+// `unmoved` where it is used as it is (indexed, an operand, a torch
+// function's argument, its other attributes, kept under another name).
+// Handed to a function that is not torch's (`params.append(self.x)`) is
+// neither.
+struct Reads {
+  int moved = 0;
+  int unmoved = 0;
+};
+
+void count_reads(const Source& source, TSNode node, std::string_view name, Reads& reads) {
+  if (is(node, "attribute") && source.text(node) == name) {
+    const TSNode parent = ts_node_parent(node);
+    if (is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)) return;
+    if (is(parent, "attribute") && ts_node_eq(field(parent, "object"), node)) {
+      const std::string_view method = source.text(field(parent, "attribute"));
+      ++(method == "to" || method == "cuda" || method == "type_as" ? reads.moved : reads.unmoved);
+      return;
+    }
+    if (is(parent, "argument_list") &&
+        source.qualify(field(ts_node_parent(parent), "function")).rfind("torch.", 0) != 0) {
+      return;
+    }
+    ++reads.unmoved;
+    return;
+  }
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    count_reads(source, ts_node_named_child(node, i), name, reads);
+  }
+}
+
+// Whether the class moves the plain tensor `self.x` itself wherever its
+// methods (other than __init__ and its helpers) use it: model.to(device)
+// leaves it behind, and each use takes it where it is needed.
+bool moved_at_each_use(const Source& source, const AttributeSet& set) {
+  Reads reads;
+  for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+    const Scope& scope = source.scopes()[s];
+    if (scope.kind != ScopeKind::kFunction || scope.owner_class != set.class_scope ||
+        in_init(source, s)) {
+      continue;
+    }
+    count_reads(source, scope.node, set.name, reads);
+  }
+  return reads.moved > 0 && reads.unmoved == 0;
+}
+
 void check(const RuleContext& c) {
   for (const AttributeSet& set : c.flow.attributes()) {
     const auto info = c.source.classes().find(c.source.scopes()[set.class_scope].name);
@@ -42,6 +90,14 @@ void check(const RuleContext& c) {
     std::string message(set.name);
     // A 0-dim tensor (`torch.tensor(1)`) mixes with tensors on any device.
     if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
+      if (moved_at_each_use(c.source, set)) continue;
+      if (attribute.find('.') != std::string::npos) {  // self.hparams.x
+        message +=
+            " holds a plain tensor (kept by save_hyperparameters()), which model.to(device) "
+            "does not move; make it where it is used, on the device of what it meets";
+        c.sink.report(set.value, "DC111", std::move(message));
+        continue;
+      }
       message += " holds a plain tensor, which model.to(device) does not move; use ";
       message += "self.register_buffer(\"" + attribute + "\", ...) or nn.Parameter(...)";
       if (is(set.value, "call") &&

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "../common.h"
+#include "../flow/flow.h"
 #include "../rule.h"
 
 namespace devcheck::lint::detail {
@@ -52,10 +53,14 @@ bool made_for_cuda(const Source& source, int function) {
   return name == "to" || names_cuda_or_gpu(name);
 }
 
-// `.cuda()` with no device, `.to("cuda")` or `device="cuda"`.
+// `.cuda()` with no device, `.to("cuda")`, `device="cuda"` or a legacy CUDA
+// constructor (`torch.cuda.FloatTensor(...)`).
 bool hard_coded(const Source& source, const Call& call) {
   bool hard = call.method == "cuda" && call.qualified.empty() &&
               ts_node_named_child_count(field(call.node, "arguments")) == 0;
+  const std::string_view q = call.qualified;
+  hard = hard || (q.rfind("torch.cuda.", 0) == 0 && q.size() > 17 &&
+                  q.substr(q.size() - 6) == "Tensor" && q.find('.', 11) == std::string_view::npos);
   if (call.method == "to") {
     const std::vector<TSNode> args = source.positional(call.node);
     hard = !args.empty() && cuda_string(source, args[0]);
@@ -111,7 +116,130 @@ void check_without_variable(const Source& source, Sink& sink) {
   }
 }
 
-void check(const RuleContext& c) {
+// The class a function is a method of (or is defined in a method of), or -1.
+int class_of(const Source& source, int function) {
+  for (int s = function; s > 0; s = source.scopes()[s].parent) {
+    if (source.scopes()[s].owner_class >= 0) return source.scopes()[s].owner_class;
+  }
+  return -1;
+}
+
+// Whether `node` is the device of one of the function's inputs
+// (`score.device`, `x.data.device` of a parameter, not `self`'s): the
+// function puts what it makes where its caller's tensors are.
+bool input_device(const Source& source, TSNode node, int function) {
+  if (!is(node, "attribute") || source.text(field(node, "attribute")) != "device") return false;
+  TSNode root = field(node, "object");
+  while (is(root, "attribute")) root = field(root, "object");
+  if (!is(root, "identifier") || source.text(root) == "self") return false;
+  const TSNode parameters = field(source.scopes()[function].node, "parameters");
+  for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+    TSNode p = ts_node_named_child(parameters, i);
+    if (!is(p, "identifier")) {
+      p = is(field(p, "name"), "identifier") ? field(p, "name") : ts_node_named_child(p, 0);
+    }
+    if (is(p, "identifier") && source.text(p) == source.text(root)) return true;
+  }
+  return false;
+}
+
+// The classes of the file whose code runs on a device chosen elsewhere:
+// a class that keeps a device (`self.device = device`, not a CUDA literal)
+// and the classes derived from it in the file, and an nn.Module class the
+// file moves to a chosen device (`Net().to(self.device)`): a hard-coded
+// CUDA line in their methods ignores that choice.
+std::vector<bool> classes_on_chosen_device(const RuleContext& c) {
+  const Source& source = c.source;
+  std::vector<bool> chosen(source.scopes().size(), false);
+  for (const Scope& scope : source.scopes()) {
+    if (scope.kind != ScopeKind::kFunction || scope.owner_class < 0) continue;
+    for (const auto& [name, values] : scope.assigns) {
+      if (name.rfind("self.", 0) != 0 || !is_device_name(std::string_view(name).substr(5)))
+        continue;
+      for (const TSNode value : values) {
+        if (!cuda_string(source, value) && !is_cuda_text(source.text(value)) &&
+            !is(value, "none")) {
+          chosen[scope.owner_class] = true;
+        }
+      }
+    }
+  }
+  for (const Move& move : c.flow.moves()) {
+    if (move.value.kind != Kind::kModule || move.value.cls < 0 || move.target != Place::kDevice) {
+      continue;
+    }
+    const std::vector<TSNode> args = source.positional(move.call);
+    TSNode to = args.empty() ? source.keyword(move.call, "device") : args[0];
+    const bool named = is(to, "identifier") || is(to, "attribute");
+    if (named && !is_cuda_text(source.text(to))) chosen[move.value.cls] = true;
+  }
+  // Classes of the file derived from one (a few levels).
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& [name, info] : source.classes()) {
+      if (info.scope < 0 || chosen[info.scope]) continue;
+      const TSNode bases = field(source.scopes()[info.scope].node, "superclasses");
+      if (ts_node_is_null(bases)) continue;
+      for (uint32_t i = 0, n = ts_node_named_child_count(bases); i < n; ++i) {
+        const auto base =
+            source.classes().find(std::string(source.text(ts_node_named_child(bases, i))));
+        if (base != source.classes().end() && base->second.scope >= 0 &&
+            chosen[base->second.scope]) {
+          chosen[info.scope] = true;
+        }
+      }
+    }
+  }
+  return chosen;
+}
+
+// A hard-coded CUDA line in a function that otherwise follows the device of
+// its inputs (`.cuda(score.device)`, `device=x.device` of a parameter), or
+// in a method of a class whose code runs on a device chosen elsewhere.
+void check_chosen_elsewhere(const RuleContext& c) {
+  const Source& source = c.source;
+  std::vector<int> follows;  // functions that move to a chosen device
+  for (const Call& call : source.calls()) {
+    const int function = source.function_of(call.scope);
+    TSNode to = source.keyword(call.node, "device");
+    if (ts_node_is_null(to) && (call.method == "cuda" || call.method == "to")) {
+      const std::vector<TSNode> args = source.positional(call.node);
+      if (!args.empty()) to = args[0];
+    }
+    if (function >= 0 && !ts_node_is_null(to) && input_device(source, to, function)) {
+      follows.push_back(function);
+    }
+  }
+  const std::vector<bool> chosen = classes_on_chosen_device(c);
+  for (const Call& call : source.calls()) {
+    if (!hard_coded(source, call) || source.has_splat(call.node)) continue;
+    const int function = source.function_of(call.scope);
+    if (function < 0 || made_for_cuda(source, function)) continue;
+    const int owner = class_of(source, function);
+    const bool follows_here = std::find(follows.begin(), follows.end(), function) != follows.end();
+    if (!follows_here && (owner < 0 || !chosen[owner])) continue;
+    if (under_device_test(source, call.node, {})) continue;
+    const TSPoint at = ts_node_start_point(call.node);
+    const auto& found = c.sink.findings();
+    if (std::any_of(found.begin(), found.end(), [&](const Finding& f) {
+          return f.rule == "DC112" && f.line == static_cast<int>(at.row) + 1 &&
+                 f.column == static_cast<int>(at.column) + 1;
+        })) {
+      continue;  // reported already, by a device variable or a test
+    }
+    c.sink.report(call.node, "DC112",
+                  follows_here
+                      ? "hard-coded CUDA in a function that otherwise follows its inputs' "
+                        "device (x.device): this line goes to the current CUDA device instead, "
+                        "and fails where theirs is another one or the CPU; use theirs "
+                        "(.to(x.device))"
+                      : "hard-coded CUDA in a class whose code runs on a device chosen "
+                        "elsewhere (it keeps one, or the file moves it to one): this line "
+                        "ignores that choice and fails where it is another device or the CPU; "
+                        "use that device (.to(self.device), device=x.device)");
+  }
+}
+
+void check_variables(const RuleContext& c) {
   const Source& source = c.source;
   Sink& sink = c.sink;
   // The device variables' definitions (which may say "cuda"), and the scopes
@@ -161,6 +289,44 @@ void check(const RuleContext& c) {
                 "hard-coded CUDA where a device variable is defined: this line ignores it "
                 "and fails where CUDA is absent; use .to(device) / device=device");
   }
+}
+
+// `torch.cuda.set_device(args.gpu)`, then `torch.device("cuda")`, in a file
+// that runs work in other threads: the current device is per thread, so
+// "cuda" there is cuda:0, not the GPU set_device chose
+// (TadaoYamaoka/DeepLearningShogi#40: batches moved in a prefetch thread).
+void check_set_device_in_threads(const RuleContext& c) {
+  const Source& source = c.source;
+  TSNode chosen{};
+  bool threads = false;
+  for (const Call& call : source.calls()) {
+    if (call.qualified == "torch.cuda.set_device") {
+      const std::vector<TSNode> args = source.positional(call.node);
+      if (!args.empty() && !is(args[0], "integer")) chosen = call.node;
+    }
+    threads = threads || call.qualified == "concurrent.futures.ThreadPoolExecutor" ||
+              call.qualified == "threading.Thread";
+  }
+  if (ts_node_is_null(chosen) || !threads) return;
+  for (const Call& call : source.calls()) {
+    if (call.qualified != "torch.device") continue;
+    const std::vector<TSNode> args = source.positional(call.node);
+    if (args.size() != 1 || string_value(source, args[0]) != std::optional<std::string>("cuda") ||
+        !ts_node_is_null(source.keyword(call.node, "index"))) {
+      continue;
+    }
+    c.sink.report(call.node, "DC112",
+                  "torch.device(\"cuda\") after torch.cuda.set_device(...) (" + line_of(chosen) +
+                      ") in a file that runs work in other threads: the current device is per "
+                      "thread, so there this is cuda:0, not the GPU chosen; name it: "
+                      "torch.device(f\"cuda:{gpu}\")");
+  }
+}
+
+void check(const RuleContext& c) {
+  check_variables(c);
+  check_chosen_elsewhere(c);
+  check_set_device_in_threads(c);
 }
 
 }  // namespace

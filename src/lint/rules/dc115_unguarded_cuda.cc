@@ -93,16 +93,35 @@ bool function_needs_cuda(const Source& source, const Call& call) {
   return false;
 }
 
+// Whether `call` runs when an nn.Module of the file is built (in its
+// __init__): a model that cannot be made without a GPU.
+bool in_module_init(const Source& source, const Call& call) {
+  const int function = source.function_of(call.scope);
+  if (function < 0 || source.scopes()[function].name != "__init__") return false;
+  const int owner = source.scopes()[function].owner_class;
+  if (owner < 0) return false;
+  const auto info = source.classes().find(source.scopes()[owner].name);
+  return info != source.classes().end() && info->second.is_module;
+}
+
 void check(const RuleContext& c) {
   if (c.source.mentions("is_available") || c.source.mentions("device_count")) return;
   for (const Call& call : c.source.calls()) {
-    if (call.qualified != "torch.device") continue;
+    // torch.device("cuda"), or a torch function made on "cuda" (`torch.zeros(n,
+    // device="cuda")`): the same choice.
     const std::vector<TSNode> args = c.source.positional(call.node);
-    if (args.empty() || !is_cuda_string(string_value(c.source, args[0]))) continue;
+    if (call.qualified == "torch.device") {
+      if (args.empty() || !is_cuda_string(string_value(c.source, args[0]))) continue;
+    } else if (call.qualified.rfind("torch.", 0) != 0 || !in_module_init(c.source, call) ||
+               !is_cuda_string(string_value(c.source, c.source.keyword(call.node, "device")))) {
+      continue;
+    }
     // A comparison (`t.device == torch.device("cuda", i)`) chooses nothing, and
     // `torch.device("cuda", torch.cuda.current_device())` (or `index=`) runs
     // where CUDA is.
-    const TSNode index = args.size() > 1 ? args[1] : c.source.keyword(call.node, "index");
+    const TSNode index = call.qualified != "torch.device" ? TSNode{}
+                         : args.size() > 1                ? args[1]
+                                                          : c.source.keyword(call.node, "index");
     if (is(ts_node_parent(call.node), "comparison_operator") ||
         (!ts_node_is_null(index) && c.source.text(index).find("cuda") != std::string_view::npos) ||
         gated_on_cuda(c.source, call) || keyword_only_default(call.node) ||

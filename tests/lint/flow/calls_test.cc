@@ -202,5 +202,50 @@ TEST(LintFlowCalls, ATorchFunctionOfZeroDimTensorsGivesAZeroDimTensor) {
   EXPECT_EQ(meetings(f), (Lines{"6 factory@5 meets device"}));
 }
 
+// NumPy of a 0-dim tensor on a device fails as any other does
+// (foolwood/DCFNet_pytorch#23: np.unravel_index of a CUDA index).
+TEST(LintFlowCalls, NumpyOfA0DimDeviceTensorIsARead) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch\n"
+      "def peak(x):\n"
+      "    response = x.cuda()\n"
+      "    peak, idx = torch.max(response.view(3, -1), 1)\n"
+      "    a = np.unravel_index(idx[0], (5, 5))\n"
+      "    b = np.sqrt(response.sum())\n"
+      "    c = np.sqrt(response.sum().cpu())\n");
+  EXPECT_EQ(testing::numpy_reads(f), (Lines{"6 device", "7 device"}));
+}
+
+// A module of the file without parameters (a loss written as one) computes
+// where its inputs are: never moved, it meets no device tensor, and its
+// output is on their device (swz30/MPRNet#128: np.sum of its losses).
+TEST(LintFlowCalls, AParameterFreeModuleComputesWhereItsInputsAre) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Charbonnier(nn.Module):\n"
+      "    def __init__(self, eps=1e-3):\n"
+      "        super().__init__()\n"
+      "        self.eps = eps\n"
+      "    def forward(self, x, y):\n"
+      "        return torch.mean(torch.sqrt((x - y) ** 2 + self.eps))\n"
+      "class Head(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(3, 3)\n"
+      "    def forward(self, x):\n"
+      "        return self.lin(x)\n"
+      "criterion = Charbonnier()\n"
+      "head = Head()\n"
+      "def step(outs, y):\n"
+      "    y = y.cuda()\n"
+      "    loss = np.sum([criterion(o.cuda(), y) for o in outs])\n"
+      "    return head(y)\n");
+  EXPECT_EQ(testing::numpy_reads(f), (Lines{"20 device"}));
+  EXPECT_EQ(meetings(f), (Lines{"21 unmoved@17 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -69,6 +69,15 @@ inline std::vector<std::string> meetings(const Flowed& f) {
   return out;
 }
 
+// "LINE PLACE" for each NumPy read of a tensor (`.numpy()`, np.sum(x)).
+inline std::vector<std::string> numpy_reads(const Flowed& f) {
+  std::vector<std::string> out;
+  for (const NumpyRead& r : f.flow.numpy_reads()) {
+    out.push_back(std::to_string(line(r.call)) + " " + place_name(r.value.place));
+  }
+  return out;
+}
+
 using Lines = std::vector<std::string>;
 
 }  // namespace devcheck::lint::detail::testing

@@ -59,5 +59,54 @@ TEST(LintFlowMethods, GenerateOfAModelOnADeviceMeetsHostInputs) {
   EXPECT_EQ(meetings(f), (Lines{"7 batch@4 meets device"}));
 }
 
+// A model of the file whose forward returns a tuple: each part is where the
+// model's output is, but a number forward takes out of a tensor (`.item()`)
+// is no tensor (wengong-jin/hgraph2graph#35: NumPy of the parts).
+TEST(LintFlowMethods, ThePartsOfAModelsTupleAreWhatItsForwardReturns) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch.nn as nn\n"
+      "class VAE(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(4, 4)\n"
+      "    def forward(self, x):\n"
+      "        y = self.lin(x)\n"
+      "        kl = y.sum()\n"
+      "        return y, kl.item(), (y > 0).float().mean()\n"
+      "model = VAE().cuda()\n"
+      "def step(x):\n"
+      "    loss, kl, acc = model(x.cuda())\n"
+      "    a = np.array([kl, loss.item()])\n"
+      "    b = np.array([kl, acc * 100])\n"
+      "    c = np.array([kl, acc.cpu() * 100])\n");
+  EXPECT_EQ(testing::numpy_reads(f), (Lines{"15 device"}));
+}
+
+// `net.eval().cuda()` moves `net` itself: eval() and train() return it.
+TEST(LintFlowMethods, AMoveOfWhatEvalReturnsMovesTheModule) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.conv = nn.Conv2d(3, 3, 1)\n"
+      "    def forward(self, x):\n"
+      "        return self.conv(x)\n"
+      "def track(x):\n"
+      "    net = Net()\n"
+      "    net.eval().cuda()\n"
+      "    out = net(torch.Tensor(x).cuda())\n"
+      "    return np.argmax(out)\n"
+      "def host(x):\n"
+      "    net = Net()\n"
+      "    net.eval()\n"
+      "    return np.argmax(net(torch.Tensor(x)))\n");
+  EXPECT_EQ(testing::numpy_reads(f), (Lines{"14 device"}));
+  EXPECT_EQ(meetings(f), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

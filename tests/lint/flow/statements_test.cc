@@ -161,5 +161,38 @@ TEST(LintFlowStatements, AssigningDataMovesTheTensor) {
   EXPECT_EQ(meetings(f), (Lines{"7 factory@7 meets device"}));
 }
 
+// `total = 0`, then `total += loss` in a loop: a number plus a tensor is a
+// tensor where that one is (jokermask/SANet#4: np.sqrt of the sum).
+TEST(LintFlowStatements, ANumberAccumulatingTensorsIsWhereTheyAre) {
+  const Flowed f(
+      "import numpy as np\n"
+      "def validate(loader, model):\n"
+      "    mse = 0\n"
+      "    count = 0\n"
+      "    for img, target in loader:\n"
+      "        err = model(img.cuda()).sum() - target.cuda().sum()\n"
+      "        mse += err * err\n"
+      "        count += err.item()\n"
+      "    return np.sqrt(mse), np.sqrt(count)\n");
+  EXPECT_EQ(testing::numpy_reads(f), (Lines{"9 device"}));
+}
+
+// `self.save_hyperparameters()` in a module's __init__ keeps each argument
+// in `self.hparams.<name>`: a host tensor there is an attribute.
+TEST(LintFlowStatements, SaveHyperparametersKeepsTheArgumentsAsAttributes) {
+  const Flowed f(
+      "import torch\n"
+      "class Loss(torch.nn.Module):\n"
+      "    def __init__(self, pos_weight=None, alpha=0.5):\n"
+      "        super().__init__()\n"
+      "        pos_weight = torch.ones(1)\n"
+      "        self.save_hyperparameters()\n");
+  std::vector<std::string> names;
+  for (const AttributeSet& set : f.flow.attributes()) {
+    names.push_back(std::string(set.name) + "@" + std::to_string(testing::line(set.value)));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"self.hparams.pos_weight@5"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

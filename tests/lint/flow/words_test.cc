@@ -58,5 +58,20 @@ TEST(LintFlowWords, TellsTorchMetricsMetricClasses) {
   EXPECT_FALSE(is_metric_class("torch.nn.Linear"));
 }
 
+TEST(LintFlowWords, FindsTheModuleAChainOfItsMethodsStartsFrom) {
+  const Flowed f(
+      "net.eval().cuda()\n"
+      "model.train().float().to(device)\n"
+      "net.train(False).cuda()\n"
+      "x.view(3).cuda()\n");
+  std::vector<std::string> roots;
+  for (const Call& call : f.source.calls()) {
+    if (call.method == "cuda" || call.method == "to") {
+      roots.emplace_back(f.source.text(module_chain_root(f.source, call.object)));
+    }
+  }
+  EXPECT_EQ(roots, (std::vector<std::string>{"net", "model", "net.train(False)", "x.view(3)"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -132,5 +132,24 @@ TEST(LintDC104, IsSilentOnDataParallelOfAModelMovedBeforeOrAfter) {
             Lines{});
 }
 
+// Wrapped only under a test of CUDA, the model is on the GPU when it is
+// wrapped (fangchangma/self-supervised-depth-completion#42's fix).
+TEST(LintDC104, SaysNothingOfAWrapUnderATestOfCuda) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "cuda = torch.cuda.is_available() and not args.cpu\n"
+      "device = torch.device('cuda' if cuda else 'cpu')\n"
+      "def main():\n"
+      "    model = nn.Linear(3, 3)\n"
+      "    if cuda:\n"
+      "        model = nn.DataParallel(model)\n"
+      "    other = nn.Linear(3, 3)\n"
+      "    other = nn.DataParallel(other) if use_gpu else other\n"
+      "    third = nn.Linear(3, 3)\n"
+      "    third = nn.DataParallel(third)\n";
+  EXPECT_EQ(testing::found(source, "DC104"), (testing::Lines{"12 DC104"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -114,5 +114,58 @@ TEST(LintDC105, SaysNothingOnFilesTheFileWritesItselfOnTheHost) {
   EXPECT_EQ(found(handed_in, "DC105"), (Lines{"7 DC105", "9 DC105"}));
 }
 
+// A function of the file that hands its map_location (None by default) to
+// torch.load, called without one, loads without one; through another such
+// function too (asappresearch/flambe#101).
+TEST(LintDC105, FindsCallsOfALoaderThatPassNoMapLocation) {
+  const std::string source =
+      "import torch\n"
+      "def load_state(path, map_location=None):\n"
+      "    return torch.load(path, map_location)\n"
+      "def load_model(path, map_location=None):\n"
+      "    return Net(load_state(path, map_location=map_location))\n"
+      "class Component:\n"
+      "    @classmethod\n"
+      "    def load(cls, path, *, map_location=None):\n"
+      "        return load_state(path, map_location=map_location)\n"
+      "    def restore(self, path):\n"
+      "        return self.load(path)\n"
+      "a = load_state('a.pt')\n"
+      "b = load_model('b.pt')\n"
+      "c = load_model('c.pt', 'cpu')\n"
+      "d = Component.load('d.pt', map_location='cpu')\n"
+      "e = load_state('e.pt', **options)\n";
+  EXPECT_EQ(testing::found(source, "DC105"), (testing::Lines{"11 DC105", "12 DC105", "13 DC105"}));
+  EXPECT_NE(testing::only("import torch\n"
+                          "def read(path, map_location=None):\n"
+                          "    return torch.load(path, map_location=map_location)\n"
+                          "x = read('a.pt')\n",
+                          "DC105")
+                .message.find("read(...) without map_location"),
+            std::string::npos);
+}
+
+// Silent where the loader chooses a place itself, where its parameter has
+// another default, and for another object's method of the same name
+// (`file.read(n)`).
+TEST(LintDC105, SaysNothingOfLoadersThatChooseAPlace) {
+  const std::string source =
+      "import torch\n"
+      "def load_state(path, map_location=None):\n"
+      "    if map_location is None:\n"
+      "        map_location = 'cpu'\n"
+      "    return torch.load(path, map_location=map_location)\n"
+      "def load_cpu(path, map_location='cpu'):\n"
+      "    return torch.load(path, map_location=map_location)\n"
+      "class Reader:\n"
+      "    def read(self, path, map_location=None):\n"
+      "        return torch.load(path, map_location=map_location)\n"
+      "def chunk(file, n):\n"
+      "    return file.read(n)\n"
+      "a = load_state('a.pt')\n"
+      "b = load_cpu('b.pt')\n";
+  EXPECT_EQ(testing::found(source, "DC105"), (testing::Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

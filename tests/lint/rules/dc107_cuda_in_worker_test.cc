@@ -70,5 +70,29 @@ TEST(LintDC107, FindsADatasetsDeviceTensorReadByGetitem) {
             std::string::npos);
 }
 
+// A function handed to a data pipe's .collate() or .map() runs where the
+// pipe is read: in worker processes with a multiprocessing reading service
+// (meta-pytorch/data#966); not where nothing reads in workers.
+TEST(LintDC107, FindsCudaInAFunctionADataPipeRunsInWorkers) {
+  const std::string head =
+      "from functools import partial\n"
+      "import torch\n"
+      "from torchdata.dataloader2 import DataLoader2, MultiProcessingReadingService\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "def collate(batch):\n"
+      "    return torch.stack(batch).to(device)\n"
+      "def decode(item, scale):\n"
+      "    return item * scale\n"
+      "pipe = source.map(partial(decode, scale=2)).batch(8).collate(collate)\n";
+  EXPECT_EQ(testing::found(head + "loader = DataLoader2(pipe, reading_service="
+                                  "MultiProcessingReadingService(num_workers=4))\n",
+                           "DC107"),
+            (testing::Lines{"6 DC107"}));
+  EXPECT_EQ(testing::found(head + "loader = DataLoader2(pipe, reading_service="
+                                  "MultiProcessingReadingService(num_workers=0))\n",
+                           "DC107"),
+            (testing::Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -155,5 +155,50 @@ TEST(LintDC111, FindsAHostTensorTheFilePassesToTheConstructor) {
             Lines{});
 }
 
+// A plain tensor the class moves wherever its methods use it
+// (`self.logvar.to(self.device)[t]`) goes where it is needed: not found;
+// one of them used as it is still is (CompVis/latent-diffusion#282).
+TEST(LintDC111, SaysNothingOfAPlainTensorMovedAtEachUse) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class DDPM(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.logvar = torch.full((n,), 0.0)\n"
+      "        self.table = torch.zeros(n)\n"
+      "    def loss(self, x, t):\n"
+      "        logvar_t = self.logvar.to(self.device)[t]\n"
+      "        return x / torch.exp(logvar_t) + self.table.to(x.device)[t]\n"
+      "    def params(self, out):\n"
+      "        out.append(self.logvar)\n"
+      "    def other(self, t):\n"
+      "        return self.table[t]\n";
+  EXPECT_EQ(testing::found(source, "DC111"), (testing::Lines{"7 DC111"}));
+}
+
+// Lightning's save_hyperparameters() keeps __init__'s arguments, as they
+// are when it runs, in self.hparams: a host tensor made there is a plain
+// attribute (gnn-tracking/gnn_tracking#449). Not one made on a device, nor
+// an argument left as it came.
+TEST(LintDC111, FindsAHostTensorKeptBySaveHyperparameters) {
+  const std::string source =
+      "import torch\n"
+      "class FocalLoss(torch.nn.Module):\n"
+      "    def __init__(self, *, alpha=0.25, pos_weight=None, gamma=None, **kwargs):\n"
+      "        super().__init__()\n"
+      "        if pos_weight is None:\n"
+      "            pos_weight = torch.Tensor([1.0])\n"
+      "        gamma = torch.ones(1, device='cuda')\n"
+      "        self.save_hyperparameters()\n"
+      "class Plain(torch.nn.Module):\n"
+      "    def __init__(self, weight=None):\n"
+      "        super().__init__()\n"
+      "        self.save_hyperparameters()\n";
+  EXPECT_EQ(testing::found(source, "DC111"), (testing::Lines{"6 DC111"}));
+  EXPECT_NE(testing::only(source, "DC111").message.find("self.hparams.pos_weight"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -148,5 +148,71 @@ TEST(LintDC112, SaysNothingInAFunctionNamedForCuda) {
   EXPECT_EQ(found(source, "DC112"), (Lines{"8 DC112"}));
 }
 
+// A module's methods run where its owner moves it: hard-coded CUDA in them,
+// in a file that moves the module to a device it chooses, ignores that
+// choice (grammarly/gector#59: torch.cuda.FloatTensor in forward).
+TEST(LintDC112, FindsCudaInAModuleTheFileMovesToAChosenDevice) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Tagger(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(3, 3)\n"
+      "    def forward(self, x):\n"
+      "        return self.lin(x) + torch.cuda.FloatTensor([1.0, 0.0, 0.0])\n"
+      "class Other(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.ones(3).cuda()\n"
+      "class Wrapper:\n"
+      "    def __init__(self):\n"
+      "        self.device = torch.device('cuda:0' if torch.cuda.is_available() else 'cpu')\n"
+      "        self.model = Tagger().to(self.device)\n"
+      "other = Other().cuda()\n";
+  EXPECT_EQ(testing::found(source, "DC112"), (testing::Lines{"8 DC112"}));
+}
+
+// A class that keeps a device (its own or a base class's of the file) runs
+// its methods there (devzhk/InverseBench#9); a function that puts what it
+// makes on its inputs' device, but one line on the current CUDA device,
+// ignores them (maszhongming/MatchSum#10).
+TEST(LintDC112, FindsCudaBesideADeviceKeptOrTakenFromInputs) {
+  const std::string source =
+      "import torch\n"
+      "class Base:\n"
+      "    def __init__(self, device='cuda'):\n"
+      "        self.device = device\n"
+      "class Operator(Base):\n"
+      "    def index(self, rows):\n"
+      "        self.rows = torch.tensor(rows).long().cuda()\n"
+      "        self.cols = torch.tensor(rows).long().to(self.device)\n"
+      "def margin_loss(score):\n"
+      "    ones = torch.ones(score.size()).cuda()\n"
+      "    twos = torch.ones(score.size()).cuda(score.device)\n"
+      "    return ones + twos\n"
+      "def configured(self, x):\n"
+      "    y = torch.zeros(3).cuda()\n"
+      "    return y.to(self.device) + x\n";
+  EXPECT_EQ(testing::found(source, "DC112"), (testing::Lines{"7 DC112", "10 DC112"}));
+}
+
+// set_device chooses the GPU of the thread that calls it: "cuda" in the
+// file's other threads is cuda:0 (TadaoYamaoka/DeepLearningShogi#40). Not
+// without threads, nor with the index named.
+TEST(LintDC112, FindsCudaAfterSetDeviceInAFileWithThreads) {
+  const std::string head =
+      "import torch\n"
+      "from concurrent.futures import ThreadPoolExecutor\n"
+      "torch.cuda.set_device(args.gpu)\n";
+  const std::string tail =
+      "pool = ThreadPoolExecutor(max_workers=1)\n"
+      "pool.submit(prefetch)\n";
+  EXPECT_EQ(testing::found(head + "device = torch.device('cuda')\n" + tail, "DC112"),
+            (testing::Lines{"4 DC112"}));
+  EXPECT_EQ(testing::found(head + "device = torch.device(f'cuda:{args.gpu}')\n" + tail, "DC112"),
+            (testing::Lines{}));
+  EXPECT_EQ(testing::found(head + "device = torch.device('cuda')\n", "DC112"), (testing::Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -123,5 +123,23 @@ TEST(LintDC115, SaysNothingInAFunctionThatAlreadyNeedsCuda) {
   EXPECT_EQ(found(source, "DC115"), (Lines{"6 DC115", "9 DC115"}));
 }
 
+// A module whose __init__ makes tensors on "cuda" cannot be built without a
+// GPU (facebookresearch/sam3#592); elsewhere device="cuda" is left to DC112.
+TEST(LintDC115, FindsCudaTensorsMadeWhenAModuleIsBuilt) {
+  const std::string source =
+      "import torch\n"
+      "from torch import nn\n"
+      "class PositionEmbedding(nn.Module):\n"
+      "    def __init__(self, sizes):\n"
+      "        super().__init__()\n"
+      "        for size in sizes:\n"
+      "            self.forward(torch.zeros((1, 1) + size, device='cuda'))\n"
+      "    def forward(self, x):\n"
+      "        return torch.zeros(3, device='cuda')\n"
+      "def bench():\n"
+      "    return torch.randn(3, device='cuda')\n";
+  EXPECT_EQ(testing::found(source, "DC115"), (testing::Lines{"7 DC115"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -43,7 +43,9 @@ TEST(LintDC120, FindsADatasetItemAndAModelNeverMoved) {
       "x, y = test_data[0][0], test_data[0][1]\n"
       "pred = model(x)\n"
       "class Net(torch.nn.Module):\n"
-      "    pass\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = torch.nn.Linear(2, 2)\n"
       "def unmoved(batch):\n"
       "    net = Net()\n"
       "    return net(batch.to(device))\n"
@@ -51,12 +53,14 @@ TEST(LintDC120, FindsADatasetItemAndAModelNeverMoved) {
       "    net = Net().to(device)\n"
       "    return net(batch.to(device))\n";
   // An item where it meets the model; a model never moved where it is made.
-  EXPECT_EQ(found(source, "DC120"), (Lines{"7 DC120", "11 DC120"}));
-  EXPECT_EQ(only("import torch\nclass Net(torch.nn.Module):\n    pass\n"
+  // (Net has a layer: a module without parameters computes where its inputs are.)
+  EXPECT_EQ(found(source, "DC120"), (Lines{"7 DC120", "13 DC120"}));
+  EXPECT_EQ(only("import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n"
+                 "        super().__init__()\n        self.fc = torch.nn.Linear(2, 2)\n"
                  "def f(b):\n    net = Net()\n    return net(b.cuda())\n",
                  "DC120")
                 .message,
-            "Net(...) makes a model on the CPU that is never moved to a device, and line 6 gives "
+            "Net(...) makes a model on the CPU that is never moved to a device, and line 8 gives "
             "net tensors on a device: a device mismatch; move it where it is made: .to(device)");
 }
 
