@@ -158,8 +158,9 @@ namespace {
 // result takes batch2's dtype (baddbmm_: self is the result); the kernel
 // dispatches on self's dtype (bmm: the result's) and reads the two batches
 // as that type, batch2 first where it computes the transposed product (a
-// result whose last dimension is contiguous and longer than 1), then the
-// result: the first of another dtype fails data_ptr's check. An empty
+// result whose last dimension is contiguous, as a fresh one's is unless it
+// has one column), then the result: the first of another dtype fails
+// data_ptr's check. An empty
 // result or product computes nothing and fails nothing.
 void check_batched_matmul_as_a_gpu_does(const c10::FunctionSchema& schema,
                                         const torch::jit::Stack& stack, std::size_t first) {
@@ -176,6 +177,7 @@ void check_batched_matmul_as_a_gpu_does(const c10::FunctionSchema& schema,
   const at::Tensor self = bmm ? at::Tensor() : tensor("self");
   if (!batch1.defined() || !batch2.defined() || batch1.dim() != 3 || batch2.dim() != 3) return;
   if (!bmm && !self.defined()) return;
+  if (in_place && self.dim() != 3) return;  // the Meta check's error comes first
   const int64_t rows = batch1.size(1);
   const int64_t cols = batch2.size(2);
   if (batch1.size(0) * rows * cols == 0 || batch1.size(2) == 0) return;
@@ -184,9 +186,10 @@ void check_batched_matmul_as_a_gpu_does(const c10::FunctionSchema& schema,
   // The result's layout: a fresh one is contiguous; baddbmm_ writes self.
   const std::vector<int64_t> strides =
       in_place ? self.strides().vec() : std::vector<int64_t>{rows * cols, cols, 1};
+  // CUDA's three layouts: as it is, transposed, or a column-major copy.
+  const bool as_it_is = strides[1] == 1 && (cols == 1 || strides[2] >= std::max<int64_t>(1, rows));
   const bool transposed =
-      !(strides[1] == 1 && (cols == 1 || strides[2] >= std::max<int64_t>(1, rows))) &&
-      strides[2] == 1;
+      !as_it_is && strides[2] == 1 && (rows == 1 || strides[1] >= std::max<int64_t>(1, cols));
   const std::array<at::ScalarType, 3> read = {
       transposed ? batch2.scalar_type() : batch1.scalar_type(),
       transposed ? batch1.scalar_type() : batch2.scalar_type(), result};
