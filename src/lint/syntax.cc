@@ -84,32 +84,6 @@ Kind kind(TSNode node) { return symbol_of(kinds(), node, Kind::kOther); }
 
 }  // namespace
 
-TSFieldId field_id(std::string_view name) {
-  static const std::unordered_map<std::string_view, TSFieldId> table = [] {
-    const TSLanguage* language = tree_sitter_python();
-    std::unordered_map<std::string_view, TSFieldId> out;
-    const uint32_t count = ts_language_field_count(language);
-    for (uint32_t id = 1; id <= count; ++id) {
-      const char* field_name = ts_language_field_name_for_id(language, static_cast<TSFieldId>(id));
-      if (field_name != nullptr) out.emplace(field_name, static_cast<TSFieldId>(id));
-    }
-    return out;
-  }();
-  const auto found = table.find(name);
-  return found == table.end() ? 0 : found->second;
-}
-
-const FieldIds& fields() {
-  static const FieldIds ids = {
-      field_id("alias"),      field_id("alternative"), field_id("argument"),
-      field_id("arguments"),  field_id("attribute"),   field_id("body"),
-      field_id("condition"),  field_id("consequence"), field_id("function"),
-      field_id("left"),       field_id("name"),        field_id("object"),
-      field_id("parameters"), field_id("right"),       field_id("subscript"),
-      field_id("type"),       field_id("value")};
-  return ids;
-}
-
 Parser::Parser() : parser_(ts_parser_new()) {
   if (!ts_parser_set_language(parser_.get(), tree_sitter_python())) {
     // The grammar's ABI is outside what the linked libtree-sitter reads.
@@ -128,9 +102,7 @@ Source::Source(std::string_view text, TSTree* tree) : text_(text), tree_(tree) {
   Scope module;
   module.node = root();
   scopes_.push_back(std::move(module));
-  TSTreeCursor cursor = ts_tree_cursor_new(root());
-  walk(&cursor, 0, 0);
-  ts_tree_cursor_delete(&cursor);
+  walk(root(), 0, 0);
   classify_classes();
 }
 
@@ -165,42 +137,78 @@ std::string Source::qualify(TSNode node) const {
   return dot == std::string::npos ? found->second : found->second + name.substr(dot);
 }
 
-TSNode Source::keyword(TSNode call, std::string_view name) const {
-  const TSNode args = field(call, "arguments");
-  if (!is(args, "argument_list")) return TSNode{};
+namespace {
+
+// What a call's argument is, by its symbol (no type name compared).
+enum class Arg { kOther, kKeyword, kComment, kListSplat, kDictionarySplat };
+
+Arg arg_kind(TSNode arg) {
+  static constexpr std::pair<const char*, Arg> kArgs[] = {
+      {"keyword_argument", Arg::kKeyword},
+      {"comment", Arg::kComment},
+      {"list_splat", Arg::kListSplat},
+      {"dictionary_splat", Arg::kDictionarySplat},
+  };
+  static const std::vector<Arg> table = symbol_table(kArgs, Arg::kOther);
+  return symbol_of(table, arg, Arg::kOther);
+}
+
+// A call's argument list, or a null node where it has none (a call of a
+// generator expression: `f(x for x in y)`).
+TSNode argument_list(TSNode call) {
+  static const TSSymbol list = ts_language_symbol_for_name(tree_sitter_python(), "argument_list",
+                                                           sizeof "argument_list" - 1, true);
+  const TSNode args = field(call, fields().arguments);
+  return !ts_node_is_null(args) && ts_node_symbol(args) == list ? args : TSNode{};
+}
+
+// Calls `visit` on each named child of `args` in order, until it returns
+// true. By index: an argument list is short, and a cursor's steps cost more
+// than the walk over the children before each (measured with callgrind).
+template <typename Visit>
+bool any_named_child(TSNode args, Visit visit) {
   const uint32_t count = ts_node_named_child_count(args);
   for (uint32_t i = 0; i < count; ++i) {
-    const TSNode arg = ts_node_named_child(args, i);
-    if (is(arg, "keyword_argument") && text(field(arg, "name")) == name) return field(arg, "value");
+    if (visit(ts_node_named_child(args, i))) return true;
   }
-  return TSNode{};
+  return false;
+}
+
+}  // namespace
+
+TSNode Source::keyword(TSNode call, std::string_view name) const {
+  // Rules ask most calls of a file for `device=`, which few of them have:
+  // a call whose text does not hold the name has no such keyword.
+  if (text(call).find(name) == std::string_view::npos) return TSNode{};
+  const TSNode args = argument_list(call);
+  if (ts_node_is_null(args)) return TSNode{};
+  TSNode value{};
+  any_named_child(args, [&](TSNode arg) {
+    if (arg_kind(arg) != Arg::kKeyword || text(field(arg, fields().name)) != name) return false;
+    value = field(arg, fields().value);
+    return true;
+  });
+  return value;
 }
 
 std::vector<TSNode> Source::positional(TSNode call) const {
   std::vector<TSNode> out;
-  const TSNode args = field(call, "arguments");
-  if (!is(args, "argument_list")) return out;
-  const uint32_t count = ts_node_named_child_count(args);
-  for (uint32_t i = 0; i < count; ++i) {
-    const TSNode arg = ts_node_named_child(args, i);
-    if (is(arg, "keyword_argument") || is(arg, "comment") || is(arg, "list_splat") ||
-        is(arg, "dictionary_splat")) {
-      continue;
-    }
-    out.push_back(arg);
-  }
+  const TSNode args = argument_list(call);
+  if (ts_node_is_null(args)) return out;
+  any_named_child(args, [&](TSNode arg) {
+    if (arg_kind(arg) == Arg::kOther) out.push_back(arg);
+    return false;
+  });
   return out;
 }
 
 bool Source::has_splat(TSNode call) const {
-  const TSNode args = field(call, "arguments");
-  if (!is(args, "argument_list")) return true;
-  const uint32_t count = ts_node_named_child_count(args);
-  for (uint32_t i = 0; i < count; ++i) {
-    const TSNode arg = ts_node_named_child(args, i);
-    if (is(arg, "list_splat") || is(arg, "dictionary_splat")) return true;
-  }
-  return false;
+  const TSNode args = argument_list(call);
+  if (ts_node_is_null(args)) return true;
+  return any_named_child(args, [](TSNode arg) {
+    const Arg k = arg_kind(arg);
+    return k == Arg::kListSplat || k == Arg::kDictionarySplat;
+  });
 }
 
 const Call* Source::call_at(TSNode node) const {
@@ -295,7 +303,7 @@ void Source::add_call(TSNode node, int scope) {
     call.moved = call.moved || (ts_node_start_byte(node) >= start && ts_node_end_byte(node) <= end);
   }
   if (is(function, "attribute")) {
-    call.method = std::string(text(field(function, "attribute")));
+    call.method = text(field(function, "attribute"));
     call.object = field(function, "object");
     if (call.method == "to" && call.qualified.empty()) {
       const std::vector<TSNode> args = positional(node);
@@ -374,10 +382,9 @@ bool Source::holds_nothing_to_walk(TSNode node, std::size_t from) {
   return true;
 }
 
-void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
+void Source::walk(TSNode node, int scope, int depth) {
   // Deeper than any real program: stop rather than overflow the stack.
   if (depth > kMaxDepth) return;
-  const TSNode node = ts_tree_cursor_current_node(cursor);
   const Kind k = kind(node);
   int inner = scope;
   char context = 0;
@@ -491,18 +498,29 @@ void Source::walk(TSTreeCursor* cursor, int scope, int depth) {
     moving = true;
   }
   if (context != 0) context_.emplace_back(context, ts_node_start_byte(node));
-  // The cursor's moves are most of the walk's cost (a move to the next
-  // sibling is some 500 instructions in libtree-sitter 0.20, and from the
-  // last child it climbs to the parent only to learn there is none), so the
-  // walk counts the children (visible ones, as the cursor visits them) and
-  // stops at the last.
-  const uint32_t children = ts_node_child_count(node);
-  if (children > 0 && ts_tree_cursor_goto_first_child(cursor)) {
-    for (uint32_t i = 1;; ++i) {
-      walk(cursor, inner, depth + 1);
-      if (i == children || !ts_tree_cursor_goto_next_sibling(cursor)) break;
+  // The named children (punctuation and keywords are anonymous leaves the
+  // walk has nothing to do with: no node type of the grammar is anonymous
+  // and has children): by index where there are few, with a cursor where
+  // there are many. A child by index walks over the ones before it (some 40
+  // instructions each in libtree-sitter 0.20), a cursor's move to the next
+  // sibling costs some 500 (and from the last child it climbs to the parent
+  // only to learn there is none, so the loop counts the children and stops
+  // at the last): for the few children of most nodes the index is cheaper.
+  const uint32_t children = ts_node_named_child_count(node);
+  if (children <= kChildrenByIndex) {
+    for (uint32_t i = 0; i < children; ++i) walk(ts_node_named_child(node, i), inner, depth + 1);
+  } else {
+    TSTreeCursor cursor = ts_tree_cursor_new(node);
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      uint32_t seen = 0;
+      do {
+        const TSNode child = ts_tree_cursor_current_node(&cursor);
+        if (!ts_node_is_named(child)) continue;
+        walk(child, inner, depth + 1);
+        if (++seen == children) break;
+      } while (ts_tree_cursor_goto_next_sibling(&cursor));
     }
-    ts_tree_cursor_goto_parent(cursor);
+    ts_tree_cursor_delete(&cursor);
   }
   if (context != 0) context_.pop_back();
   if (moving) moving_.pop_back();

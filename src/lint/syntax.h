@@ -76,7 +76,7 @@ struct Call {
   // or empty when its root is not an imported name.
   std::string qualified;
   // For `obj.method(...)`: the method's name and `obj`.
-  std::string method;
+  std::string_view method;  // in the source's text
   TSNode object{};
   // The call is the object of `.to(...)` or `.cuda(...)`: moved right away.
   bool moved = false;
@@ -152,7 +152,9 @@ class Source {
 
  private:
   static constexpr int kMaxDepth = 1500;
-  void walk(TSTreeCursor* cursor, int scope, int depth);
+  // Up to this many children a node's are walked by index (walk()).
+  static constexpr uint32_t kChildrenByIndex = 12;
+  void walk(TSNode node, int scope, int depth);
   void add_call(TSNode node, int scope);
   void note_device_use(int scope, TSNode node);
   // Whether nothing below `node` needs walking (its text after `from` opens

@@ -231,21 +231,5 @@ TEST(LintSyntax, DottedNamesAreTheSameWrittenTightlyOrNot) {
   EXPECT_EQ(qualified, (std::vector<std::string>{"a=", "b=", "c=", "d=torch.nn.functional.relu"}));
 }
 
-TEST(LintSyntax, FieldsByIdMatchLibtreeSittersLookupByName) {
-  const std::string text = "import torch\nx = torch.zeros(2, device=d)\n";
-  const Parsed parsed(text);
-  const TSNode root = ts_tree_root_node(parsed.tree.get());
-  const TSNode assignment = ts_node_named_child(ts_node_named_child(root, 1), 0);
-  ASSERT_TRUE(is(assignment, "assignment"));
-  for (const char* name : {"left", "right", "type"}) {
-    const TSNode by_name =
-        ts_node_child_by_field_name(assignment, name, static_cast<uint32_t>(std::strlen(name)));
-    EXPECT_TRUE(ts_node_eq(field(assignment, name), by_name)) << name;
-  }
-  EXPECT_NE(field_id("function"), 0);
-  EXPECT_EQ(field_id("no_such_field"), 0);
-  EXPECT_TRUE(ts_node_is_null(field(assignment, "no_such_field")));
-}
-
 }  // namespace
 }  // namespace devcheck::lint::detail
