@@ -10,7 +10,8 @@
 // source address into tuning/ (the rules may be changed for it) and test/
 // (never: its figure is the blind one), blind/extra/, tuning material
 // written after the split (either hash; no source in common with the rest),
-// and blind/draw2/, a second blind draw split the same way. The figures per
+// blind/draw2/ and blind/draw3/, a second and a third blind draw split the
+// same way. The figures per
 // corpus and rule may not get worse than the ones recorded here (and in
 // docs/lint.md).
 #include <dirent.h>
@@ -71,8 +72,13 @@ const Figures kExtra = {
     {"DC105", {3, 3, 0}},   {"DC111", {4, 4, 0}}, {"DC112", {1, 0, 0}},   {"DC113", {5, 5, 0}},
     {"DC120", {15, 14, 0}}, {"DC121", {1, 1, 0}}, {"DC122", {11, 11, 0}},
 };
+// The first draw's test half: 23 of 35 from the second round to the seventh;
+// 22 after the eighth (tuned on the third draw's tuning half), which lost a
+// DC101 case here. Recorded as measured: no rule is changed for a case of
+// test/, and the round was not undone for it (that would choose rules by
+// the blind half).
 const Figures kTestHalf = {
-    {"DC101", {7, 4, 0}}, {"DC104", {1, 0, 0}}, {"DC105", {4, 3, 0}}, {"DC107", {2, 2, 0}},
+    {"DC101", {7, 3, 0}}, {"DC104", {1, 0, 0}}, {"DC105", {4, 3, 0}}, {"DC107", {2, 2, 0}},
     {"DC111", {4, 2, 0}}, {"DC113", {4, 4, 0}}, {"DC116", {1, 1, 0}}, {"DC117", {3, 3, 0}},
     {"DC120", {6, 1, 0}}, {"DC121", {2, 2, 0}}, {"DC122", {1, 1, 0}},
 };
@@ -81,7 +87,8 @@ const Figures kTestHalf = {
 // were when it was written (main at b842e15: test 14 of 29, 2 twins flagged;
 // tuning 13 of 28, 3 flagged). No rule was ever changed for a case of test/;
 // the sixth round (issue 38) tuned on tuning/: 25 of 28 found, no twin
-// flagged (13 and 3 before it); test/ after it: 15 of 29, 1 flagged.
+// flagged (13 and 3 before it); test/ after it: 15 of 29, 1 flagged; after
+// the seventh round (variants of found cases): 16 of 29, 1 flagged.
 const Figures kDraw2Tuning = {
     {"DC101", {4, 3, 0}}, {"DC104", {1, 1, 0}}, {"DC105", {6, 6, 0}},
     {"DC107", {1, 1, 0}}, {"DC111", {3, 3, 0}}, {"DC112", {4, 4, 0}},
@@ -89,8 +96,26 @@ const Figures kDraw2Tuning = {
 };
 const Figures kDraw2Test = {
     {"DC101", {3, 2, 0}}, {"DC102", {2, 2, 0}}, {"DC103", {1, 0, 0}}, {"DC104", {1, 1, 0}},
-    {"DC105", {5, 5, 1}}, {"DC111", {2, 1, 0}}, {"DC112", {4, 2, 0}}, {"DC113", {4, 1, 0}},
+    {"DC105", {5, 5, 1}}, {"DC111", {2, 1, 0}}, {"DC112", {4, 2, 0}}, {"DC113", {4, 2, 0}},
     {"DC116", {1, 1, 0}}, {"DC120", {6, 0, 0}},
+};
+
+// The third blind draw's halves (tests/lint/blind/draw3/README.md), measured
+// first with the rules as they were when it was written (main at a80f012,
+// before the seventh round): test 10 of 32, 1 twin flagged; tuning 12 of 29,
+// 1 flagged. After the seventh round (variants of found cases, never this
+// draw): test 10 of 32, 1 flagged; tuning 13 of 29, 2 flagged (a DC101 twin).
+// The eighth round tuned on the tuning half (docs/lint.md): 18 of 29, 0
+// flagged.
+const Figures kDraw3Tuning = {
+    {"DC101", {4, 2, 0}}, {"DC102", {1, 1, 0}}, {"DC103", {2, 1, 0}}, {"DC105", {3, 3, 0}},
+    {"DC111", {5, 5, 0}}, {"DC112", {1, 1, 0}}, {"DC113", {4, 2, 0}}, {"DC116", {1, 1, 0}},
+    {"DC120", {7, 2, 0}}, {"DC122", {1, 0, 0}},
+};
+const Figures kDraw3Test = {
+    {"DC101", {6, 3, 0}}, {"DC103", {2, 0, 0}}, {"DC105", {5, 3, 0}},
+    {"DC107", {2, 0, 0}}, {"DC111", {2, 1, 0}}, {"DC112", {1, 0, 0}},
+    {"DC113", {8, 2, 1}}, {"DC120", {5, 0, 0}}, {"DC122", {1, 1, 0}},
 };
 
 const std::string kTests = std::string(DEVCHECK_SOURCE_DIR) + "/tests/lint/";
@@ -154,6 +179,10 @@ std::vector<Case> extra() { return corpus(kTests + "blind/extra/"); }
 // hash.
 std::vector<Case> draw2_tuning() { return corpus(kTests + "blind/draw2/tuning/"); }
 std::vector<Case> draw2_test() { return corpus(kTests + "blind/draw2/test/"); }
+// The third (tests/lint/blind/draw3/README.md): written after the second
+// draw's sixth round, the same way, from other queries.
+std::vector<Case> draw3_tuning() { return corpus(kTests + "blind/draw3/tuning/"); }
+std::vector<Case> draw3_test() { return corpus(kTests + "blind/draw3/test/"); }
 
 // The blind corpus's split (tests/lint/blind/README.md): FNV-1a, 64 bits.
 uint64_t fnv1a64(const std::string& text) {
@@ -247,8 +276,8 @@ TEST(LintBugCorpus, EachCaseCitesItsThreadAndMarksItsLines) {
 
 TEST(LintBugCorpus, ExtraCasesShareNoSourceWithTheOtherCorpora) {
   std::set<std::string> others;
-  for (const auto& cases :
-       {old_corpus(), tuning_half(), test_half(), draw2_tuning(), draw2_test()}) {
+  for (const auto& cases : {old_corpus(), tuning_half(), test_half(), draw2_tuning(), draw2_test(),
+                            draw3_tuning(), draw3_test()}) {
     for (const Case& c : cases) others.insert(c.sources.begin(), c.sources.end());
   }
   for (const Case& c : extra()) {
@@ -272,14 +301,16 @@ TEST(LintBugCorpus, BlindCasesSitInTheHalfTheirSourceHashNames) {
   }
 }
 
-TEST(LintBugCorpus, SecondDrawCasesCiteNewThreadsAndSitInTheHalfTheirHashNames) {
-  const std::vector<Case> tuning = draw2_tuning();
-  const std::vector<Case> test = draw2_test();
-  ASSERT_GE(tuning.size() + test.size(), 50U);
+// A later blind draw: at least `at_least` cases, each well formed, none
+// citing a source of the earlier corpora or of another case, each in the
+// half its first source's hash names.
+void check_draw(const std::vector<Case>& tuning, const std::vector<Case>& test,
+                const std::vector<std::vector<Case>>& earlier_corpora, std::size_t at_least) {
+  ASSERT_GE(tuning.size() + test.size(), at_least);
   check_cases(tuning);
   check_cases(test);
-  std::set<std::string> earlier;  // every source of the first draw, its extra cases, the old corpus
-  for (const auto& cases : {old_corpus(), tuning_half(), test_half(), extra()}) {
+  std::set<std::string> earlier;
+  for (const auto& cases : earlier_corpora) {
     for (const Case& c : cases) earlier.insert(c.sources.begin(), c.sources.end());
   }
   std::set<std::string> seen;
@@ -294,6 +325,15 @@ TEST(LintBugCorpus, SecondDrawCasesCiteNewThreadsAndSitInTheHalfTheirHashNames) 
       }
     }
   }
+}
+
+TEST(LintBugCorpus, SecondDrawCasesCiteNewThreadsAndSitInTheHalfTheirHashNames) {
+  check_draw(draw2_tuning(), draw2_test(), {old_corpus(), tuning_half(), test_half(), extra()}, 50);
+}
+
+TEST(LintBugCorpus, ThirdDrawCasesCiteNewThreadsAndSitInTheHalfTheirHashNames) {
+  check_draw(draw3_tuning(), draw3_test(),
+             {old_corpus(), tuning_half(), test_half(), extra(), draw2_tuning(), draw2_test()}, 60);
 }
 
 TEST(LintBugCorpus, SplitHashIsFnv1aOfTheAddress) {
@@ -328,6 +368,14 @@ TEST(LintBugCorpus, SecondDrawTuningHalfRecallAndTwinsAreNoWorseThanRecorded) {
 
 TEST(LintBugCorpus, SecondDrawTestHalfRecallAndTwinsAreNoWorseThanRecorded) {
   measure("tests/lint/blind/draw2/test", draw2_test(), kDraw2Test);
+}
+
+TEST(LintBugCorpus, ThirdDrawTuningHalfRecallAndTwinsAreNoWorseThanRecorded) {
+  measure("tests/lint/blind/draw3/tuning", draw3_tuning(), kDraw3Tuning);
+}
+
+TEST(LintBugCorpus, ThirdDrawTestHalfRecallAndTwinsAreNoWorseThanRecorded) {
+  measure("tests/lint/blind/draw3/test", draw3_test(), kDraw3Test);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #pragma once
 // Helpers for the lint tests: lint a snippet, list what was found.
+#include <gtest/gtest.h>
+
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "devcheck/lint.h"
@@ -32,5 +35,16 @@ inline Finding only(const std::string& source, const std::string& rule) {
 }
 
 using Lines = std::vector<std::string>;
+
+// For each (bug, fixed twin) pair, after `head`: `rule` reports on the bug
+// and says nothing on its twin.
+inline void expect_bugs_found_and_twins_clean(
+    const std::string& head, const std::vector<std::pair<std::string, std::string>>& pairs,
+    const std::string& rule) {
+  for (const auto& [bug, fixed] : pairs) {
+    EXPECT_FALSE(found(head + bug, rule).empty()) << bug;
+    EXPECT_EQ(found(head + fixed, rule), Lines{}) << fixed;
+  }
+}
 
 }  // namespace devcheck::lint::testing

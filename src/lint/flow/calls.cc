@@ -3,7 +3,6 @@
 // methods.cc).
 #include <algorithm>
 #include <array>
-#include <cctype>
 
 #include "../common.h"
 #include "call_args.h"
@@ -18,55 +17,6 @@ bool is_literal_number(TSNode node) {
 }
 
 }  // namespace
-
-bool is_module_class(std::string_view q) {
-  if (q.rfind("torch.nn.", 0) != 0 || q.find(".functional") != std::string_view::npos ||
-      q.find(".init.") != std::string_view::npos || q.find(".utils.") != std::string_view::npos) {
-    return false;
-  }
-  const std::string_view last = q.substr(q.rfind('.') + 1);
-  return !last.empty() && std::isupper(static_cast<unsigned char>(last[0])) != 0 &&
-         last != "Parameter" && last != "Module";
-}
-
-// A torchvision model's builder: torchvision.models.resnet50(...),
-// torchvision.models.detection.fasterrcnn_resnet50_fpn(...), get_model(...);
-// not the weights (ResNet50_Weights), nor feature extraction from a model.
-bool is_torchvision_model(std::string_view q) {
-  constexpr std::string_view kModels = "torchvision.models.";
-  if (q.rfind(kModels, 0) != 0) return false;
-  std::string_view rest = q.substr(kModels.size());
-  const std::size_t dot = rest.find('.');
-  if (dot != std::string_view::npos) {
-    const std::string_view package = rest.substr(0, dot);
-    if (package != "detection" && package != "segmentation" && package != "video" &&
-        package != "quantization" && package != "optical_flow") {
-      return false;
-    }
-    rest = rest.substr(dot + 1);
-  }
-  return !rest.empty() && rest.find('.') == std::string_view::npos &&
-         std::islower(static_cast<unsigned char>(rest[0])) != 0 && rest != "get_weight" &&
-         rest != "get_model_weights" && rest != "list_models" && rest != "get_model_builder";
-}
-
-bool is_pretrained_model(std::string_view q) {
-  constexpr std::string_view kPackage = "transformers.";
-  constexpr std::string_view kLoad = ".from_pretrained";
-  if (q.rfind(kPackage, 0) != 0 || q.size() <= kPackage.size() + kLoad.size() ||
-      q.substr(q.size() - kLoad.size()) != kLoad) {
-    return false;
-  }
-  const std::string_view cls = q.substr(kPackage.size(), q.size() - kPackage.size() - kLoad.size());
-  return cls.find('.') == std::string_view::npos &&
-         (cls.find("Model") != std::string_view::npos || cls.find("For") != std::string_view::npos);
-}
-
-bool is_wrapper(std::string_view q) {
-  return q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
-         q == "torch.nn.parallel.DistributedDataParallel" ||
-         q == "torch.nn.parallel.distributed.DistributedDataParallel";
-}
 
 Value FlowRun::eval_call(TSNode call, Frame& frame) {
   const TSNode function = field(call, fields().function);
@@ -141,6 +91,13 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       v.made = call;
       return v;
     }
+    // torchvision's conversions of an image (PIL, NumPy) to a tensor: on
+    // the host; a pipeline of them (Compose([..., ToTensor()])) makes one.
+    if (const ImageToTensor image = image_to_tensor(source_, call, q);
+        image != ImageToTensor::kNo) {
+      v.origin = Origin::kImage;
+      return image == ImageToTensor::kTransform ? v : image_tensor(call);
+    }
     if (q == "torch.from_numpy") {
       v.kind = Kind::kTensor;
       v.place = Place::kHost;
@@ -169,8 +126,13 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
                        ? Origin::kNumpy
                        : Origin::kFactory;
         v.made = call;
-      } else if (legacy_type_on_cuda(q) && is_literal_number(data)) {
-        v.place = Place::kHost;  // torch.FloatTensor(2, 3): sizes
+      } else if (legacy_type_on_cuda(q) &&
+                 (is_literal_number(data) ||
+                  (of.kind == Kind::kUnknown && of.place == Place::kUnknown &&
+                   q != "torch.as_tensor" && q != "torch.asarray"))) {
+        // torch.FloatTensor(2, 3): sizes; torch.FloatTensor(state): the data
+        // or the sizes a name holds, on the host either way (never 0-dim).
+        v.place = Place::kHost;
         v.origin = Origin::kFactory;
         v.made = call;
       } else if (of.kind == Kind::kTensor) {
@@ -178,7 +140,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       }
       return v;
     }
-    if (q.rfind("numpy.", 0) == 0) {
+    if (reads_as_numpy(q)) {
       for (const Arg& a : args) {
         const Value e = effective(a.value);
         // On the module's device too: DC113 decides whether that is a device.
@@ -276,7 +238,10 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       // the loss is moved.
       for (const char* name : {"weight", "pos_weight"}) {
         const Arg* w = keyword_arg(args, name);
-        if (w != nullptr && host_tensor(w->value)) {
+        // A class weight is never 0-dim: torch.tensor(weights) is one.
+        const bool weights = w != nullptr && w->value.kind == Kind::kTensor &&
+                             w->value.place == Place::kHost && !ts_node_is_null(w->value.made);
+        if (w != nullptr && (host_tensor(w->value) || weights)) {
           v.held_place = Place::kHost;
           v.held_origin = w->value.origin;
           v.held_made = w->value.made;
@@ -326,6 +291,12 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       v.cls = c->second.scope;
       return v;
     }
+    // An instance of a plain class of the file: what it keeps is what its
+    // methods leave in `self.x` (`sched.alphas[t]`).
+    if (c != source_.classes().end() && !own) {
+      v.cls = c->second.scope;
+      return v;
+    }
   }
   // iter(loader) is the loader; next(...) of it one of its batches.
   if (is(function, "identifier") && !args.empty() && args[0].value.kind == Kind::kLoader) {
@@ -342,6 +313,8 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   }
   if (self_call) {
     Value callee = lookup(source_.text(function), frame);
+    if (callee.origin == Origin::kImage && callee.kind == Kind::kUnknown) return image_tensor(call);
+    if (const std::optional<Value> out = call_instance(call, callee, args, frame)) return *out;
     // In a module's method, `self.x(...)` of no method of its class calls a
     // submodule (assigned in a base class, or by setattr).
     if (callee.kind == Kind::kUnknown && callee.place == Place::kUnknown && f < 0 &&
@@ -373,7 +346,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     int method_scope = -1;
     if (member(receiver, method, found, method_scope)) {
       if (method_scope >= 0) {
-        record_call(method_scope, call, args, frame);
+        record_call(method_scope, call, args, frame, receiver.place == Place::kDevice);
         last_tuple_ = summaries_[method_scope].tuple;
         for (Value& part : last_tuple_) {
           if (part.place == Place::kModuleDevice) part.place = receiver.place;
@@ -391,6 +364,8 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     const int only = only_method(method);
     if (only >= 0) {
       record_call(only, call, args, frame);
+      // Its class's __init__ first: the method reads what it sets.
+      analyze_class(source_.scopes()[only].owner_class);
       analyze(only);
     }
   }
@@ -398,12 +373,28 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   Value callee;
   if (!attribute) {
     callee = eval(function, frame);
+    if (callee.origin == Origin::kImage && callee.kind == Kind::kUnknown) return image_tensor(call);
+    if (const std::optional<Value> out = call_instance(call, callee, args, frame)) return *out;
     if (callee.kind == Kind::kModule ||
         (callee.kind == Kind::kUnknown && callee.place == Place::kDevice)) {
       return eval_module_call(call, function, callee, args, frame);
     }
   }
   return computed_from(function, callee, args);
+}
+
+// torch.tensor(state) of a name: it may hold a number (a 0-dim tensor,
+// which mixes with any device in an operator), but a module's layers take
+// no host tensor of any size (`policy(torch.tensor(obs))`).
+bool FlowRun::host_data(const Value& v) const {
+  if (v.kind != Kind::kTensor || v.place != Place::kHost || !v.scalar ||
+      v.origin != Origin::kFactory || !is(v.made, "call")) {
+    return false;
+  }
+  const Call* made = source_.call_at(v.made);
+  const std::vector<TSNode> args = source_.positional(v.made);
+  return made != nullptr && made->qualified == "torch.tensor" && !args.empty() &&
+         !is_literal_number(args[0]) && !is(args[0], "tuple");
 }
 
 // What a call nothing is known of gives: computation follows its inputs, so
@@ -441,8 +432,9 @@ Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& fram
     // A number (or what may be one) makes a 0-dim tensor, which mixes with
     // any device; data makes a tensor of its size.
     const Value data = args.empty() ? Value{} : args[0].value;
+    // A host tensor (a batch's labels) is copied whole, on the host.
     const bool sized = is(first, "list") || is(first, "tuple") || is(first, "list_comprehension") ||
-                       data.kind == Kind::kArray || data.kind == Kind::kList;
+                       data.kind == Kind::kArray || data.kind == Kind::kList || host_tensor(data);
     v.scalar = !sized;
     if (data.kind == Kind::kArray) v.origin = Origin::kNumpy;
   } else if (is(first, "tuple") && ts_node_named_child_count(first) == 0) {
@@ -475,12 +467,13 @@ Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& fram
 
 Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& module,
                                 const std::vector<Arg>& args, Frame& frame) {
+  pass_batch_to_forward(call, module, args, frame);
   for (const Arg& a : args) {
     if (is(a.node, "identifier"))
       out_.module_inputs_.emplace_back(frame.scope, source_.text(a.node));
     const Value e = effective(a.value);
     if ((module.place == Place::kDevice || module.place == Place::kModuleDevice) &&
-        host_tensor(e) && !module.scatters) {
+        (host_tensor(e) || host_data(e)) && !module.scatters) {
       out_.meetings_.push_back({call, a.node, e, module, frame.scope});
     } else if (module.place == Place::kHost && module.origin == Origin::kUnmovedModule &&
                device_value(e) && e.place == Place::kDevice) {

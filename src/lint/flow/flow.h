@@ -52,6 +52,9 @@ enum class Origin : uint8_t {
   kDatasetItem,    // an item of a Dataset (DC120)
   kHostCopy,       // .cpu() or .to("cpu") of a tensor (DC120)
   kUnmovedModule,  // a module made in this file and never moved (DC120)
+  // A tensor torchvision made from an image (ToTensor, to_tensor) (DC120);
+  // on a transform that makes one, with its place unknown: the transform.
+  kImage,
 };
 
 struct Value {

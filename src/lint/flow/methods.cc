@@ -1,12 +1,37 @@
 // The device flow's methods of values (flow.h): a tensor's, a module's, an
-// array's, and moves (`x.to(device)`, `.cuda()`, `.cpu()`).
+// array's, a plain object's __call__, and moves (`x.to(device)`, `.cuda()`,
+// `.cpu()`).
 #include <array>
+#include <optional>
 
 #include "../common.h"
 #include "call_args.h"
 #include "run.h"
 
 namespace devcheck::lint::detail {
+namespace {
+
+// Whether `x.<method>(args)` takes another tensor's type: `x.type_as(y)`,
+// `x.type(y.type())`.
+bool typed_as_other(const Source& source, std::string_view method,
+                    const std::vector<FlowRun::Arg>& args) {
+  if (method == "type_as") return true;
+  if (method != "type" || args.size() != 1 || !is(args[0].node, "call")) return false;
+  const TSNode inner = field(args[0].node, fields().function);
+  return is(inner, "attribute") && source.text(field(inner, fields().attribute)) == "type";
+}
+
+// Where `x.type_as(y)` is: where y is (its device and its dtype; a CUDA
+// type string `x.type(y.type())` takes to a CUDA device too), unknown when
+// y is not one tensor.
+Place type_as_place(const std::vector<FlowRun::Arg>& args) {
+  if (args.size() != 1 || !args[0].keyword.empty()) return Place::kUnknown;
+  const Value other = effective(args[0].value);
+  return other.kind == Kind::kTensor || other.kind == Kind::kUnknown ? other.place
+                                                                     : Place::kUnknown;
+}
+
+}  // namespace
 
 Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
                            const Value& receiver, const std::vector<Arg>& args, Frame& frame) {
@@ -55,6 +80,7 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
       }
       v = receiver;
       v.scalar = among(method, kReductions) && args.empty();
+      if (typed_as_other(source_, method, args)) v.place = type_as_place(args);
       return v;
     case Kind::kModule:
       // A Hugging Face model's generate() runs its forward on the tensors
@@ -96,6 +122,7 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
         v = receiver;
         v.kind = Kind::kTensor;
         v.scalar = among(method, kReductions) && args.empty();
+        if (typed_as_other(source_, method, args)) v.place = type_as_place(args);
         return v;
       }
       return receiver.place == Place::kUnknown ? computed_from(object, receiver, args) : Value{};
@@ -185,14 +212,61 @@ Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Fr
     }
     return result;
   }
+  // `nets[k].to(device)`, `for m in models: m.to(device)`: the container's
+  // modules move in place.
+  if (statement && v.kind != Kind::kTensor) {
+    TSNode container = is(object, "subscript") ? field(object, fields().value) : TSNode{};
+    for (const auto& loop : frame.loops) {
+      if (is(loop.first, "identifier") && source_.text(loop.first) == source_.text(object)) {
+        container = field(ts_node_parent(loop.first), fields().right);
+      }
+    }
+    const Value* held =
+        is(container, "identifier") ? frame.env.find(source_.text(container)) : nullptr;
+    if (held != nullptr && held->kind == Kind::kList && held->element == Kind::kModule) {
+      Value moved = *held;
+      moved.element_place = target;
+      frame.env.set(source_.text(container), moved);
+    }
+  }
   if (statement && v.kind != Kind::kTensor &&
       (is(object, "identifier") || !source_.dotted(object).empty())) {
     // Modules (and what is not known to be a tensor) move in place; what is
     // moved so is a module (a tensor's move would be dropped: DC102).
     if (result.kind == Kind::kUnknown) result.kind = Kind::kModule;
     frame.env.set(source_.text(object), result);
+    // `model = net`, then `model.to(device)`: `net` is the same module.
+    for (const auto& [alias, of] : frame.aliases) {
+      const std::string_view name = source_.text(object);
+      const std::string_view other = alias == name ? of : of == name ? alias : std::string_view();
+      const Value* held = other.empty() ? nullptr : frame.env.find(other);
+      if (held != nullptr && held->kind == Kind::kModule) frame.env.set(other, result);
+    }
   }
   return result;
+}
+
+// An instance of a plain class of the file called (`self.pre_processor(
+// crops)`) runs its __call__.
+std::optional<Value> FlowRun::call_instance(TSNode call, const Value& callee,
+                                            const std::vector<Arg>& args, Frame& frame) {
+  if (callee.cls < 0 || callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) {
+    return std::nullopt;
+  }
+  const int method = method_of(callee.cls, "__call__");
+  if (method < 0) return std::nullopt;
+  record_call(method, call, args, frame);
+  last_tuple_ = analyze(method).tuple;
+  return summaries_[method].value;
+}
+
+Value FlowRun::image_tensor(TSNode call) {
+  Value v;
+  v.kind = Kind::kTensor;
+  v.place = Place::kHost;
+  v.origin = Origin::kImage;
+  v.made = call;
+  return v;
 }
 
 // A model of this file whose forward returns a tuple (`loss, kl, acc =
@@ -212,6 +286,27 @@ void FlowRun::forward_tuple(const Value& module, const Value& out) {
     mapped.scalar = part.kind == Kind::kTensor && part.scalar;
     last_tuple_.push_back(mapped);
   }
+}
+
+// A model of this file on a device given a whole batch of a DataLoader
+// (`model(batch)`, a dict or tuple of host tensors): its forward reads the
+// batch's parts where they are, on the host, not on the module's device.
+// Only that goes in (every call of the forward must pass it, else its
+// inputs stay on the module's device).
+void FlowRun::pass_batch_to_forward(TSNode call, const Value& module, const std::vector<Arg>& args,
+                                    const Frame& frame) {
+  if (module.cls < 0) return;
+  const int forward = method_of(module.cls, "forward");
+  if (forward < 0) return;
+  std::vector<Arg> batches = args;
+  for (Arg& a : batches) {
+    const Value& v = a.value;
+    const bool whole_batch = module.place == Place::kDevice && v.kind == Kind::kUnknown &&
+                             v.place == Place::kHost && v.origin == Origin::kBatch &&
+                             !ts_node_is_null(v.made) && !module.scatters;
+    if (!whole_batch) a.value = Value{};
+  }
+  record_call(forward, call, batches, frame);
 }
 
 }  // namespace devcheck::lint::detail

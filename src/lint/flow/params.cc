@@ -18,7 +18,8 @@ bool alike(const Value& a, const Value& b) {
 // moved), a model made in this file and never moved, or a tensor one
 // factory of the file made without device= (DC101 reports that factory) or
 // one from_numpy made (DC103), a NumPy array, a DataLoader or a Dataset (its
-// items are on the host), or a loss holding a host tensor.
+// items are on the host), a batch or an item of them, or a loss holding a
+// host tensor.
 bool worth_passing(const Value& v) {
   // A NumPy array: what torch.tensor(...) of it makes is a host tensor
   // with data, not a number.
@@ -35,19 +36,31 @@ bool worth_passing(const Value& v) {
       (v.origin == Origin::kFactory || v.origin == Origin::kNumpy) && !ts_node_is_null(v.made)) {
     return true;
   }
+  // An instance of a plain class of the file (what its methods do is known).
+  if (v.cls >= 0 && v.kind == Kind::kUnknown && v.place == Place::kUnknown) return true;
+  // A batch of a DataLoader, or an item of a Dataset, handed on whole
+  // (`train_step(model, batch, device)`): its parts are on the host there.
+  if (v.place == Place::kHost && (v.origin == Origin::kBatch || v.origin == Origin::kDatasetItem) &&
+      !ts_node_is_null(v.made)) {
+    return true;
+  }
   return v.kind == Kind::kModule && v.place == Place::kHost && v.origin == Origin::kUnmovedModule;
 }
 
 }  // namespace
 
-bool static_method(const Source& source, TSNode function) {
+bool decorated_with(const Source& source, TSNode function, std::string_view decorator) {
   const TSNode decorated = ts_node_parent(function);
   if (!is(decorated, "decorated_definition")) return false;
   bool found = false;
   for_each_named_child(decorated, [&](TSNode child) {
-    if (is(child, "decorator") && source.text(child) == "@staticmethod") found = true;
+    if (is(child, "decorator") && source.text(child) == decorator) found = true;
   });
   return found;
+}
+
+bool static_method(const Source& source, TSNode function) {
+  return decorated_with(source, function, "@staticmethod");
 }
 
 bool same_hints(const ParamHints& a, const ParamHints& b) {
@@ -74,8 +87,8 @@ const Value* hint(const ParamHints& hints, int scope, std::string_view name) {
   return nullptr;
 }
 
-void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
-                          const Frame& frame) {
+void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args, const Frame& frame,
+                          bool on_device) {
   const Scope& scope = source_.scopes()[callee];
   if (scope.kind != ScopeKind::kFunction) return;
   const TSNode parameters = field(scope.node, fields().parameters);
@@ -139,8 +152,14 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     const bool own_factory = value.origin == Origin::kFactory && frame.module_method &&
                              scope.owner_class >= 0 && scope.owner_class == frame.owner_class &&
                              source_.scopes()[frame.scope].name != "__init__";
+    // A batch given to a method of a module on a device (`model.predict(x)`)
+    // goes in: there it meets the module's device as it would in a call of
+    // the module.
+    const bool batch_on_device =
+        on_device && (value.origin == Origin::kBatch || value.origin == Origin::kDatasetItem ||
+                      value.origin == Origin::kImage);
     if (value.place == Place::kHost && value.kind == Kind::kTensor && module_method &&
-        scope.name != "__init__" && !own_factory) {
+        scope.name != "__init__" && !own_factory && !batch_on_device) {
       value = Value{};
     }
     if (keyword) {

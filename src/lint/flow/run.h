@@ -83,6 +83,9 @@ struct Frame {
   // binds (comprehensions' are not counted: a list's elements are moved one
   // by one where a list is what the code has).
   std::vector<std::pair<TSNode, Value>> loops;
+  // Names bound to a module another name holds (`model = net`): a move of
+  // one in place moves the other.
+  std::vector<std::pair<std::string_view, std::string_view>> aliases;
 };
 
 // What the calls in this file pass to one parameter of one of its functions
@@ -97,6 +100,8 @@ struct ParamHint {
 using ParamHints = std::vector<std::vector<ParamHint>>;  // by the callee's scope
 // Whether a method is a @staticmethod (it has no `self` to skip).
 bool static_method(const Source& source, TSNode function);
+// Whether a function is decorated exactly so (`@property`).
+bool decorated_with(const Source& source, TSNode function, std::string_view decorator);
 // Whether two runs found the same hints.
 bool same_hints(const ParamHints& a, const ParamHints& b);
 // The hint for parameter `name` of `scope`, if any.
@@ -147,6 +152,7 @@ class FlowRun {
   void exec_assignment(TSNode node, Frame& frame);
   void exec_if(TSNode node, Frame& frame);
   void exec_for(TSNode node, Frame& frame);
+  Value moved_batch(const Value& element, TSNode target, TSNode iterable, TSNode body) const;
   void bind(TSNode target, const Value& value, Frame& frame, TSNode value_node);
   void bind_parameters(TSNode function, Frame& frame);
   void save_hyperparameters(Frame& frame);
@@ -164,9 +170,18 @@ class FlowRun {
                          const std::vector<Arg>& args, Frame& frame);
   // The parts of a tuple a model of this file returns (last_tuple_).
   void forward_tuple(const Value& module, const Value& out);
+  void pass_batch_to_forward(TSNode call, const Value& module, const std::vector<Arg>& args,
+                             const Frame& frame);
   Value eval_torch_function(TSNode call, std::string_view qualified, const std::vector<Arg>& args,
                             Frame& frame);
   Value computed_from(TSNode function, const Value& callee, const std::vector<Arg>& args) const;
+  std::optional<Value> call_instance(TSNode call, const Value& callee, const std::vector<Arg>& args,
+                                     Frame& frame);
+  // torch.tensor(name) on the host, which may be 0-dim (host_tensor() says
+  // no) but which a module's layers refuse all the same.
+  bool host_data(const Value& v) const;
+  // The tensor an image transform (Origin::kImage) called makes: on the host.
+  static Value image_tensor(TSNode call);
   Value eval_binary(TSNode node, Frame& frame);
   Value eval_subscript(TSNode node, Frame& frame);
   // `moved`: a module moved in place anywhere in the file is on the device
@@ -205,7 +220,10 @@ class FlowRun {
   std::unordered_map<int, Env> closures_;
 
   // params.cc: the calls' arguments, by callee and parameter.
-  void record_call(int callee, TSNode call, const std::vector<Arg>& args, const Frame& frame);
+  // `on_device`: a method called on a module on a device (`model.predict(x)`),
+  // which a batch given on the host meets there.
+  void record_call(int callee, TSNode call, const std::vector<Arg>& args, const Frame& frame,
+                   bool on_device = false);
   // A module given (by name) to a function of the file that moves it in
   // place (`model.to(device)` of its parameter) is on the device after the
   // call (`train(model, ...)`, then `evaluate(model, ...)`).
@@ -252,6 +270,8 @@ class FlowRun {
 // `net.eval()`, `model.train().float()`); `node` itself when it is no such
 // chain.
 TSNode module_chain_root(const Source& source, TSNode node);
+// The same through moves too: `Net()` of `Net().to(device).eval()`.
+TSNode made_module_root(const Source& source, TSNode node);
 
 // The node types the flow's expressions tell apart, by symbol id (a table
 // lookup, where comparing type names costs a strcmp each).
@@ -310,6 +330,15 @@ bool is_pretrained_model(std::string_view qualified);
 // A TorchMetrics metric (torchmetrics.Accuracy, ...): an nn.Module whose
 // running state is tensors made where the metric is, the CPU until it moves.
 bool is_metric_class(std::string_view qualified);
+// Functions that make a NumPy array of what they are given (np.asarray
+// inside): NumPy's, scikit-learn's (metrics), SciPy's, pyplot's plots,
+// pandas' DataFrame and Series.
+bool reads_as_numpy(std::string_view qualified);
+// torchvision's conversions of an image to a tensor: a call that makes one
+// (transforms.functional.to_tensor, pil_to_tensor, ToTensor()(img)) or a
+// transform that will (ToTensor(), Compose([..., ToTensor()])).
+enum class ImageToTensor : uint8_t { kNo, kTensor, kTransform };
+ImageToTensor image_to_tensor(const Source& source, TSNode call, std::string_view qualified);
 // DataParallel and DistributedDataParallel.
 bool is_wrapper(std::string_view qualified);
 

@@ -1,10 +1,9 @@
-// The device flow's scopes (flow.h): values joined after branches, the
-// runs of the module's code, of each class (__init__ first, forward last)
-// and of each function (when first called, for what it returns, or else after
-// the module's code, with its parameters unknown, or what the file's calls
-// pass them: params.cc), and the pass again while that grows (Flow's
-// constructor). Statements are in statements.cc, expressions in
-// expressions.cc and calls.cc.
+// The device flow's scopes (flow.h): the runs of the module's code, of each
+// class (__init__ first, forward last) and of each function (when first
+// called, for what it returns, or else after the module's code, with its
+// parameters unknown, or what the file's calls pass them: params.cc), and the
+// pass again while that grows (Flow's constructor). Statements are in statements.cc, expressions in
+// expressions.cc and calls.cc, values joined after branches in values.cc.
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -13,90 +12,6 @@
 #include "run.h"
 
 namespace devcheck::lint::detail {
-namespace {
-
-bool same(const Value& a, const Value& b) {
-  return a.kind == b.kind && a.place == b.place && a.origin == b.origin &&
-         ts_node_eq(a.made, b.made) && a.element == b.element &&
-         a.element_place == b.element_place && a.element_origin == b.element_origin &&
-         a.element_cls == b.element_cls && a.cls == b.cls;
-}
-
-}  // namespace
-
-Value join(const Value& a, const Value& b) {
-  if (a.kind == Kind::kNone) return b;
-  if (b.kind == Kind::kNone) return a;
-  if (same(a, b)) return a;
-  // Known beats unknown: a value that is a host tensor on one way through
-  // (`if h is None: h = torch.zeros(...)`) is one the code may meet.
-  if (a.kind == Kind::kUnknown && a.place == Place::kUnknown) return b;
-  if (b.kind == Kind::kUnknown && b.place == Place::kUnknown) return a;
-  Value out = a;
-  if (a.kind != b.kind) out.kind = Kind::kUnknown;
-  if (a.place != b.place) out.place = Place::kUnknown;
-  // Two host tensors of one origin (two factories): that origin, made where
-  // the first was.
-  if (a.origin != b.origin || out.place != Place::kHost) {
-    out.origin = Origin::kNone;
-    out.made = TSNode{};
-  }
-  out.scalar = a.scalar && b.scalar;
-  out.pinned = a.pinned && b.pinned;
-  out.pin_unknown = a.pin_unknown || b.pin_unknown;
-  out.registered = a.registered && b.registered;
-  out.sample = a.sample && b.sample;
-  out.passed = a.passed || b.passed;
-  if (a.held_place != b.held_place || !ts_node_eq(a.held_made, b.held_made)) {
-    out.held_place = Place::kUnknown;
-    out.held_origin = Origin::kNone;
-  }
-  // An empty list (`[]`, element kNone) takes what the other way put in it.
-  if (a.element == Kind::kNone || b.element == Kind::kNone) {
-    set_element(out, element_value(a.element == Kind::kNone ? b : a));
-  } else {
-    set_element(out, join(element_value(a), element_value(b)));
-  }
-  return out;
-}
-
-Value element_value(const Value& list) {
-  Value e;
-  e.kind = list.element;
-  e.place = list.element_place;
-  e.origin = list.element_origin;
-  e.made = list.element_made;
-  e.cls = list.element_cls;
-  return e;
-}
-
-void set_element(Value& list, const Value& element) {
-  list.element = element.kind;
-  list.element_place = element.place;
-  list.element_origin = element.origin;
-  list.element_made = element.made;
-  list.element_cls = element.cls;
-}
-
-Value list_of(const Value& element) {
-  // A list of lists (of states per layer) is, for what meets what, a list of
-  // what the inner lists hold.
-  if (element.kind == Kind::kList) return element;
-  Value list;
-  list.kind = Kind::kList;
-  set_element(list, element);
-  return list;
-}
-
-void Env::merge(const Env& other) {
-  for (auto& [name, value] : bindings_) {
-    if (const Value* o = other.find(name)) value = join(value, *o);
-  }
-  for (const auto& [name, value] : other.bindings()) {
-    if (find(name) == nullptr) bindings_.emplace_back(name, value);
-  }
-}
-
 bool Flow::module_input(int scope, std::string_view name) const {
   return std::find(module_inputs_.begin(), module_inputs_.end(), std::make_pair(scope, name)) !=
          module_inputs_.end();
@@ -115,7 +30,7 @@ Flow::Flow(const Source& source) {
     FlowRun flow(source, *this, hints);
     flow.run();
     ParamHints next = flow.param_hints();
-    if (run == 2 || same_hints(next, hints)) break;
+    if (run == 3 || same_hints(next, hints)) break;
     *this = Flow();
     hints = std::move(next);
   }
@@ -276,8 +191,9 @@ void FlowRun::find_module_attributes() {
     if (owner < 0) continue;
     for (const auto& [name, values] : scopes[s].assigns) {
       if (name.rfind("self.", 0) != 0 || name.find('.', 5) != std::string::npos) continue;
-      for (const TSNode value : values) {
-        if (!is(value, "call")) continue;
+      for (TSNode value : values) {
+        // Made and moved at once (`self.net = Net().to(device)`) too.
+        if (!is(value = made_module_root(source_, value), "call")) continue;
         const TSNode function = field(value, fields().function);
         const std::string q = source_.qualify(function);
         const auto c = is(function, "identifier")
@@ -322,17 +238,22 @@ void FlowRun::find_relevant() {
   const bool tokenizers = source_.mentions("return_tensors");
   for (const Call& call : source_.calls()) {
     const std::string& q = call.qualified;
-    bool r = call.method == "to" || call.method == "cuda" || call.method == "cpu" ||
-             call.method == "numpy" || call.method == "pin_memory" ||
+    // A list a class keeps, filled by one method (`self.vals.append(v)`) and
+    // read by another (`np.mean(self.vals)`).
+    const bool fills_attribute = call.method == "append" && is(call.object, "attribute") &&
+                                 source_.text(field(call.object, fields().object)) == "self";
+    bool r = fills_attribute || call.method == "to" || call.method == "cuda" ||
+             call.method == "cpu" || call.method == "numpy" || call.method == "pin_memory" ||
              call.method == "save_hyperparameters" ||
              (tokenizers && !ts_node_is_null(source_.keyword(call.node, "return_tensors")));
     if (!r && !q.empty()) {
       r = is_factory(q) || q == "torch.from_numpy" || q == "torch.as_tensor" ||
-          q == "torch.asarray" || q.rfind("numpy.", 0) == 0 || legacy_type_on_cuda(q) ||
+          q == "torch.asarray" || reads_as_numpy(q) || legacy_type_on_cuda(q) ||
           q.rfind("torchvision.datasets.", 0) == 0 || q.find("DataLoader") != std::string::npos ||
           q.find("TensorDataset") != std::string::npos || q == "torch.Generator" ||
           q.find("Parameter") != std::string::npos || is_module_class(q) || is_wrapper(q) ||
-          is_torchvision_model(q) || is_pretrained_model(q) || is_metric_class(q);
+          is_torchvision_model(q) || is_pretrained_model(q) || is_metric_class(q) ||
+          image_to_tensor(source_, call.node, q) != ImageToTensor::kNo;
     }
     if (!r && q.empty()) {
       const TSNode function = field(call.node, fields().function);
@@ -388,15 +309,20 @@ bool names_in(std::string_view text, std::string_view name) {
 }  // namespace
 
 bool FlowRun::says_nothing(TSNode statement, const Frame& frame) const {
-  // `outs = []` (then `outs.append(model(x))`): an empty list to fill.
+  // `outs = []`, `ys, ps = [], []` (then `outs.append(model(x))`): empty
+  // lists to fill.
   if (!is(statement, "expression_statement")) return inert(statement, frame);
   if (ts_node_named_child_count(statement) == 1) {
     const TSNode assignment = ts_node_named_child(statement, 0);
     const TSNode right = field(assignment, fields().right);
-    if (is(assignment, "assignment") && (is(right, "list") || is(right, "dictionary")) &&
-        ts_node_named_child_count(right) == 0) {
-      return false;
+    const auto empty = [](TSNode node) {
+      return (is(node, "list") || is(node, "dictionary")) && ts_node_named_child_count(node) == 0;
+    };
+    bool all_empty = is(right, "expression_list") && ts_node_named_child_count(right) > 0;
+    if (all_empty) {
+      for_each_named_child(right, [&](TSNode part) { all_empty = all_empty && empty(part); });
     }
+    if (is(assignment, "assignment") && (empty(right) || all_empty)) return false;
   }
   return inert(statement, frame);
 }

@@ -107,6 +107,27 @@ bool literal_parameter(const Source& source, TSNode function, std::string_view n
   return false;
 }
 
+namespace {
+
+// Whether `value` makes a torch.nn layer without parameters or buffers (an
+// activation, a pooling, a loss given no weight): `nn.LeakyReLU(0.05)`,
+// `torch.nn.MSELoss(reduction=r)`.
+bool parameter_free_layer(const Source& source, TSNode value) {
+  if (!is(value, "call")) return false;
+  const std::string q = source.qualify(field(value, "function"));
+  if (!is_module_class(q)) return false;
+  const std::string_view layer = std::string_view(q).substr(q.rfind('.') + 1);
+  if (layer_has_parameters(layer) || !ts_node_is_null(source.keyword(value, "weight")) ||
+      !ts_node_is_null(source.keyword(value, "pos_weight"))) {
+    return false;
+  }
+  // A loss's first positional argument is its weight.
+  const bool loss = layer.size() > 4 && layer.substr(layer.size() - 4) == "Loss";
+  return !loss || source.positional(value).empty();
+}
+
+}  // namespace
+
 bool parameter_free_module(const Source& source, int class_scope) {
   if (class_scope < 0 || class_scope >= static_cast<int>(source.scopes().size())) return false;
   const TSNode node = source.scopes()[class_scope].node;
@@ -114,14 +135,18 @@ bool parameter_free_module(const Source& source, int class_scope) {
   const TSNode bases = field(node, "superclasses");
   if (ts_node_is_null(bases) || ts_node_named_child_count(bases) != 1) return false;
   const std::string base = source.qualify(ts_node_named_child(bases, 0));
-  if (base != "torch.nn.Module" && base != "torch.nn.modules.module.Module") return false;
+  if (base != "torch.nn.Module" && base != "torch.nn.modules.module.Module" &&
+      base != "torch.nn.modules.loss._Loss") {
+    return false;
+  }
   for (const Scope& scope : source.scopes()) {
     if (scope.kind != ScopeKind::kFunction || scope.owner_class != class_scope) continue;
     for (const auto& [name, values] : scope.assigns) {
       if (name.rfind("self.", 0) != 0) continue;
       for (const TSNode value : values) {
-        if (!plain_literal(value) && !(is(value, "identifier") &&
-                                       literal_parameter(source, scope.node, source.text(value)))) {
+        if (!plain_literal(value) && !parameter_free_layer(source, value) &&
+            !(is(value, "identifier") &&
+              literal_parameter(source, scope.node, source.text(value)))) {
           return false;
         }
       }

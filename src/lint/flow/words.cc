@@ -82,6 +82,78 @@ bool non_tensor_method(std::string_view m) {
   return among(m, kMethods);
 }
 
+bool is_module_class(std::string_view q) {
+  if (q.rfind("torch.nn.", 0) != 0 || q.find(".functional") != std::string_view::npos ||
+      q.find(".init.") != std::string_view::npos || q.find(".utils.") != std::string_view::npos) {
+    return false;
+  }
+  const std::string_view last = q.substr(q.rfind('.') + 1);
+  return !last.empty() && std::isupper(static_cast<unsigned char>(last[0])) != 0 &&
+         last != "Parameter" && last != "Module";
+}
+
+// A torchvision model's builder: torchvision.models.resnet50(...),
+// torchvision.models.detection.fasterrcnn_resnet50_fpn(...), get_model(...);
+// not the weights (ResNet50_Weights), nor feature extraction from a model.
+bool is_torchvision_model(std::string_view q) {
+  constexpr std::string_view kModels = "torchvision.models.";
+  if (q.rfind(kModels, 0) != 0) return false;
+  std::string_view rest = q.substr(kModels.size());
+  const std::size_t dot = rest.find('.');
+  if (dot != std::string_view::npos) {
+    const std::string_view package = rest.substr(0, dot);
+    if (package != "detection" && package != "segmentation" && package != "video" &&
+        package != "quantization" && package != "optical_flow") {
+      return false;
+    }
+    rest = rest.substr(dot + 1);
+  }
+  return !rest.empty() && rest.find('.') == std::string_view::npos &&
+         std::islower(static_cast<unsigned char>(rest[0])) != 0 && rest != "get_weight" &&
+         rest != "get_model_weights" && rest != "list_models" && rest != "get_model_builder";
+}
+
+bool is_pretrained_model(std::string_view q) {
+  constexpr std::string_view kPackage = "transformers.";
+  constexpr std::string_view kLoad = ".from_pretrained";
+  if (q.rfind(kPackage, 0) != 0 || q.size() <= kPackage.size() + kLoad.size() ||
+      q.substr(q.size() - kLoad.size()) != kLoad) {
+    return false;
+  }
+  const std::string_view cls = q.substr(kPackage.size(), q.size() - kPackage.size() - kLoad.size());
+  return cls.find('.') == std::string_view::npos &&
+         (cls.find("Model") != std::string_view::npos || cls.find("For") != std::string_view::npos);
+}
+
+bool is_wrapper(std::string_view q) {
+  return q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
+         q == "torch.nn.parallel.DistributedDataParallel" ||
+         q == "torch.nn.parallel.distributed.DistributedDataParallel";
+}
+
+ImageToTensor image_to_tensor(const Source& source, TSNode call, std::string_view q) {
+  constexpr std::string_view kTransforms = "torchvision.transforms.";
+  if (q.rfind(kTransforms, 0) != 0) return ImageToTensor::kNo;
+  std::string_view rest = q.substr(kTransforms.size());
+  if (rest == "functional.to_tensor" || rest == "functional.pil_to_tensor") {
+    return ImageToTensor::kTensor;
+  }
+  if (rest.rfind("transforms.", 0) == 0) rest = rest.substr(11);
+  if (rest == "ToTensor" || rest == "PILToTensor") return ImageToTensor::kTransform;
+  if (rest != "Compose") return ImageToTensor::kNo;
+  const std::vector<TSNode> args = source.positional(call);
+  if (args.empty() || !is(args[0], "list")) return ImageToTensor::kNo;
+  ImageToTensor out = ImageToTensor::kNo;
+  for_each_named_child(args[0], [&](TSNode step) {
+    if (is(step, "call") &&
+        image_to_tensor(source, step, source.qualify(field(step, fields().function))) ==
+            ImageToTensor::kTransform) {
+      out = ImageToTensor::kTransform;
+    }
+  });
+  return out;
+}
+
 bool is_metric_class(std::string_view q) {
   constexpr std::string_view kPackage = "torchmetrics.";
   if (q.rfind(kPackage, 0) != 0 || q.find(".functional") != std::string_view::npos ||
@@ -104,6 +176,26 @@ TSNode module_chain_root(const Source& source, TSNode node) {
     node = field(function, fields().object);
   }
   return node;
+}
+
+bool reads_as_numpy(std::string_view q) {
+  static constexpr std::array<std::string_view, 6> kPackages = {
+      "numpy.", "sklearn.", "scipy.", "matplotlib.pyplot.", "pandas.DataFrame", "pandas.Series"};
+  for (std::string_view p : kPackages) {
+    if (q.rfind(p, 0) == 0) return true;
+  }
+  return false;
+}
+
+TSNode made_module_root(const Source& source, TSNode node) {
+  for (;;) {
+    node = module_chain_root(source, node);
+    const TSNode function = is(node, "call") ? field(node, fields().function) : TSNode{};
+    if (!is(function, "attribute")) return node;
+    const std::string_view method = source.text(field(function, fields().attribute));
+    if (method != "to" && method != "cuda") return node;
+    node = field(function, fields().object);
+  }
 }
 
 }  // namespace devcheck::lint::detail

@@ -1,5 +1,8 @@
-// DC105 load-without-map-location: torch.load(f) without map_location.
+// DC105 load-without-map-location: torch.load(f) without map_location (and
+// OpenMMLab's checkpoint loaders, which pass theirs, None by default, to it).
 #include <algorithm>
+#include <array>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -311,9 +314,49 @@ void check_loader_calls(const RuleContext& c) {
   }
 }
 
+// OpenMMLab's checkpoint loaders (mmengine's, and mmcv's before it), whose
+// map_location defaults to None and goes to torch.load as it is: the
+// function and the position of map_location among its arguments.
+struct LibraryLoader {
+  std::string_view qualified;
+  std::size_t position;
+};
+constexpr std::array<LibraryLoader, 10> kLibraryLoaders = {{
+    {"mmengine.runner.load_checkpoint", 2},
+    {"mmengine.runner.checkpoint.load_checkpoint", 2},
+    {"mmengine.runner.checkpoint._load_checkpoint", 1},
+    {"mmengine.runner.CheckpointLoader.load_checkpoint", 1},
+    {"mmengine.runner.checkpoint.CheckpointLoader.load_checkpoint", 1},
+    {"mmcv.runner.load_checkpoint", 2},
+    {"mmcv.runner.checkpoint.load_checkpoint", 2},
+    {"mmcv.runner.checkpoint._load_checkpoint", 1},
+    {"mmcv.runner._load_checkpoint", 1},
+    {"mmcv.runner.CheckpointLoader.load_checkpoint", 1},
+}};
+
+void check_library_loaders(const RuleContext& c, const Call& call) {
+  for (const LibraryLoader& l : kLibraryLoaders) {
+    if (call.qualified != l.qualified) continue;
+    if (c.source.has_splat(call.node) ||
+        !ts_node_is_null(c.source.keyword(call.node, "map_location")) ||
+        c.source.positional(call.node).size() > l.position) {
+      return;
+    }
+    const std::string_view name = l.qualified.substr(l.qualified.rfind('.') + 1);
+    c.sink.report(call.node, "DC105",
+                  std::string(name) +
+                      "(...) without map_location loads with torch.load(..., "
+                      "map_location=None): tensors saved on a GPU load onto that GPU (each "
+                      "process of a multi-GPU run on GPU 0) or fail where it is missing; pass "
+                      "map_location=\"cpu\" (or the target device)");
+    return;
+  }
+}
+
 void check(const RuleContext& c) {
   check_loader_calls(c);
   for (const Call& call : c.source.calls()) {
+    if (call.qualified.rfind("mm", 0) == 0) check_library_loaders(c, call);
     if (call.qualified != "torch.load" || c.source.has_splat(call.node)) continue;
     if (!ts_node_is_null(c.source.keyword(call.node, "map_location")) ||
         c.source.positional(call.node).size() >= 2 || round_trip(c.source, call) ||

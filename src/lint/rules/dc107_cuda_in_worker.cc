@@ -117,10 +117,10 @@ void check_datapipes(const Source& source, Sink& sink,
     }
     if (!workers) return;
     if (!done.emplace(ts_node_start_byte(f->node), ts_node_end_byte(f->node)).second) continue;
-    report_cuda_in(
-        source, ts_node_start_byte(f->node), ts_node_end_byte(f->node),
-        "'" + std::string(source.text(fn)) + "' (given to a data pipe's ." + call.method + "())",
-        sink);
+    report_cuda_in(source, ts_node_start_byte(f->node), ts_node_end_byte(f->node),
+                   "'" + std::string(source.text(fn)) + "' (given to a data pipe's ." +
+                       std::string(call.method) + "())",
+                   sink);
   }
 }
 

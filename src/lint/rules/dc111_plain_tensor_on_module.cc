@@ -3,7 +3,12 @@
 // the device flow knows the value is a plain tensor (not an nn.Parameter,
 // not registered; given to the constructor by the file's calls too), or a
 // plain list or dict of modules or tensors: model.to(device) moves neither. Not a 0-dim tensor,
-// which mixes with tensors on any device.
+// which mixes with tensors on any device, nor one the class's own to() (or
+// cuda(), _apply()) sets again.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "../common.h"
 #include "../flow/flow.h"
 #include "../rule.h"
@@ -74,7 +79,25 @@ bool moved_at_each_use(const Source& source, const AttributeSet& set) {
   return reads.moved > 0 && reads.unmoved == 0;
 }
 
+// Whether the class's own to() (or cuda(), _apply()) sets `self.x` again:
+// the class moves the plain tensor with the module itself (SAC's policy
+// moving its noise in its to()). `overrides` lists the (class, name) of
+// those sets, made once per file.
+bool moved_by_own_to(const std::vector<std::pair<int, std::string_view>>& overrides,
+                     const AttributeSet& set) {
+  return std::find(overrides.begin(), overrides.end(), std::make_pair(set.class_scope, set.name)) !=
+         overrides.end();
+}
+
 void check(const RuleContext& c) {
+  std::vector<std::pair<int, std::string_view>> overrides;
+  for (const AttributeSet& set : c.flow.attributes()) {
+    if (set.method_scope < 0) continue;
+    const std::string_view method = c.source.scopes()[set.method_scope].name;
+    if (method == "to" || method == "cuda" || method == "_apply") {
+      overrides.emplace_back(set.class_scope, set.name);
+    }
+  }
   for (const AttributeSet& set : c.flow.attributes()) {
     const auto info = c.source.classes().find(c.source.scopes()[set.class_scope].name);
     if (info == c.source.classes().end() || !info->second.is_module ||
@@ -90,7 +113,7 @@ void check(const RuleContext& c) {
     std::string message(set.name);
     // A 0-dim tensor (`torch.tensor(1)`) mixes with tensors on any device.
     if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
-      if (moved_at_each_use(c.source, set)) continue;
+      if (moved_at_each_use(c.source, set) || moved_by_own_to(overrides, set)) continue;
       if (attribute.find('.') != std::string::npos) {  // self.hparams.x
         message +=
             " holds a plain tensor (kept by save_hyperparameters()), which model.to(device) "
@@ -108,8 +131,9 @@ void check(const RuleContext& c) {
       }
     } else if (set.v.kind == Kind::kList && set.v.element == Kind::kModule) {
       // (A list of tensors is most often a cache the code moves itself.)
+      message += is(set.value, "dictionary") ? " holds a plain dict" : " holds a plain list";
       message +=
-          " holds a plain list of modules, which model.to(device) does not move and "
+          " of modules, which model.to(device) does not move and "
           "model.parameters() does not list; use nn.ModuleList(...) or nn.ModuleDict(...)";
     } else {
       continue;

@@ -1,6 +1,7 @@
 // DC112 hard-coded-cuda: `.cuda()`, `.to("cuda")` or `device="cuda"` where a
 // device variable is defined (at module level or in the same function): the
-// line ignores the choice.
+// line ignores the choice; and `t.type(x.type())`, which lands on the
+// current CUDA device, not x's.
 #include <algorithm>
 
 #include "../common.h"
@@ -124,6 +125,25 @@ int class_of(const Source& source, int function) {
   return -1;
 }
 
+// Whether `name` is one of the function's parameters; `default_value`, if
+// given, is set to its default (null without one).
+bool parameter_of(const Source& source, std::string_view name, int function,
+                  TSNode* default_value = nullptr) {
+  const TSNode parameters = field(source.scopes()[function].node, "parameters");
+  for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+    const TSNode parameter = ts_node_named_child(parameters, i);
+    TSNode p = parameter;
+    if (!is(p, "identifier")) {
+      p = is(field(p, "name"), "identifier") ? field(p, "name") : ts_node_named_child(p, 0);
+    }
+    if (is(p, "identifier") && source.text(p) == name) {
+      if (default_value != nullptr) *default_value = field(parameter, "value");
+      return true;
+    }
+  }
+  return false;
+}
+
 // Whether `node` is the device of one of the function's inputs
 // (`score.device`, `x.data.device` of a parameter, not `self`'s): the
 // function puts what it makes where its caller's tensors are.
@@ -131,16 +151,52 @@ bool input_device(const Source& source, TSNode node, int function) {
   if (!is(node, "attribute") || source.text(field(node, "attribute")) != "device") return false;
   TSNode root = field(node, "object");
   while (is(root, "attribute")) root = field(root, "object");
-  if (!is(root, "identifier") || source.text(root) == "self") return false;
-  const TSNode parameters = field(source.scopes()[function].node, "parameters");
-  for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
-    TSNode p = ts_node_named_child(parameters, i);
-    if (!is(p, "identifier")) {
-      p = is(field(p, "name"), "identifier") ? field(p, "name") : ts_node_named_child(p, 0);
-    }
-    if (is(p, "identifier") && source.text(p) == source.text(root)) return true;
+  return is(root, "identifier") && source.text(root) != "self" &&
+         parameter_of(source, source.text(root), function);
+}
+
+// Whether `node` is a device the function was given or took from what it
+// was given: a parameter named as a device that a move goes to
+// (`x.to(device)`; not one that defaults to CUDA or is rebound), or a name
+// set only to an input's device (`device = x.device`, `device =
+// next(model.parameters()).device` of a parameter `model`).
+bool chosen_device(const Source& source, TSNode node, int function, bool move) {
+  if (input_device(source, node, function)) return true;
+  if (!is(node, "identifier")) return false;
+  const std::string_view name = source.text(node);
+  const auto& assigns = source.scopes()[function].assigns;
+  const auto set = assigns.find(std::string(name));
+  TSNode default_value{};
+  // A test's device (`def test_x(self, device)`) is whatever its runner
+  // gives, often CUDA alone: a CUDA line beside it chooses nothing else.
+  const std::string_view function_name = source.scopes()[function].name;
+  const bool test = function_name.rfind("test", 0) == 0 || function_name.rfind("_test", 0) == 0;
+  // Nor one a `for` around the move rebinds (`for device in range(n)`).
+  bool looped = false;
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n) && !looped; n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) break;
+    looped = is(n, "for_statement") && names_any(source.text(field(n, "left")), {name});
   }
-  return false;
+  if (move && !test && !looped && is_device_name(name) && set == assigns.end() &&
+      parameter_of(source, name, function, &default_value)) {
+    return ts_node_is_null(default_value) || !cuda_string(source, default_value);
+  }
+  if (set == assigns.end() || set->second.empty()) return false;
+  for (TSNode value : set->second) {
+    if (input_device(source, value, function)) continue;
+    // next(model.parameters()).device
+    if (!is(value, "attribute") || source.text(field(value, "attribute")) != "device") return false;
+    const TSNode object = field(value, "object");
+    if (!is(object, "call") || source.text(field(object, "function")) != "next") return false;
+    const std::vector<TSNode> args = source.positional(object);
+    const TSNode method =
+        args.size() == 1 && is(args[0], "call") ? field(args[0], "function") : TSNode{};
+    if (!is(method, "attribute") || source.text(field(method, "attribute")) != "parameters" ||
+        !parameter_of(source, source.text(field(method, "object")), function)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 // The classes of the file whose code runs on a device chosen elsewhere:
@@ -205,11 +261,18 @@ void check_chosen_elsewhere(const RuleContext& c) {
       const std::vector<TSNode> args = source.positional(call.node);
       if (!args.empty()) to = args[0];
     }
-    if (function >= 0 && !ts_node_is_null(to) && input_device(source, to, function)) {
+    const bool move = call.method == "cuda" || call.method == "to";
+    if (function >= 0 && !ts_node_is_null(to) && chosen_device(source, to, function, move)) {
       follows.push_back(function);
     }
   }
-  const std::vector<bool> chosen = classes_on_chosen_device(c);
+  std::vector<bool> chosen = classes_on_chosen_device(c);
+  // A class whose constructor moves to a device it is given (`Net().to(
+  // args.device)`) runs on that device in its other methods too.
+  for (const int function : follows) {
+    const int owner = class_of(source, function);
+    if (owner >= 0 && source.scopes()[function].name == "__init__") chosen[owner] = true;
+  }
   for (const Call& call : source.calls()) {
     if (!hard_coded(source, call) || source.has_splat(call.node)) continue;
     const int function = source.function_of(call.scope);
@@ -295,11 +358,38 @@ void check_variables(const RuleContext& c) {
 // that runs work in other threads: the current device is per thread, so
 // "cuda" there is cuda:0, not the GPU set_device chose
 // (TadaoYamaoka/DeepLearningShogi#40: batches moved in a prefetch thread).
+// `t.type(x.type())`: the type string of a CUDA tensor ("torch.cuda.
+// FloatTensor") names no device index, so the result is on the current
+// device, cuda:0, wherever x is (MONAI's adversarial loss's labels on
+// cuda:0 beside a discriminator's output on cuda:1). Not when the result is
+// moved at once (`.to(x.device)`), nor in a test (`def test_x(self,
+// device)`), which compares the result with what it expects wherever each is.
+void check_type_of_other(const RuleContext& c, const Call& call) {
+  if (call.method != "type" || call.moved) return;
+  const int function = c.source.function_of(call.scope);
+  if (function >= 0 && c.source.scopes()[function].name.rfind("test", 0) == 0) return;
+  const std::vector<TSNode> args = c.source.positional(call.node);
+  if (args.size() != 1 || !is(args[0], "call")) return;
+  const TSNode inner = field(args[0], "function");
+  const TSNode inner_args = field(args[0], "arguments");
+  if (!is(inner, "attribute") || c.source.text(field(inner, "attribute")) != "type" ||
+      ts_node_named_child_count(inner_args) != 0) {
+    return;
+  }
+  const std::string other(c.source.text(field(inner, "object")));
+  c.sink.report(call.node, "DC112",
+                ".type(" + other +
+                    ".type()) of a CUDA tensor's type string, which names no "
+                    "device index: the result is on the current device (cuda:0), not on " +
+                    other + "'s device; use .to(" + other + ".device, " + other + ".dtype)");
+}
+
 void check_set_device_in_threads(const RuleContext& c) {
   const Source& source = c.source;
   TSNode chosen{};
   bool threads = false;
   for (const Call& call : source.calls()) {
+    check_type_of_other(c, call);
     if (call.qualified == "torch.cuda.set_device") {
       const std::vector<TSNode> args = source.positional(call.node);
       if (!args.empty() && !is(args[0], "integer")) chosen = call.node;

@@ -109,13 +109,15 @@ void check(const RuleContext& c) {
   for (const Call& call : c.source.calls()) {
     // torch.device("cuda"), or a torch function made on "cuda" (`torch.zeros(n,
     // device="cuda")`): the same choice.
-    const std::vector<TSNode> args = c.source.positional(call.node);
-    if (call.qualified == "torch.device") {
-      if (args.empty() || !is_cuda_string(string_value(c.source, args[0]))) continue;
-    } else if (call.qualified.rfind("torch.", 0) != 0 || !in_module_init(c.source, call) ||
-               !is_cuda_string(string_value(c.source, c.source.keyword(call.node, "device")))) {
+    const bool device = call.qualified == "torch.device";
+    if (!device &&
+        (call.qualified.rfind("torch.", 0) != 0 || !in_module_init(c.source, call) ||
+         !is_cuda_string(string_value(c.source, c.source.keyword(call.node, "device"))))) {
       continue;
     }
+    const std::vector<TSNode> args =
+        device ? c.source.positional(call.node) : std::vector<TSNode>{};
+    if (device && (args.empty() || !is_cuda_string(string_value(c.source, args[0])))) continue;
     // A comparison (`t.device == torch.device("cuda", i)`) chooses nothing, and
     // `torch.device("cuda", torch.cuda.current_device())` (or `index=`) runs
     // where CUDA is.

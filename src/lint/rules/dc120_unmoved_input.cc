@@ -1,5 +1,6 @@
-// DC120 unmoved-input: a batch of a DataLoader, an item of a Dataset or a
-// tensor copied to the host meets tensors on a device unmoved; or a model
+// DC120 unmoved-input: a batch of a DataLoader, an item of a Dataset, an
+// image torchvision made a tensor or a tensor copied to the host meets
+// tensors on a device unmoved; or a model
 // made on the CPU and never moved is given tensors on a device.
 #include <set>
 
@@ -21,7 +22,7 @@ void check(const RuleContext& c) {
     const bool unmoved_here = o == Origin::kUnmovedModule && !m.host.passed && !m.host.move_skipped;
     const TSNode at = unmoved_here ? m.host.made : m.host_at;
     if ((o != Origin::kBatch && o != Origin::kDatasetItem && o != Origin::kHostCopy &&
-         o != Origin::kUnmovedModule) ||
+         o != Origin::kUnmovedModule && o != Origin::kImage) ||
         ts_node_is_null(at) || !done.insert(ts_node_start_byte(at)).second) {
       continue;
     }
@@ -67,6 +68,7 @@ void check(const RuleContext& c) {
       message += tokenized                   ? " is a tokenizer's output"
                  : o == Origin::kBatch       ? " is a batch of a DataLoader"
                  : o == Origin::kDatasetItem ? " is an item of a Dataset"
+                 : o == Origin::kImage       ? " is an image made a tensor by torchvision"
                                              : " was copied to the host";
       message += made;
       message +=

@@ -209,8 +209,9 @@ std::vector<EagerOptimizer> eager_optimizers(const Source& source) {
     if (makes_state_when_made(source, call)) {
       made.model = parameters_of(source, call.node);
       if (made.model == "self") continue;
-    } else if (!ts_node_is_null(call.object) && source.positional(call.node).empty() &&
-               std::find(returning.begin(), returning.end(), call.method) != returning.end()) {
+    } else if (!ts_node_is_null(call.object) &&
+               std::find(returning.begin(), returning.end(), call.method) != returning.end() &&
+               source.positional(call.node).empty()) {
       made.model = source.text(call.object);
     }
     if (made.model.empty()) continue;

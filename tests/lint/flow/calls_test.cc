@@ -247,5 +247,148 @@ TEST(LintFlowCalls, AParameterFreeModuleComputesWhereItsInputsAre) {
   EXPECT_EQ(meetings(f), (Lines{"21 unmoved@17 meets device"}));
 }
 
+// scikit-learn's metrics, SciPy, pyplot's plots and pandas make NumPy arrays
+// of what they are given (np.asarray inside): a device tensor there is read
+// as .numpy() would read it; a copy on the host is not.
+TEST(LintFlowCalls, LibrariesThatTakeArraysReadTheirTensorsWithNumPy) {
+  const Flowed f(
+      "import matplotlib.pyplot as plt\n"
+      "import pandas as pd\n"
+      "import torch\n"
+      "from sklearn.metrics import accuracy_score\n"
+      "model = torch.nn.Linear(2, 2).cuda()\n"
+      "def report(x, y):\n"
+      "    pred = model(x.cuda()).argmax(1)\n"
+      "    acc = accuracy_score(y, pred)\n"
+      "    plt.plot(pred)\n"
+      "    df = pd.DataFrame(pred)\n"
+      "    ok = accuracy_score(y, pred.cpu())\n"
+      "    plt.title('accuracy')\n"
+      "    return pd.DataFrame(pred.cpu())\n");
+  EXPECT_EQ(testing::numpy_reads(f), (Lines{"8 device", "9 device", "10 device"}));
+}
+
+// A loss's class weights are a vector: `weight=torch.tensor(w)` of a name
+// (which alone could be a number) is held on the host as a list's would be.
+TEST(LintFlowCalls, ALossWeightMadeFromANameIsAHostVector) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Trainer:\n"
+      "    def __init__(self, model, device, w):\n"
+      "        self.device = device\n"
+      "        self.model = model.to(device)\n"
+      "        self.criterion = nn.CrossEntropyLoss(weight=torch.tensor(w))\n"
+      "        self.placed = nn.CrossEntropyLoss(weight=torch.tensor(w, device=device))\n"
+      "    def step(self, x, y):\n"
+      "        x, y = x.to(self.device), y.to(self.device)\n"
+      "        return self.criterion(self.model(x), y) + self.placed(self.model(x), y)\n");
+  EXPECT_EQ(meetings(f), (Lines{"11 factory@7 meets device"}));
+}
+
+// torchvision's ToTensor (alone, in a Compose kept by a class, or
+// functional.to_tensor) makes a tensor on the host of an image; what the
+// pipeline gives, moved, is on the device.
+TEST(LintFlowCalls, TorchvisionMakesImagesTensorsOnTheHost) {
+  const Flowed f(
+      "import torch\n"
+      "import torchvision.transforms.functional as TF\n"
+      "from torchvision import transforms\n"
+      "class Predictor:\n"
+      "    def __init__(self, device):\n"
+      "        self.device = device\n"
+      "        self.model = torch.nn.Linear(2, 2).to(device)\n"
+      "        self.tf = transforms.Compose([transforms.Resize(8), transforms.ToTensor()])\n"
+      "        self.resize = transforms.Compose([transforms.Resize(8)])\n"
+      "    def predict(self, img):\n"
+      "        out = self.model(self.tf(img).unsqueeze(0))\n"
+      "        out = self.model(TF.to_tensor(img))\n"
+      "        out = self.model(transforms.ToTensor()(img))\n"
+      "        out = self.model(self.tf(img).to(self.device))\n"
+      "        return self.model(self.resize(img))\n");
+  EXPECT_EQ(meetings(f), (Lines{"11 image@11 meets device", "12 image@12 meets device",
+                                "13 image@13 meets device"}));
+}
+
+// torch.tensor(t) of a host tensor (a batch's labels) copies it on the host:
+// no 0-dim number, it meets the device; of a device tensor it says nothing.
+TEST(LintFlowCalls, ATensorMadeFromAHostTensorIsOnTheHost) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "from torch.utils.data import DataLoader\n"
+      "model = torch.nn.Linear(2, 2).cuda()\n"
+      "for x, labels in DataLoader(data):\n"
+      "    out = model(x.cuda())\n"
+      "    loss = F.cross_entropy(out, torch.tensor(labels))\n"
+      "    again = F.cross_entropy(out, torch.tensor(labels.cuda()))\n");
+  EXPECT_EQ(meetings(f), (Lines{"7 factory@7 meets device"}));
+}
+
+// A legacy constructor of a name (`torch.FloatTensor(state)`) makes a host
+// tensor of data or sizes, never 0-dim; torch.tensor of a name may be 0-dim,
+// which mixes in operators, but a module's layers refuse it on the host all
+// the same (`policy(torch.tensor(obs))`). Not torch.tensor of a number.
+TEST(LintFlowCalls, StatesMadeTensorsOnTheHostMeetAModelOnADevice) {
+  const Flowed f(
+      "import torch\n"
+      "policy = torch.nn.Linear(4, 2).cuda()\n"
+      "def act(state, obs, step):\n"
+      "    a = policy(torch.FloatTensor(state))\n"
+      "    b = policy(torch.tensor(obs, dtype=torch.float32))\n"
+      "    c = policy(torch.tensor(obs).cuda())\n"
+      "    d = policy(obs) * torch.tensor(step)\n"
+      "    return policy(torch.tensor(1.0))\n");
+  EXPECT_EQ(meetings(f), (Lines{"4 factory@4 meets device", "5 factory@5 meets device"}));
+}
+
+// An instance of a plain class of the file keeps what its methods leave in
+// `self.x`: a host table read from outside and indexed by device timesteps
+// meets them; one its constructor moves does not.
+TEST(LintFlowCalls, APlainObjectsAttributesAreWhatItsMethodsLeft) {
+  const Flowed f(
+      "import torch\n"
+      "class Schedule:\n"
+      "    def __init__(self, T=100):\n"
+      "        self.betas = torch.linspace(1e-4, 0.02, T)\n"
+      "        self.alphas = 1 - self.betas\n"
+      "class Placed:\n"
+      "    def __init__(self, T=100):\n"
+      "        self.alphas = torch.linspace(1e-4, 0.02, T).cuda()\n"
+      "def step(x):\n"
+      "    t = torch.randint(0, 100, (x.size(0),), device='cuda')\n"
+      "    a = Schedule().alphas[t]\n"
+      "    return Placed().alphas[t]\n");
+  EXPECT_EQ(meetings(f), (Lines{"11 factory@4 meets device"}));
+}
+
+// An instance of a plain class of the file called runs its __call__: made
+// here, kept by a class, or handed to a function. A class without __call__
+// tells nothing.
+TEST(LintFlowCalls, APlainObjectCalledRunsItsCall) {
+  const Flowed f(
+      "import torch\n"
+      "class Pre:\n"
+      "    def __call__(self, crops):\n"
+      "        return torch.from_numpy(crops)\n"
+      "class Plain:\n"
+      "    pass\n"
+      "class Q:\n"
+      "    def __init__(self):\n"
+      "        self.pre = Pre()\n"
+      "        self.lin = torch.nn.Linear(2, 2).cuda()\n"
+      "    def run(self, crops):\n"
+      "        return self.lin(self.pre(crops))\n"
+      "def use(pre, crops):\n"
+      "    return torch.nn.Linear(2, 2).cuda()(pre(crops))\n"
+      "def main(crops):\n"
+      "    lin = torch.nn.Linear(2, 2).cuda()\n"
+      "    a = lin(Pre()(crops))\n"
+      "    b = use(Pre(), crops)\n"
+      "    return lin(Plain()(crops))\n");
+  EXPECT_EQ(meetings(f), (Lines{"12 numpy@4 meets device", "14 numpy@4 meets device",
+                                "17 numpy@4 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -67,33 +67,55 @@ TEST(LintFlowEval, ComprehensionsBindTheirVariablesOnly) {
   EXPECT_EQ(meetings(f), (Lines{"5 factory@3 meets device"}));
 }
 
-// A host tensor indexed by a device tensor fails; a device tensor indexed
-// by a host one does not (PyTorch moves the index).
-TEST(LintFlowExpressions, AHostTensorIndexedByADeviceTensorMeetsIt) {
+// A configuration's entry named as a device (`cfg["device"]`) is the device
+// chosen, as `args.device` is; another entry is not known.
+TEST(LintFlowEval, AConfigurationsDeviceEntryIsADevice) {
   const Flowed f(
       "import torch\n"
-      "def pick(t):\n"
-      "    table = torch.linspace(0, 1, 10)\n"
-      "    ok = t[torch.arange(2)]\n"
-      "    return table[t]\n"
-      "def main():\n"
-      "    pick(torch.randint(0, 10, (4,), device='cuda'))\n");
-  EXPECT_EQ(meetings(f), (Lines{"5 factory@3 meets device"}));
+      "def main(cfg, data):\n"
+      "    model = torch.nn.Linear(2, 2).to(cfg['device'])\n"
+      "    for x, y in torch.utils.data.DataLoader(data):\n"
+      "        out = model(x)\n"
+      "    other = torch.nn.Linear(2, 2).to(cfg['dtype'])\n"
+      "    return other(x)\n");
+  EXPECT_EQ(meetings(f), (Lines{"5 batch@4 meets device"}));
 }
 
-TEST(LintFlowExpressions, AZeroDimDeviceTensorMeetsAHostTensorButAZeroDimHostOneMeetsNothing) {
-  // A 0-dim CPU tensor mixes with any device; a 0-dim CUDA one does not mix
-  // with a CPU tensor that has dimensions (cornucopia#22).
+// A device tensor's attributes other than its sizes and flags are where it
+// is (a model's output: `outputs.logits`); `.shape` is not a tensor.
+TEST(LintFlowEval, AModelOutputsFieldsAreWhereItIs) {
   const Flowed f(
       "import torch\n"
-      "def f(x):\n"
-      "    x = x.cuda()\n"
-      "    lo, hi = x.min(), x.max()\n"
-      "    a = torch.rand(8) * (hi - lo)\n"
-      "    b = x * torch.ones(3).sum()\n"
-      "    c = torch.tensor(0.5) * hi\n"
-      "    d = hi - lo\n");
-  EXPECT_EQ(meetings(f), (Lines{"5 factory@5 meets device"}));
+      "model = torch.nn.Linear(2, 2).cuda()\n"
+      "def run(batch):\n"
+      "    outputs = model(batch.cuda())\n"
+      "    a = outputs.logits.detach().numpy()\n"
+      "    b = outputs.logits.detach().cpu().numpy()\n"
+      "    return outputs.shape.numpy()\n");
+  EXPECT_EQ(testing::numpy_reads(f), (Lines{"5 device", "6 host", "7 ?"}));
+}
+
+// A property of the class (`self.mask` of `@property def mask`) is what it
+// returns: a factory's host tensor there meets the module's device; a
+// registered buffer returned is where the module is.
+TEST(LintFlowEval, APropertyIsWhatItReturns) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class M(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 4)\n"
+      "        self.register_buffer('scale', torch.ones(4))\n"
+      "    @property\n"
+      "    def mask(self):\n"
+      "        return torch.ones(4)\n"
+      "    @property\n"
+      "    def gain(self):\n"
+      "        return self.scale\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x) * self.mask + self.gain\n");
+  EXPECT_EQ(meetings(f), (Lines{"15 factory@10 meets module"}));
 }
 
 }  // namespace

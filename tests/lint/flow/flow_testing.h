@@ -52,6 +52,8 @@ inline const char* origin_name(Origin o) {
       return "copy";
     case Origin::kUnmovedModule:
       return "unmoved";
+    case Origin::kImage:
+      return "image";
     default:
       return "-";
   }

@@ -108,5 +108,43 @@ TEST(LintFlowMethods, AMoveOfWhatEvalReturnsMovesTheModule) {
   EXPECT_EQ(meetings(f), (Lines{}));
 }
 
+// A container's modules moved one by one in place (`nets[k].to(device)`,
+// `for m in models: m.to(device)`) are on the device after; not moved, they
+// are models never moved.
+TEST(LintFlowMethods, AContainersModulesMovedInPlaceAreOnTheDevice) {
+  const std::string head =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def main(x, device):\n"
+      "    nets = {'a': nn.Linear(2, 2), 'b': nn.Linear(2, 2)}\n"
+      "    models = [nn.Linear(2, 2), nn.Linear(2, 2)]\n";
+  const std::string use =
+      "    a = nets['a'](x.to(device))\n"
+      "    return models[0](x.to(device))\n";
+  EXPECT_EQ(meetings(Flowed(head + use)).size(), 2U);
+  EXPECT_EQ(meetings(Flowed(head +
+                            "    for k in nets:\n"
+                            "        nets[k].to(device)\n"
+                            "    for m in models:\n"
+                            "        m.to(device)\n" +
+                            use)),
+            Lines{});
+}
+
+// `model = net`, then `model.to(device)`: `net` is the same module, on the
+// device after; a module built apart is not.
+TEST(LintFlowMethods, AMoveOfAnAliasMovesTheModuleItNames) {
+  const Flowed f(
+      "import torch\n"
+      "def main(x, device):\n"
+      "    net = torch.nn.Linear(2, 2)\n"
+      "    other = torch.nn.Linear(2, 2)\n"
+      "    model = net\n"
+      "    model.to(device)\n"
+      "    a = net(x.to(device))\n"
+      "    return other(x.to(device))\n");
+  EXPECT_EQ(meetings(f), (Lines{"8 unmoved@4 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -225,5 +225,68 @@ TEST(LintFlowParams, AModelAFunctionOfTheFileMovesIsOnTheDeviceAfterTheCall) {
   EXPECT_EQ(meetings(f), (Lines{"16 unmoved@14 meets device"}));
 }
 
+// A batch handed on whole (`train_step(model, batch, device)`) is a batch
+// there: a part left unmoved meets the device. Not where a call hands on
+// something else, or the parts are moved.
+TEST(LintFlowParams, ABatchHandedToAFunctionIsABatchThere) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "from torch.utils.data import DataLoader\n"
+      "def train_step(model, batch, device):\n"
+      "    x, y = batch\n"
+      "    return F.cross_entropy(model(x.to(device)), y)\n"
+      "def moved_step(model, batch, device):\n"
+      "    x, y = batch\n"
+      "    return F.cross_entropy(model(x.to(device)), y.to(device))\n"
+      "def mixed_step(model, batch, device):\n"
+      "    x, y = batch\n"
+      "    return F.cross_entropy(model(x.to(device)), y)\n"
+      "def main(data, other):\n"
+      "    device = torch.device('cuda')\n"
+      "    model = torch.nn.Linear(2, 2).to(device)\n"
+      "    for batch in DataLoader(data):\n"
+      "        train_step(model, batch, device)\n"
+      "        moved_step(model, batch, device)\n"
+      "        mixed_step(model, batch, device)\n"
+      "    mixed_step(model, other, device)\n");
+  EXPECT_EQ(meetings(f), (Lines{"6 batch@16 meets device"}));
+}
+
+// A batch given to a method of a model on a device (`clf.predict(x)`) meets
+// the model's device where the method runs it; not where another call gives
+// that method device tensors, nor a model left on the CPU.
+TEST(LintFlowParams, ABatchGivenToAMethodOfAModelOnADeviceMeetsItThere) {
+  const std::string head =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torch.utils.data import DataLoader\n"
+      "class Classifier(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 2)\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x)\n"
+      "    def predict(self, x):\n"
+      "        return self.forward(x).argmax(1)\n"
+      "def main(ds):\n";
+  const Flowed f(head +
+                 "    clf = Classifier().to('cuda')\n"
+                 "    for x, y in DataLoader(ds):\n"
+                 "        preds = clf.predict(x)\n");
+  EXPECT_EQ(meetings(f), (Lines{"11 batch@14 meets module"}));
+  const Flowed both(head +
+                    "    clf = Classifier().to('cuda')\n"
+                    "    for x, y in DataLoader(ds):\n"
+                    "        preds = clf.predict(x)\n"
+                    "        again = clf.predict(x.to('cuda'))\n");
+  EXPECT_EQ(meetings(both), Lines{});
+  const Flowed host(head +
+                    "    clf = Classifier()\n"
+                    "    for x, y in DataLoader(ds):\n"
+                    "        preds = clf.predict(x)\n");
+  EXPECT_EQ(meetings(host), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

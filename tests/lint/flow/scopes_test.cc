@@ -119,12 +119,62 @@ TEST(LintFlowScopes, AModelOnlyAnotherMethodMovesIsUnmovedWhereACallSkipsIt) {
   EXPECT_EQ(meetings(f), (Lines{"11 unmoved@6 meets device"}));
   ASSERT_EQ(f.flow.skipped_moves().size(), 1U);
   EXPECT_EQ(testing::line(f.flow.skipped_moves()[0].call), 14);
-  for (const std::string& before : {"    clf.fit(x)\n", "    clf.model.to('cuda')\n"}) {
-    const Flowed near(cls + "def main(x):\n    clf = Clf()\n" + before +
-                      "    return clf.predict(x)\n");
+  for (const char* before : {"    clf.fit(x)\n", "    clf.model.to('cuda')\n"}) {
+    std::string code = cls;
+    code += "def main(x):\n    clf = Clf()\n";
+    code += before;
+    code += "    return clf.predict(x)\n";
+    const Flowed near(code);
     EXPECT_EQ(meetings(near), Lines{}) << before;
   }
   EXPECT_EQ(meetings(Flowed(cls)), Lines{});
+}
+
+// A module a plain class keeps, made and moved at once (`self.net =
+// Net().to(self.device)`), is one of its modules: a host batch given to it in
+// another method meets its device.
+TEST(LintFlowScopes, AModuleMadeAndMovedInOneLineIsAModuleTheClassKeeps) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Seq(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 8)\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x)\n"
+      "class Agent:\n"
+      "    def __init__(self, device):\n"
+      "        self.device = device\n"
+      "        self.net = Seq().to(device).eval()\n"
+      "    def learn(self, loader):\n"
+      "        for x, y in loader:\n"
+      "            out = self.net(x)\n"
+      "    def learn_moved(self, loader):\n"
+      "        for x, y in loader:\n"
+      "            out = self.net(x.to(self.device))\n");
+  EXPECT_EQ(meetings(f), (Lines{"15 batch@14 meets device"}));
+}
+
+// A list a plain class keeps, filled by one method with what its calls pass
+// (device losses) and read by another with NumPy: the method that fills it
+// runs, so the reader sees what it holds; numbers in it are no tensors.
+TEST(LintFlowScopes, AListOneMethodFillsIsWhatAnotherReads) {
+  const std::string head =
+      "import numpy as np\n"
+      "import torch\n"
+      "class Meter:\n"
+      "    def __init__(self):\n"
+      "        self.vals = []\n"
+      "    def update(self, v):\n"
+      "        self.vals.append(v)\n"
+      "    def mean(self):\n"
+      "        return np.mean(self.vals)\n"
+      "def main(x):\n"
+      "    m = Meter()\n"
+      "    loss = x.cuda() * 2\n";
+  EXPECT_EQ(testing::numpy_reads(Flowed(head + "    m.update(loss)\n")), (Lines{"9 device"}));
+  EXPECT_EQ(testing::numpy_reads(Flowed(head + "    m.update(loss.item())\n")), Lines{});
 }
 
 }  // namespace

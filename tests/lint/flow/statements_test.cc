@@ -194,5 +194,100 @@ TEST(LintFlowStatements, SaveHyperparametersKeepsTheArgumentsAsAttributes) {
   EXPECT_EQ(names, (std::vector<std::string>{"self.hparams.pos_weight@5"}));
 }
 
+// A loop over what the flow does not know (a parameter `dl`, `data`) whose
+// body moves what it binds to a device: the batches come from the host, and
+// a part left unmoved meets the device. Not a loop over a method's result
+// (`d.items()`), nor one whose moves are to a dtype or the CPU.
+TEST(LintFlowStatements, ALoopThatMovesWhatItBindsIteratesHostBatches) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "def train_one_epoch(model, dl, device):\n"
+      "    for x, y in dl:\n"
+      "        x = x.to(device)\n"
+      "        loss = F.cross_entropy(model(x), y)\n"
+      "    for i, batch in enumerate(dl):\n"
+      "        out = model(batch['x'].cuda())\n"
+      "        loss = F.cross_entropy(out, batch['y'])\n"
+      "def near_misses(model, dl, state, device):\n"
+      "    for x, y in dl:\n"
+      "        x, y = x.to(device), y.to(device)\n"
+      "        loss = F.cross_entropy(model(x), y)\n"
+      "    for k, v in state.items():\n"
+      "        w = v.to(device) * k\n"
+      "    w = torch.ones(2, device=device)\n"
+      "    for x, y in dl:\n"
+      "        x = x.to(torch.float32)\n"
+      "        z = w - y\n"
+      "    for x, y in dl:\n"
+      "        x = x.to('cpu')\n"
+      "        z = w - y\n");
+  EXPECT_EQ(meetings(f), (Lines{"6 batch@4 meets device", "9 batch@7 meets device"}));
+  // Accelerate's prepared loaders put their batches on the device already.
+  const Flowed prepared(
+      "import torch.nn.functional as F\n"
+      "from accelerate import Accelerator\n"
+      "def train(model, dl, accelerator):\n"
+      "    for x, y in dl:\n"
+      "        x = x.to(accelerator.device)\n"
+      "        loss = F.cross_entropy(model(x), y)\n");
+  EXPECT_EQ(meetings(prepared), Lines{});
+}
+
+// `outs[key] = model(x)` into a dict the flow follows: reading it back gives
+// what was put there, as after `outs.append(...)`.
+TEST(LintFlowStatements, ADictFilledByKeyHoldsWhatWasPutThere) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch\n"
+      "model = torch.nn.Linear(2, 2).cuda()\n"
+      "def run(x):\n"
+      "    results = {}\n"
+      "    results['pred'] = model(x.cuda())\n"
+      "    a = np.array(results['pred'])\n"
+      "    kept = {}\n"
+      "    kept['pred'] = model(x.cuda()).cpu()\n"
+      "    return np.array(kept['pred'])\n");
+  EXPECT_EQ(testing::numpy_reads(f), (Lines{"7 device"}));
+}
+
+// `ys, ps = [], []` makes two lists to fill, as `ps = []` does: what is
+// appended is followed to the metric that reads them with NumPy.
+TEST(LintFlowStatements, EmptyListsMadeTogetherAreFilledAsOnesMadeAlone) {
+  const Flowed f(
+      "import torch\n"
+      "from sklearn.metrics import roc_auc_score\n"
+      "def evaluate(model, loader, device):\n"
+      "    ys, ps = [], []\n"
+      "    for x, y in loader:\n"
+      "        ps.append(torch.sigmoid(model(x.to(device))))\n"
+      "        ys.append(y)\n"
+      "    return roc_auc_score(torch.cat(ys), torch.cat(ps))\n"
+      "def main(ds):\n"
+      "    device = torch.device('cuda')\n"
+      "    evaluate(torch.nn.Linear(2, 2).to(device), ds, device)\n");
+  EXPECT_EQ(testing::numpy_reads(f), (Lines{"8 device"}));
+}
+
+// What the loop's body unpacks what it binds into (`x, y = batch`) counts
+// as what it binds; a move in a loop inside the body (one part at a time of
+// something else) does not.
+TEST(LintFlowStatements, ALoopsBatchUnpackedInItsBodyIsStillItsBatch) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "def train(model, dl, device):\n"
+      "    for batch in dl:\n"
+      "        x, y = batch\n"
+      "        loss = F.cross_entropy(model(x.to(device)), y)\n"
+      "def gather(data, w):\n"
+      "    for rank_data in data:\n"
+      "        parts = rank_data[1]\n"
+      "        for i in range(len(parts)):\n"
+      "            w.add_(parts[i].to(w.device))\n"
+      "        z = w.cuda() - parts\n");
+  EXPECT_EQ(meetings(f), (Lines{"6 batch@4 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

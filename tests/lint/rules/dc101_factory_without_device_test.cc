@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "devcheck/lint.h"
 #include "lint_testing.h"
 
 namespace devcheck::lint {
 namespace {
+using testing::expect_bugs_found_and_twins_clean;
 using testing::found;
 using testing::Lines;
 using testing::only;
@@ -254,6 +259,214 @@ TEST(LintDC101, FindsADrawOnTheCpuWithAGeneratorOnADevice) {
   std::string cpu = source;
   cpu.replace(cpu.find("device=device"), 13, "");
   EXPECT_EQ(found(cpu, "DC101"), Lines{});
+}
+
+// The bug as users write it in other shapes (issue 38's seventh round:
+// variants of the tuning cases' bugs that the rules missed, with their
+// fixed twins): class weights from a name, labels copied with
+// torch.tensor, masks compared with inputs or numbers, states made tensors
+// for a policy, a plain object's schedule indexed by device steps, a
+// property's mask.
+TEST(LintDC101, FindsHostFactoriesInTheShapesUsersWriteThem) {
+  const std::string net =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import torch.nn.functional as F\n"
+      "import numpy as np\n"
+      "from torch.utils.data import DataLoader\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 2)\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x)\n";
+  const std::vector<std::pair<std::string, std::string>> variants = {
+      // class weights trainer init
+      {"class Trainer:\n"
+       "    def __init__(self, model, device, w):\n"
+       "        self.device = device\n"
+       "        self.model = model.to(device)\n"
+       "        self.criterion = nn.CrossEntropyLoss(weight=torch.tensor(w, dtype=torch.float))\n"
+       "    def step(self, x, y):\n"
+       "        x, y = x.to(self.device), y.to(self.device)\n"
+       "        return self.criterion(self.model(x), y)\n",
+       "class Trainer:\n"
+       "    def __init__(self, model, device, w):\n"
+       "        self.device = device\n"
+       "        self.model = model.to(device)\n"
+       "        self.criterion = nn.CrossEntropyLoss(weight=torch.tensor(w, dtype=torch.float, "
+       "device=device))\n"
+       "    def step(self, x, y):\n"
+       "        x, y = x.to(self.device), y.to(self.device)\n"
+       "        return self.criterion(self.model(x), y)\n"},
+      // labels tensor in loop
+      {"def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for x, labels in DataLoader(ds):\n"
+       "        out = model(x.to(device))\n"
+       "        loss = F.cross_entropy(out, torch.tensor(labels))\n",
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for x, labels in DataLoader(ds):\n"
+       "        out = model(x.to(device))\n"
+       "        loss = F.cross_entropy(out, torch.tensor(labels, device=device))\n"},
+      // length mask compare
+      {"class M(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.fc = nn.Linear(4, 4)\n"
+       "    def forward(self, x, lengths):\n"
+       "        mask = torch.arange(x.size(1))[None, :] < lengths[:, None]\n"
+       "        return self.fc(x) * mask.unsqueeze(-1)\n",
+       "class M(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.fc = nn.Linear(4, 4)\n"
+       "    def forward(self, x, lengths):\n"
+       "        mask = torch.arange(x.size(1), device=x.device)[None, :] < lengths[:, None]\n"
+       "        return self.fc(x) * mask.unsqueeze(-1)\n"},
+      // ones mask in helper method
+      {"class Attn(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.q = nn.Linear(4, 4)\n"
+       "    def causal(self, n):\n"
+       "        return torch.tril(torch.ones(n, n))\n"
+       "    def forward(self, x):\n"
+       "        s = self.q(x) @ x.transpose(-1, -2)\n"
+       "        return s.masked_fill(self.causal(x.size(1)) == 0, -1e9)\n",
+       "class Attn(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.q = nn.Linear(4, 4)\n"
+       "    def causal(self, n):\n"
+       "        return torch.tril(torch.ones(n, n, device=self.q.weight.device))\n"
+       "    def forward(self, x):\n"
+       "        s = self.q(x) @ x.transpose(-1, -2)\n"
+       "        return s.masked_fill(self.causal(x.size(1)) == 0, -1e9)\n"},
+      // rl floattensor state
+      {"class Agent:\n"
+       "    def __init__(self, device):\n"
+       "        self.device = device\n"
+       "        self.q = Net().to(device)\n"
+       "    def act(self, state):\n"
+       "        s = torch.FloatTensor(state).unsqueeze(0)\n"
+       "        return self.q(s).argmax(1).item()\n",
+       "class Agent:\n"
+       "    def __init__(self, device):\n"
+       "        self.device = device\n"
+       "        self.q = Net().to(device)\n"
+       "    def act(self, state):\n"
+       "        s = torch.FloatTensor(state).unsqueeze(0).to(self.device)\n"
+       "        return self.q(s).argmax(1).item()\n"},
+      // rl loop main
+      {"import gym\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+       "    policy = Net().to(device)\n"
+       "    env = gym.make(\"CartPole-v1\")\n"
+       "    obs = env.reset()\n"
+       "    for t in range(100):\n"
+       "        x = torch.tensor(obs, dtype=torch.float32)\n"
+       "        action = policy(x).argmax().item()\n"
+       "        obs, r, done, info = env.step(action)\n",
+       "import gym\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+       "    policy = Net().to(device)\n"
+       "    env = gym.make(\"CartPole-v1\")\n"
+       "    obs = env.reset()\n"
+       "    for t in range(100):\n"
+       "        x = torch.tensor(obs, dtype=torch.float32).to(device)\n"
+       "        action = policy(x).argmax().item()\n"
+       "        obs, r, done, info = env.step(action)\n"},
+      // predict list input
+      {"def predict(model, features, device):\n"
+       "    x = torch.Tensor(features)\n"
+       "    return model(x)\n"
+       "def main(rows):\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    return [predict(model, r, device) for r in rows]\n",
+       "def predict(model, features, device):\n"
+       "    x = torch.Tensor(features).to(device)\n"
+       "    return model(x)\n"
+       "def main(rows):\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    return [predict(model, r, device) for r in rows]\n"},
+      // schedule table plain class
+      {"class Schedule:\n"
+       "    def __init__(self, T=100):\n"
+       "        self.betas = torch.linspace(1e-4, 0.02, T)\n"
+       "        self.alphas = 1 - self.betas\n"
+       "def train(model, loader, device):\n"
+       "    sched = Schedule()\n"
+       "    for x, _ in loader:\n"
+       "        x = x.to(device)\n"
+       "        t = torch.randint(0, 100, (x.size(0),), device=device)\n"
+       "        a = sched.alphas[t]\n"
+       "        loss = F.mse_loss(model(x * a[:, None]), x)\n",
+       "class Schedule:\n"
+       "    def __init__(self, T=100):\n"
+       "        self.betas = torch.linspace(1e-4, 0.02, T).cuda()\n"
+       "        self.alphas = 1 - self.betas\n"
+       "def train(model, loader, device):\n"
+       "    sched = Schedule()\n"
+       "    for x, _ in loader:\n"
+       "        x = x.to(device)\n"
+       "        t = torch.randint(0, 100, (x.size(0),), device=device)\n"
+       "        a = sched.alphas[t]\n"
+       "        loss = F.mse_loss(model(x * a[:, None]), x)\n"},
+      // property mask
+      {"class M(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.fc = nn.Linear(4, 4)\n"
+       "        self.n = 4\n"
+       "    @property\n"
+       "    def mask(self):\n"
+       "        return torch.ones(self.n)\n"
+       "    def forward(self, x):\n"
+       "        return self.fc(x) * self.mask\n",
+       "class M(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.fc = nn.Linear(4, 4)\n"
+       "        self.n = 4\n"
+       "    @property\n"
+       "    def mask(self):\n"
+       "        return torch.ones(self.n, device=self.fc.weight.device)\n"
+       "    def forward(self, x):\n"
+       "        return self.fc(x) * self.mask\n"},
+  };
+  expect_bugs_found_and_twins_clean(net, variants, "DC101");
+}
+
+// `x.type_as(y)` is where y is (device and dtype): a factory's tensor given
+// the type of a device tensor meets it on its device (RetinaNet's focal
+// loss); one given the type of a host tensor stays on the host.
+TEST(LintDC101, AFactoryTypedAsADeviceTensorIsOnItsDevice) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class FocalLoss(nn.Module):\n"
+      "    def forward(self, classifications):\n"
+      "        targets = torch.ones(classifications.shape).type_as(classifications) * -1\n"
+      "        alpha = torch.ones(classifications.shape) * 0.25\n"
+      "        host = torch.zeros(3)\n"
+      "        scale = torch.Tensor([[0.1, 0.2]]).type_as(host)\n"
+      "        return torch.where(targets == 1.0, alpha, classifications) / scale\n";
+  EXPECT_EQ(found(source, "DC101"), (Lines{"6 DC101", "8 DC101"}));
+  // `.type(y.type())` of a device tensor's type string goes to a CUDA device
+  // too (DC112 says which one).
+  std::string typed = source;
+  typed.replace(typed.find(".type_as(classifications)"), 25, ".type(classifications.type())");
+  EXPECT_EQ(found(typed, "DC101"), (Lines{"6 DC101", "8 DC101"}));
+  typed.replace(typed.find(".type(classifications.type())"), 29, ".type(torch.FloatTensor)");
+  EXPECT_EQ(found(typed, "DC101"), (Lines{"5 DC101", "8 DC101"}));
 }
 
 }  // namespace

@@ -167,5 +167,21 @@ TEST(LintDC105, SaysNothingOfLoadersThatChooseAPlace) {
   EXPECT_EQ(testing::found(source, "DC105"), (testing::Lines{}));
 }
 
+// OpenMMLab's checkpoint loaders pass their map_location, None by default,
+// to torch.load (mmaction2's inflated 3D ResNet reading a 2D checkpoint);
+// not when one is given, by keyword or position.
+TEST(LintDC105, FindsOpenMMLabsLoadersWithoutMapLocation) {
+  const std::string source =
+      "from mmengine.runner.checkpoint import _load_checkpoint\n"
+      "from mmcv.runner import load_checkpoint\n"
+      "a = _load_checkpoint(path)\n"
+      "b = _load_checkpoint(path, map_location='cpu')\n"
+      "c = _load_checkpoint(path, 'cpu')\n"
+      "load_checkpoint(model, path)\n"
+      "load_checkpoint(model, path, 'cpu')\n"
+      "load_checkpoint(model, path, map_location='cpu')\n";
+  EXPECT_EQ(testing::found(source, "DC105"), (testing::Lines{"3 DC105", "6 DC105"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -200,5 +200,55 @@ TEST(LintDC111, FindsAHostTensorKeptBySaveHyperparameters) {
             std::string::npos);
 }
 
+// A class whose own to() sets the plain tensor again moves it with the
+// module (SAC's policy moving its noise in its to()); one its to() leaves
+// behind is still found.
+TEST(LintDC111, SaysNothingOfAPlainTensorTheClassesOwnToMoves) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Policy(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.noise = torch.Tensor(n)\n"
+      "        self.scale = torch.ones(n)\n"
+      "    def forward(self, x):\n"
+      "        return x * self.scale + self.noise.normal_()\n"
+      "    def to(self, device):\n"
+      "        self.scale = self.scale.to(device)\n"
+      "        return super().to(device)\n";
+  EXPECT_EQ(testing::found(source, "DC111"), (testing::Lines{"6 DC111"}));
+}
+
+// A plain dict of modules filled by key after its assignment
+// (`self.embeddings[name] = nn.Sequential(...)`, rogue-net's
+// EntityEmbedding); not one handed to nn.ModuleDict.
+TEST(LintDC111, FindsAPlainDictOfModulesFilledByKey) {
+  const std::string source =
+      "from typing import Dict\n"
+      "import torch.nn as nn\n"
+      "class Embed(nn.Module):\n"
+      "    def __init__(self, features, d):\n"
+      "        super().__init__()\n"
+      "        self.embeddings: Dict[str, nn.Module] = {}\n"
+      "        for name, n in features.items():\n"
+      "            if n:\n"
+      "                self.embeddings[name] = nn.Linear(n, d)\n"
+      "            else:\n"
+      "                self.embeddings[name] = nn.Identity()\n"
+      "class Fixed(nn.Module):\n"
+      "    def __init__(self, features, d):\n"
+      "        super().__init__()\n"
+      "        embeddings = {}\n"
+      "        for name, n in features.items():\n"
+      "            embeddings[name] = nn.Linear(n, d)\n"
+      "        self.embeddings = nn.ModuleDict(embeddings)\n"
+      "        self.cache = {}\n"
+      "        self.cache['x'] = None\n";
+  EXPECT_EQ(testing::found(source, "DC111"), (testing::Lines{"6 DC111"}));
+  EXPECT_NE(testing::only(source, "DC111").message.find("plain dict of modules"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint

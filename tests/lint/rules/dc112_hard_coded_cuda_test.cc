@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "devcheck/lint.h"
 #include "lint_testing.h"
 
 namespace devcheck::lint {
 namespace {
+using testing::expect_bugs_found_and_twins_clean;
 using testing::found;
 using testing::Lines;
 using testing::only;
@@ -212,6 +217,138 @@ TEST(LintDC112, FindsCudaAfterSetDeviceInAFileWithThreads) {
   EXPECT_EQ(testing::found(head + "device = torch.device(f'cuda:{args.gpu}')\n" + tail, "DC112"),
             (testing::Lines{}));
   EXPECT_EQ(testing::found(head + "device = torch.device('cuda')\n", "DC112"), (testing::Lines{}));
+}
+
+// A function given its device (a parameter it moves to, or its model's
+// device) follows it: a bare `.cuda()` there ignores it. Not in a test (its
+// runner's device is often CUDA alone), not beside a parameter that
+// defaults to CUDA or is rebound, nor beside a factory's device= alone.
+TEST(LintDC112, FindsCudaInAFunctionThatMovesToTheDeviceItIsGiven) {
+  const std::string source =
+      "import torch\n"
+      "def train(model, loader, device):\n"
+      "    for x, y in loader:\n"
+      "        x = x.to(device)\n"
+      "        y = y.cuda()\n"
+      "def evaluate(model, x):\n"
+      "    device = next(model.parameters()).device\n"
+      "    return model(x.to(device)), x.cuda()\n"
+      "def test_gather(self, device):\n"
+      "    return torch.randn(2).to(device), torch.randn(2).cuda()\n"
+      "def defaults(x, device='cuda'):\n"
+      "    return x.to(device), x.cuda()\n"
+      "def rebound(x, device):\n"
+      "    for device in range(2):\n"
+      "        y = x.to(device)\n"
+      "    return x.cuda()\n"
+      "def factories(x, device):\n"
+      "    return torch.zeros(2, device=device), x.cuda()\n";
+  EXPECT_EQ(found(source, "DC112"), (Lines{"5 DC112", "8 DC112"}));
+}
+
+// The bug as users write it in other shapes (issue 38's seventh round:
+// variants of the tuning cases' bugs that the rules missed, with their
+// fixed twins): a function given its device, or its model's; a class whose
+// constructor moves to the device it is given.
+TEST(LintDC112, FindsHardCodedCudaInTheShapesUsersWriteThem) {
+  const std::string net =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import torch.nn.functional as F\n"
+      "import numpy as np\n"
+      "from torch.utils.data import DataLoader\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 2)\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x)\n";
+  const std::vector<std::pair<std::string, std::string>> variants = {
+      // train fn device param cuda
+      {"def train(model, loader, device):\n"
+       "    model.to(device)\n"
+       "    for x, y in loader:\n"
+       "        x = x.to(device)\n"
+       "        y = y.cuda()\n"
+       "        loss = F.cross_entropy(model(x), y)\n",
+       "def train(model, loader, device):\n"
+       "    model.to(device)\n"
+       "    for x, y in loader:\n"
+       "        x = x.to(device)\n"
+       "        y = y.to(device)\n"
+       "        loss = F.cross_entropy(model(x), y)\n"},
+      // eval fn next params cuda
+      {"def evaluate(model, loader):\n"
+       "    device = next(model.parameters()).device\n"
+       "    for x, y in loader:\n"
+       "        x = x.to(device)\n"
+       "        y = y.cuda()\n"
+       "        acc = (model(x).argmax(1) == y).float().mean()\n",
+       "def evaluate(model, loader):\n"
+       "    device = next(model.parameters()).device\n"
+       "    for x, y in loader:\n"
+       "        x = x.to(device)\n"
+       "        y = y.to(device)\n"
+       "        acc = (model(x).argmax(1) == y).float().mean()\n"},
+      // args attr device
+      {"class Runner:\n"
+       "    def __init__(self, args):\n"
+       "        self.args = args\n"
+       "        self.model = Net().to(args.device)\n"
+       "    def step(self, x):\n"
+       "        x = x.cuda()\n"
+       "        return self.model(x)\n",
+       "class Runner:\n"
+       "    def __init__(self, args):\n"
+       "        self.args = args\n"
+       "        self.model = Net().to(args.device)\n"
+       "    def step(self, x):\n"
+       "        x = x.to(self.args.device)\n"
+       "        return self.model(x)\n"},
+  };
+  expect_bugs_found_and_twins_clean(net, variants, "DC112");
+}
+
+// A class whose constructor moves to a device it is given runs there in its
+// other methods: a bare `.cuda()` there ignores it. Not where the
+// constructor moves to CUDA itself.
+TEST(LintDC112, FindsCudaInAClassWhoseConstructorMovesToTheDeviceItIsGiven) {
+  const std::string source =
+      "import torch\n"
+      "class Runner:\n"
+      "    def __init__(self, model, args):\n"
+      "        self.model = model.to(args.device)\n"
+      "    def step(self, x):\n"
+      "        return self.model(x.cuda())\n"
+      "class CudaOnly:\n"
+      "    def __init__(self, model):\n"
+      "        self.model = model.to('cuda')\n"
+      "    def step(self, x):\n"
+      "        return self.model(x.cuda())\n";
+  EXPECT_EQ(found(source, "DC112"), (Lines{"6 DC112"}));
+}
+
+// `t.type(x.type())` makes t's copy on the current CUDA device whatever
+// device x is on (MONAI's adversarial loss's labels); not when moved at
+// once, nor a type named by a dtype or a legacy type.
+TEST(LintDC112, FindsATypeTakenFromAnotherTensorsTypeString) {
+  const std::string source =
+      "import torch\n"
+      "def target(input, label):\n"
+      "    a = torch.tensor(1).fill_(label).type(input.type())\n"
+      "    b = torch.tensor(0).type(input[0].type()).to(input[0].device)\n"
+      "    c = torch.tensor(0).type(torch.float32)\n"
+      "    d = torch.tensor(0).type(torch.cuda.FloatTensor)\n"
+      "    return a.expand_as(input) + b + c + d\n";
+  EXPECT_EQ(found(source, "DC112"), (Lines{"3 DC112"}));
+  EXPECT_NE(only(source, "DC112").message.find("current device"), std::string::npos);
+  // A test compares the result with what it expects, wherever each is.
+  const std::string test =
+      "import torch\n"
+      "def test_quantile(self, device):\n"
+      "    result = torch.ones(3, device=device)\n"
+      "    self.assertEqual(result.cpu(), torch.ones(3).type(result.type()))\n";
+  EXPECT_EQ(found(test, "DC112"), (Lines{}));
 }
 
 }  // namespace

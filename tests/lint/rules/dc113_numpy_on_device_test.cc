@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "devcheck/lint.h"
 #include "lint_testing.h"
 
 namespace devcheck::lint {
 namespace {
+using testing::expect_bugs_found_and_twins_clean;
 using testing::found;
 using testing::Lines;
 using testing::only;
@@ -111,6 +116,235 @@ TEST(LintDC113, FindsNumpyOfAMovedModelsStateDict) {
       "    b = other.state_dict()['w'].numpy()\n"
       "    c = model.state_dict()['w'].cpu().numpy()\n";
   EXPECT_EQ(found(source, "DC113"), (Lines{"5 DC113", "9 DC113"}));
+}
+
+// The bug as users write it in other shapes (issue 38's seventh round:
+// variants of the tuning cases' bugs that the rules missed, with their
+// fixed twins): scikit-learn's metrics, pyplot and pandas given device
+// tensors, outputs kept in a dict, in lists made together or in a list a
+// class fills, a model output's fields.
+TEST(LintDC113, FindsNumPyOfDeviceValuesInTheShapesUsersWriteThem) {
+  const std::string net =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import torch.nn.functional as F\n"
+      "import numpy as np\n"
+      "from torch.utils.data import DataLoader\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 2)\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x)\n";
+  const std::vector<std::pair<std::string, std::string>> variants = {
+      // dict outputs numpy
+      {"def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    results = {}\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        results[\"pred\"] = model(x.to(device))\n"
+       "    arr = results[\"pred\"].detach().numpy()\n",
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    results = {}\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        results[\"pred\"] = model(x.to(device))\n"
+       "    arr = results[\"pred\"].detach().cpu().numpy()\n"},
+      // matplotlib plot
+      {"import matplotlib.pyplot as plt\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    x = torch.randn(10, 4, device=device)\n"
+       "    out = model(x)\n"
+       "    plt.plot(out.detach())\n",
+       "import matplotlib.pyplot as plt\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    x = torch.randn(10, 4, device=device)\n"
+       "    out = model(x)\n"
+       "    plt.plot(out.detach().cpu())\n"},
+      // pandas dataframe
+      {"import pandas as pd\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    x = torch.randn(10, 4, device=device)\n"
+       "    out = model(x).detach()\n"
+       "    df = pd.DataFrame(out)\n",
+       "import pandas as pd\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    x = torch.randn(10, 4, device=device)\n"
+       "    out = model(x).detach()\n"
+       "    df = pd.DataFrame(out.cpu())\n"},
+      // sklearn accuracy
+      {"from sklearn.metrics import accuracy_score\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        pred = model(x.to(device)).argmax(1)\n"
+       "        acc = accuracy_score(y, pred)\n",
+       "from sklearn.metrics import accuracy_score\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        pred = model(x.to(device)).argmax(1)\n"
+       "        acc = accuracy_score(y, pred.cpu())\n"},
+      // sklearn module metrics
+      {"from sklearn import metrics\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        y = y.to(device)\n"
+       "        pred = model(x.to(device)).argmax(1)\n"
+       "        f1 = metrics.f1_score(y, pred)\n",
+       "from sklearn import metrics\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        y = y.to(device)\n"
+       "        pred = model(x.to(device)).argmax(1)\n"
+       "        f1 = metrics.f1_score(y.cpu(), pred.cpu())\n"},
+      // roc auc scores
+      {"from sklearn.metrics import roc_auc_score\n"
+       "def evaluate(model, loader, device):\n"
+       "    ys, ps = [], []\n"
+       "    for x, y in loader:\n"
+       "        ps.append(torch.sigmoid(model(x.to(device))))\n"
+       "        ys.append(y)\n"
+       "    return roc_auc_score(torch.cat(ys), torch.cat(ps))\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    evaluate(Net().to(device), DataLoader(ds), device)\n",
+       "from sklearn.metrics import roc_auc_score\n"
+       "def evaluate(model, loader, device):\n"
+       "    ys, ps = [], []\n"
+       "    for x, y in loader:\n"
+       "        ps.append(torch.sigmoid(model(x.to(device))).cpu())\n"
+       "        ys.append(y)\n"
+       "    return roc_auc_score(torch.cat(ys), torch.cat(ps))\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    evaluate(Net().to(device), DataLoader(ds), device)\n"},
+      // confusion matrix preds
+      {"from sklearn.metrics import confusion_matrix\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        preds = model(x.to(device)).argmax(1)\n"
+       "        cm = confusion_matrix(y, preds)\n",
+       "from sklearn.metrics import confusion_matrix\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        preds = model(x.to(device)).argmax(1)\n"
+       "        cm = confusion_matrix(y, preds.cpu())\n"},
+      // hf logits numpy
+      {"from transformers import AutoModelForSequenceClassification\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = "
+       "AutoModelForSequenceClassification.from_pretrained(\"bert-base-uncased\").to(device)\n"
+       "    for batch in DataLoader(ds):\n"
+       "        batch = {k: v.to(device) for k, v in batch.items()}\n"
+       "        outputs = model(**batch)\n"
+       "        logits = outputs.logits.detach().numpy()\n",
+       "from transformers import AutoModelForSequenceClassification\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = "
+       "AutoModelForSequenceClassification.from_pretrained(\"bert-base-uncased\").to(device)\n"
+       "    for batch in DataLoader(ds):\n"
+       "        batch = {k: v.to(device) for k, v in batch.items()}\n"
+       "        outputs = model(**batch)\n"
+       "        logits = outputs.logits.detach().cpu().numpy()\n"},
+      // loss history np plot
+      {"import matplotlib.pyplot as plt\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    history = []\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        loss = F.mse_loss(model(x.to(device)), y.to(device))\n"
+       "        history.append(loss)\n"
+       "    plt.plot(history)\n",
+       "import matplotlib.pyplot as plt\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    history = []\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        loss = F.mse_loss(model(x.to(device)), y.to(device))\n"
+       "        history.append(loss.item())\n"
+       "    plt.plot(history)\n"},
+      // metrics class update
+      {"class Meter:\n"
+       "    def __init__(self):\n"
+       "        self.vals = []\n"
+       "    def update(self, v):\n"
+       "        self.vals.append(v)\n"
+       "    def mean(self):\n"
+       "        return np.mean(self.vals)\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    m = Meter()\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        loss = F.mse_loss(model(x.to(device)), y.to(device))\n"
+       "        m.update(loss)\n"
+       "    print(m.mean())\n",
+       "class Meter:\n"
+       "    def __init__(self):\n"
+       "        self.vals = []\n"
+       "    def update(self, v):\n"
+       "        self.vals.append(v)\n"
+       "    def mean(self):\n"
+       "        return np.mean(self.vals)\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    m = Meter()\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        loss = F.mse_loss(model(x.to(device)), y.to(device))\n"
+       "        m.update(loss.item())\n"
+       "    print(m.mean())\n"},
+      // conditional expression guard
+      {"def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    t = model(torch.randn(2, 4, device=device)).detach()\n"
+       "    arr = t.numpy()\n",
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    t = model(torch.randn(2, 4, device=device)).detach()\n"
+       "    arr = t.numpy() if t.device.type == \"cpu\" else t.cpu().numpy()\n"},
+  };
+  expect_bugs_found_and_twins_clean(net, variants, "DC113");
+}
+
+// NumPy of a device tensor in a branch chosen by where it is (`t.numpy() if
+// t.device.type == "cpu" else t.cpu().numpy()`) follows that choice.
+TEST(LintDC113, SaysNothingUnderATestOfWhereTheTensorIs) {
+  const std::string head =
+      "import torch\n"
+      "model = torch.nn.Linear(2, 2).cuda()\n"
+      "t = model(torch.randn(2, 2).cuda()).detach()\n";
+  EXPECT_EQ(found(head + "a = t.numpy() if t.device.type == 'cpu' else t.cpu().numpy()\n", "DC113"),
+            Lines{});
+  EXPECT_EQ(found(head + "if not t.is_cuda:\n    a = t.numpy()\n", "DC113"), Lines{});
+  EXPECT_EQ(found(head + "if t.numel() > 1:\n    a = t.numpy()\n", "DC113"), (Lines{"5 DC113"}));
 }
 
 }  // namespace

@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "devcheck/lint.h"
 #include "lint_testing.h"
 
 namespace devcheck::lint {
 namespace {
+using testing::expect_bugs_found_and_twins_clean;
 using testing::found;
 using testing::Lines;
 using testing::only;
@@ -202,7 +207,7 @@ TEST(LintDC120, FindsAPretrainedModelNeverMovedGivenInputsOnADevice) {
       "    encoding = {k: v.to(device) for k, v in encoding.items()}\n"
       "    return model(**encoding)\n";
   EXPECT_EQ(found(source, "DC120"), (Lines{"4 DC120"}));
-  for (const std::string& fix : {"('saved').to(device)", "('saved', device_map='auto')"}) {
+  for (const char* fix : {"('saved').to(device)", "('saved', device_map='auto')"}) {
     std::string fixed = source;
     fixed.replace(fixed.find("('saved')"), 9, fix);
     EXPECT_EQ(found(fixed, "DC120"), Lines{}) << fix;
@@ -253,6 +258,419 @@ TEST(LintDC120, FindsATokenizersMaskGivenToGenerateOfAModelOnADevice) {
   std::string fixed = source;
   fixed.replace(fixed.find("inputs['attention_mask']"), 24, "inputs['attention_mask'].to('cuda')");
   EXPECT_EQ(found(fixed, "DC120"), Lines{});
+}
+
+// The bug as users write it in other shapes (issue 38's seventh round:
+// variants of the tuning cases' bugs that the rules missed, with their
+// fixed twins): a loader named otherwise, a module made and moved in one
+// line, an image made a tensor, a batch handed on to a helper, a loss, a
+// metric or a model's method, a configured device, models of a dict moved
+// one by one.
+TEST(LintDC120, FindsInputsLeftOnTheHostInTheShapesUsersWriteThem) {
+  const std::string net =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import torch.nn.functional as F\n"
+      "import numpy as np\n"
+      "from torch.utils.data import DataLoader\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 2)\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x)\n";
+  const std::vector<std::pair<std::string, std::string>> variants = {
+      // library train dl name
+      {"def train_one_epoch(model, dl, optimizer, device):\n"
+       "    model.train()\n"
+       "    for x, y in dl:\n"
+       "        x = x.to(device)\n"
+       "        loss = F.cross_entropy(model(x), y)\n"
+       "        optimizer.zero_grad()\n"
+       "        loss.backward()\n",
+       "def train_one_epoch(model, dl, optimizer, device):\n"
+       "    model.train()\n"
+       "    for x, y in dl:\n"
+       "        x = x.to(device)\n"
+       "        y = y.to(device)\n"
+       "        loss = F.cross_entropy(model(x), y)\n"
+       "        optimizer.zero_grad()\n"
+       "        loss.backward()\n"},
+      // twin comprehension move
+      {"def train(model, dl, device):\n"
+       "    for batch in dl:\n"
+       "        x, y = batch\n"
+       "        loss = F.cross_entropy(model(x.to(device)), y)\n",
+       "def train(model, dl, device):\n"
+       "    for batch in dl:\n"
+       "        batch = [t.to(device) for t in batch]\n"
+       "        x, y = batch\n"
+       "        loss = F.cross_entropy(model(x.to(device)), y)\n"},
+      // sequence model in class
+      {"class Seq(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.rnn = nn.LSTM(4, 8)\n"
+       "    def forward(self, x):\n"
+       "        return self.rnn(x)[0]\n"
+       "class Agent:\n"
+       "    def __init__(self, device):\n"
+       "        self.device = device\n"
+       "        self.net = Seq().to(device)\n"
+       "    def learn(self, loader):\n"
+       "        for x, y in loader:\n"
+       "            out = self.net(x)\n",
+       "class Seq(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.rnn = nn.LSTM(4, 8)\n"
+       "    def forward(self, x):\n"
+       "        return self.rnn(x)[0]\n"
+       "class Agent:\n"
+       "    def __init__(self, device):\n"
+       "        self.device = device\n"
+       "        self.net = Seq().to(device)\n"
+       "    def learn(self, loader):\n"
+       "        for x, y in loader:\n"
+       "            x = x.to(self.device)\n"
+       "            out = self.net(x)\n"},
+      // transform image input
+      {"from PIL import Image\n"
+       "from torchvision import transforms\n"
+       "def predict(path):\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    tf = transforms.Compose([transforms.ToTensor()])\n"
+       "    img = tf(Image.open(path)).unsqueeze(0)\n"
+       "    return model(img)\n",
+       "from PIL import Image\n"
+       "from torchvision import transforms\n"
+       "def predict(path):\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    tf = transforms.Compose([transforms.ToTensor()])\n"
+       "    img = tf(Image.open(path)).unsqueeze(0)\n"
+       "    img = img.to(device)\n"
+       "    return model(img)\n"},
+      // compose transform in class
+      {"from torchvision import transforms\n"
+       "from PIL import Image\n"
+       "class Predictor:\n"
+       "    def __init__(self, device):\n"
+       "        self.device = device\n"
+       "        self.model = Net().to(device)\n"
+       "        self.tf = transforms.Compose([transforms.Resize(32), transforms.ToTensor()])\n"
+       "    def predict(self, path):\n"
+       "        x = self.tf(Image.open(path)).unsqueeze(0)\n"
+       "        return self.model(x)\n",
+       "from torchvision import transforms\n"
+       "from PIL import Image\n"
+       "class Predictor:\n"
+       "    def __init__(self, device):\n"
+       "        self.device = device\n"
+       "        self.model = Net().to(device)\n"
+       "        self.tf = transforms.Compose([transforms.Resize(32), transforms.ToTensor()])\n"
+       "    def predict(self, path):\n"
+       "        x = self.tf(Image.open(path)).unsqueeze(0)\n"
+       "        x = x.to(self.device)\n"
+       "        return self.model(x)\n"},
+      // to tensor functional
+      {"import torchvision.transforms.functional as TF\n"
+       "from PIL import Image\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    x = TF.to_tensor(Image.open(\"a.png\")).unsqueeze(0)\n"
+       "    out = model(x)\n",
+       "import torchvision.transforms.functional as TF\n"
+       "from PIL import Image\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    x = TF.to_tensor(Image.open(\"a.png\")).unsqueeze(0)\n"
+       "    x = x.to(device)\n"
+       "    out = model(x)\n"},
+      // train step function batch param
+      {"def train_step(model, batch, device):\n"
+       "    x, y = batch\n"
+       "    x = x.to(device)\n"
+       "    return F.cross_entropy(model(x), y)\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for batch in DataLoader(ds):\n"
+       "        train_step(model, batch, device)\n",
+       "def train_step(model, batch, device):\n"
+       "    x, y = batch\n"
+       "    x = x.to(device)\n"
+       "    y = y.to(device)\n"
+       "    return F.cross_entropy(model(x), y)\n"
+       "def main():\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for batch in DataLoader(ds):\n"
+       "        train_step(model, batch, device)\n"},
+      // custom loss function
+      {"def my_loss(pred, target):\n"
+       "    return ((pred - target) ** 2).mean()\n"
+       "def main(ds):\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        loss = my_loss(model(x.to(device)), y)\n",
+       "def my_loss(pred, target):\n"
+       "    return ((pred - target) ** 2).mean()\n"
+       "def main(ds):\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    model = Net().to(device)\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        y = y.to(device)\n"
+       "        loss = my_loss(model(x.to(device)), y)\n"},
+      // metric function accuracy
+      {"def accuracy(logits, labels):\n"
+       "    return (logits.argmax(1) == labels).float().mean()\n"
+       "def validate(model, loader, device):\n"
+       "    for x, y in loader:\n"
+       "        logits = model(x.to(device))\n"
+       "        acc = accuracy(logits, y)\n"
+       "def main(ds):\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    validate(Net().to(device), DataLoader(ds), device)\n",
+       "def accuracy(logits, labels):\n"
+       "    return (logits.argmax(1) == labels).float().mean()\n"
+       "def validate(model, loader, device):\n"
+       "    for x, y in loader:\n"
+       "        logits = model(x.to(device))\n"
+       "        y = y.to(device)\n"
+       "        acc = accuracy(logits, y)\n"
+       "def main(ds):\n"
+       "    device = torch.device(\"cuda\")\n"
+       "    validate(Net().to(device), DataLoader(ds), device)\n"},
+      // loss in trainer helper method
+      {"class Trainer:\n"
+       "    def __init__(self, model, device):\n"
+       "        self.model = model.to(device)\n"
+       "        self.device = device\n"
+       "    def compute_loss(self, out, y):\n"
+       "        return F.cross_entropy(out, y)\n"
+       "    def fit(self, loader):\n"
+       "        for x, y in loader:\n"
+       "            out = self.model(x.to(self.device))\n"
+       "            loss = self.compute_loss(out, y)\n",
+       "class Trainer:\n"
+       "    def __init__(self, model, device):\n"
+       "        self.model = model.to(device)\n"
+       "        self.device = device\n"
+       "    def compute_loss(self, out, y):\n"
+       "        return F.cross_entropy(out, y)\n"
+       "    def fit(self, loader):\n"
+       "        for x, y in loader:\n"
+       "            out = self.model(x.to(self.device))\n"
+       "            y = y.to(self.device)\n"
+       "            loss = self.compute_loss(out, y)\n"},
+      // model method predict
+      {"class Classifier(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.fc = nn.Linear(4, 2)\n"
+       "    def forward(self, x):\n"
+       "        return self.fc(x)\n"
+       "    def predict(self, x):\n"
+       "        return self.forward(x).argmax(1)\n"
+       "def main(ds):\n"
+       "    device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+       "    clf = Classifier().to(device)\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        preds = clf.predict(x)\n",
+       "class Classifier(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.fc = nn.Linear(4, 2)\n"
+       "    def forward(self, x):\n"
+       "        return self.fc(x)\n"
+       "    def predict(self, x):\n"
+       "        return self.forward(x).argmax(1)\n"
+       "def main(ds):\n"
+       "    device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+       "    clf = Classifier().to(device)\n"
+       "    for x, y in DataLoader(ds):\n"
+       "        x = x.to(device)\n"
+       "        preds = clf.predict(x)\n"},
+      // eq method labels
+      {"def test(model, dl, device):\n"
+       "    correct = 0\n"
+       "    for img, label in dl:\n"
+       "        img = img.to(device)\n"
+       "        pred = model(img)\n"
+       "        correct += pred.argmax(1).eq(label).sum().item()\n"
+       "    return correct\n",
+       "def test(model, dl, device):\n"
+       "    correct = 0\n"
+       "    for img, label in dl:\n"
+       "        img = img.to(device)\n"
+       "        label = label.to(device)\n"
+       "        pred = model(img)\n"
+       "        correct += pred.argmax(1).eq(label).sum().item()\n"
+       "    return correct\n"},
+      // twin lengths packed
+      {"from torch.nn.utils.rnn import pack_padded_sequence\n"
+       "class Enc(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.emb = nn.Embedding(10, 4)\n"
+       "        self.rnn = nn.GRU(4, 4, batch_first=True)\n"
+       "    def forward(self, x, lengths):\n"
+       "        return self.rnn(pack_padded_sequence(self.emb(x), lengths, batch_first=True))\n"
+       "def train(model, dl, device):\n"
+       "    for x, lengths, y in dl:\n"
+       "        x = x.to(device)\n"
+       "        out, h = model(x, lengths)\n"
+       "        loss = F.cross_entropy(h[-1], y)\n",
+       "from torch.nn.utils.rnn import pack_padded_sequence\n"
+       "class Enc(nn.Module):\n"
+       "    def __init__(self):\n"
+       "        super().__init__()\n"
+       "        self.emb = nn.Embedding(10, 4)\n"
+       "        self.rnn = nn.GRU(4, 4, batch_first=True)\n"
+       "    def forward(self, x, lengths):\n"
+       "        return self.rnn(pack_padded_sequence(self.emb(x), lengths, batch_first=True))\n"
+       "def train(model, dl, device):\n"
+       "    for x, lengths, y in dl:\n"
+       "        x = x.to(device)\n"
+       "        y = y.to(device)\n"
+       "        out, h = model(x, lengths)\n"
+       "        loss = F.cross_entropy(h[-1], y)\n"},
+      // config dict device
+      {"def main(cfg):\n"
+       "    model = Net().to(cfg[\"device\"])\n"
+       "    loader = DataLoader(data, batch_size=8)\n"
+       "    for x, y in loader:\n"
+       "        out = model(x)\n",
+       "def main(cfg):\n"
+       "    model = Net().to(cfg[\"device\"])\n"
+       "    loader = DataLoader(data, batch_size=8)\n"
+       "    for x, y in loader:\n"
+       "        x = x.to(cfg[\"device\"])\n"
+       "        out = model(x)\n"},
+      // model dict lookup
+      {"def main(ds):\n"
+       "    device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+       "    nets = {\"a\": Net(), \"b\": Net()}\n"
+       "    for x, _ in DataLoader(ds):\n"
+       "        out = nets[\"a\"](x.to(device))\n",
+       "def main(ds):\n"
+       "    device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+       "    nets = {\"a\": Net(), \"b\": Net()}\n"
+       "    for k in nets:\n"
+       "        nets[k].to(device)\n"
+       "    for x, _ in DataLoader(ds):\n"
+       "        out = nets[\"a\"](x.to(device))\n"},
+  };
+  expect_bugs_found_and_twins_clean(net, variants, "DC120");
+}
+
+// DC120 in the shapes of the third blind draw's tuning half (issue 38's
+// eighth round): a plain class's method run from the module's code, and a
+// batch handed whole to a model of the file whose forward reads its parts.
+// Each shape is found, and a near miss says nothing.
+
+// A plain class keeps a model moved in __init__ (or one given to its
+// constructor); a method called from the module's code with a DataLoader
+// runs it on the loader's batches (pyDVL's EkfacInfluence.fit): the method
+// reads what __init__ set, as it does when the call sits in a function.
+TEST(LintDC120, FindsABatchGivenToAPlainClassesModelFromTheModulesCode) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torch.utils.data import DataLoader, TensorDataset\n"
+      "class Influence:\n"
+      "    def __init__(self, model):\n"
+      "        self.model = model\n"
+      "    def fit(self, data):\n"
+      "        for x, _ in data:\n"
+      "            out = self.model(x)\n"
+      "        return self\n"
+      "model = nn.Linear(10, 3).to('cuda')\n"
+      "xs, ys = torch.randn(256, 10), torch.randint(0, 3, (256,))\n"
+      "loader = DataLoader(TensorDataset(xs, ys), batch_size=32)\n"
+      "Influence(model).fit(loader)\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"9 DC120"}));
+  std::string moved = source;
+  moved.replace(moved.find("self.model(x)"), 13, "self.model(x.to('cuda'))");
+  EXPECT_EQ(found(moved, "DC120"), (Lines{}));
+}
+
+// A batch of a DataLoader handed whole to a model of the file on a device
+// (`model(batch)`, through two functions): its forward reads the batch's
+// parts on the host and gives them to its layers (pykt's ATDKT). Not where
+// the forward moves them, nor where another call gives the forward what is
+// on the device.
+TEST(LintDC120, FindsTheHostPartsOfABatchAForwardIsGivenWhole) {
+  const std::string source =
+      "import torch\n"
+      "from torch import nn\n"
+      "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.emb = nn.Embedding(10, 4)\n"
+      "    def forward(self, batch, train=False):\n"
+      "        c = batch['c'].long()\n"
+      "        return self.emb(c)\n"
+      "def step(model, batch):\n"
+      "    return model(batch, train=True)\n"
+      "def train(model, train_loader):\n"
+      "    for data in train_loader:\n"
+      "        loss = step(model, data)\n"
+      "def main(train_loader):\n"
+      "    model = Net().to(device)\n"
+      "    train(model, train_loader)\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"10 DC120"}));
+  std::string moved = source;
+  moved.replace(moved.find("self.emb(c)"), 11, "self.emb(c.to(device))");
+  EXPECT_EQ(found(moved, "DC120"), (Lines{}));
+  // Another call gives the forward a tensor on the device: its input may be
+  // either, and nothing is said.
+  const std::string both = source + "    model(torch.ones(2, device=device))\n";
+  EXPECT_EQ(found(both, "DC120"), (Lines{}));
+}
+
+// A module of the file that keeps only layers without parameters (an
+// activation, a loss given no weight) computes where its inputs are: never
+// moved, it is no "model left on the CPU" (MONAI's adversarial loss). One
+// that keeps a layer with parameters is.
+TEST(LintDC120, SaysNothingOfAParameterFreeModuleOfTheFileLeftUnmoved) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torch.nn.modules.loss import _Loss\n"
+      "class AdvLoss(_Loss):\n"
+      "    def __init__(self, criterion='mse'):\n"
+      "        super().__init__()\n"
+      "        if criterion == 'bce':\n"
+      "            self.act = nn.Sigmoid()\n"
+      "            self.fn = nn.BCELoss(reduction='mean')\n"
+      "        else:\n"
+      "            self.act = nn.LeakyReLU(0.05)\n"
+      "            self.fn = nn.MSELoss()\n"
+      "    def forward(self, x, y):\n"
+      "        return self.fn(self.act(x), y)\n"
+      "class Head(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.act = nn.ReLU()\n"
+      "        self.fc = nn.Linear(3, 3)\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(self.act(x))\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "x = torch.randn(2, 3, device=device)\n"
+      "loss = AdvLoss()\n"
+      "head = Head()\n"
+      "print(loss(x, x), head(x))\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"25 DC120"}));
+  std::string weighted = source;
+  weighted.replace(weighted.find("nn.MSELoss()"), 12, "nn.BCELoss(w)");
+  EXPECT_EQ(found(weighted, "DC120"), (Lines{"24 DC120", "25 DC120"}));
 }
 
 }  // namespace

@@ -1,0 +1,213 @@
+// The device flow's elements (flow.h): what a subscript, a loop's turn and
+// an unpacking give of the value they take apart.
+#include <optional>
+
+#include "../common.h"
+#include "../grammar.h"
+#include "run.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+// One element of a dataset (an item, on the host, made at `node`), of a
+// list, or of a module container (`self.layers[i]`: a module of the class
+// its elements have); nothing for a module that holds no modules.
+std::optional<Value> container_element(const Value& v, TSNode node) {
+  Value out;
+  switch (v.kind) {
+    case Kind::kDataset:
+      out.place = Place::kHost;
+      out.origin = Origin::kDatasetItem;
+      out.made = node;
+      return out;
+    case Kind::kList:
+      return element_value(v);
+    case Kind::kModule:
+      if (v.element != Kind::kModule) return std::nullopt;
+      out = v;
+      out.cls = v.element_cls;
+      out.element = Kind::kUnknown;
+      return out;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
+  const TSNode value_node = field(node, fields().value);
+  const Value v = eval(value_node, frame);
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    const TSNode part = ts_node_named_child(node, i);
+    if (ts_node_eq(part, value_node)) continue;
+    const Value index = eval(part, frame);
+    // A host tensor indexed by a device tensor fails ("indices should be
+    // either on cpu or on the same device"); the other way round works.
+    if (host_tensor(v) && index.kind == Kind::kTensor && index.place == Place::kDevice) {
+      meet(node, value_node, v, part, index, frame, true);
+    }
+  }
+  Value out;
+  switch (v.kind) {
+    case Kind::kTensor:
+      out = v;
+      out.scalar = false;
+      return out;
+    case Kind::kEncoding:
+      out = v;
+      out.kind = Kind::kTensor;
+      return out;
+    case Kind::kDataset:
+    case Kind::kList:
+      return *container_element(v, node);
+    case Kind::kModule:
+      // A container's module (self.layers[i]).
+      return container_element(v, node).value_or(v);
+    default:
+      break;
+  }
+  if ((v.origin == Origin::kBatch || v.origin == Origin::kDatasetItem) && v.place == Place::kHost) {
+    out = v;
+    out.kind = Kind::kTensor;
+    return out;
+  }
+  // Part of something on a device whose kind is not known (an input of
+  // forward, what a call given device tensors gives): there too, and a
+  // tensor where two indices take it apart (`lengths[:, None]`), as a list's
+  // single index could not.
+  if (v.kind == Kind::kUnknown && (v.place == Place::kDevice || v.place == Place::kModuleDevice)) {
+    out.place = v.place;
+    if (ts_node_named_child_count(node) > 2) out.kind = Kind::kTensor;
+  }
+  return out;
+}
+
+Value FlowRun::eval_binary(TSNode node, Frame& frame) {
+  const TSNode left = field(node, fields().left);
+  const TSNode right = field(node, fields().right);
+  const Value a = eval(left, frame);
+  const Value b = eval(right, frame);
+  meet(node, left, a, right, b, frame);
+  if (a.kind != Kind::kTensor && b.kind != Kind::kTensor) {
+    // A number with a forward's input: still on the module's device.
+    if (a.place != Place::kUnknown && b.kind == Kind::kUnknown && b.place == Place::kUnknown)
+      return a;
+    if (b.place != Place::kUnknown && a.kind == Kind::kUnknown && a.place == Place::kUnknown)
+      return b;
+    return Value{};
+  }
+  // A 0-dim tensor with a value whose place is known (an input moved to a
+  // device): that value's place.
+  auto placed = [](Value v) {
+    v.kind = Kind::kTensor;
+    return v;
+  };
+  if (a.kind != Kind::kTensor) return b.scalar && a.place != Place::kUnknown ? placed(a) : b;
+  if (b.kind != Kind::kTensor) return a.scalar && b.place != Place::kUnknown ? placed(b) : a;
+  Value out = a;
+  out.scalar = a.scalar && b.scalar;
+  if (a.place != b.place) {
+    if (a.place == Place::kHost && b.place != Place::kUnknown) {
+      out = b;
+    } else if (!(b.place == Place::kHost && a.place != Place::kUnknown)) {
+      out.place = Place::kUnknown;
+      out.origin = Origin::kNone;
+    }
+  }
+  if (a.scalar && !b.scalar) out = b;
+  return out;
+}
+
+Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
+  Value out;
+  switch (iterable.kind) {
+    case Kind::kLoader:
+      out.place = Place::kHost;
+      out.origin = Origin::kBatch;
+      out.pinned = iterable.pinned;
+      out.pin_unknown = iterable.pin_unknown;
+      out.made = node;
+      return out;
+    case Kind::kTensor:
+      out = iterable;
+      out.sample = true;
+      return out;
+    case Kind::kDataset:
+    case Kind::kList:
+    case Kind::kModule:
+      // The modules of a container (for layer in self.layers).
+      return container_element(iterable, node).value_or(out);
+    case Kind::kUnknown:
+      // A model's output, a tensor or a tuple of them: what it holds is
+      // where it is.
+      if (iterable.place == Place::kDevice || iterable.place == Place::kModuleDevice) {
+        out.place = iterable.place;
+        return out;
+      }
+      break;
+    default:
+      break;
+  }
+  // A loader from elsewhere (`for x, y in train_loader`), or wrapped
+  // (`tqdm(loader)`): batches on the host, pinning unknown.
+  if (is(node, "call")) {
+    const std::vector<TSNode> args = source_.positional(node);
+    // zip(a, b): tuples of their elements, where they are when all agree.
+    if (source_.text(field(node, fields().function)) == "zip" && !args.empty()) {
+      Value parts = element_of(eval(args[0], frame), args[0], frame);
+      for (std::size_t i = 1; i < args.size(); ++i) {
+        const Value next = element_of(eval(args[i], frame), args[i], frame);
+        if (next.place != parts.place) parts.place = Place::kUnknown;
+      }
+      if (parts.place == Place::kDevice || parts.place == Place::kModuleDevice) {
+        out.place = parts.place;
+        return out;
+      }
+      return Value{};
+    }
+    if (!args.empty()) {
+      const Value inner = eval(args[0], frame);
+      if (inner.kind == Kind::kLoader || inner.kind == Kind::kDataset) {
+        return element_of(inner, args[0], frame);
+      }
+    }
+  }
+  if (names_any(source_.text(node), {"loader"}) && iterable.place == Place::kUnknown) {
+    out.place = Place::kHost;
+    out.origin = Origin::kBatch;
+    out.pin_unknown = true;
+    out.made = node;
+  }
+  return out;
+}
+
+std::vector<Value> FlowRun::eval_elements(TSNode node, std::size_t count, Frame& frame) {
+  std::vector<Value> out;
+  if (is(node, "expression_list") || is(node, "tuple") || is(node, "list")) {
+    for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+      out.push_back(eval(ts_node_named_child(node, i), frame));
+    }
+    return out;
+  }
+  last_tuple_.clear();
+  const Value v = eval(node, frame);
+  if (last_tuple_.size() == count) return last_tuple_;
+  Value part;
+  if (v.kind == Kind::kTensor) {
+    part = v;
+  } else if ((v.origin == Origin::kBatch || v.origin == Origin::kDatasetItem) &&
+             v.place == Place::kHost) {
+    part = v;
+    part.kind = Kind::kTensor;
+  } else if (v.kind == Kind::kList) {
+    part = element_value(v);
+  } else if (v.kind == Kind::kUnknown &&
+             (v.place == Place::kDevice || v.place == Place::kModuleDevice)) {
+    part.place = v.place;  // the parts of something on a device (a batch, an output)
+  }
+  out.assign(count, part);
+  return out;
+}
+
+}  // namespace devcheck::lint::detail

@@ -1,0 +1,90 @@
+// The device flow's values (flow.h): what two ways through leave of a value
+// (after an `if` and its `else`), and lists of values.
+#include "run.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+bool same(const Value& a, const Value& b) {
+  return a.kind == b.kind && a.place == b.place && a.origin == b.origin &&
+         ts_node_eq(a.made, b.made) && a.element == b.element &&
+         a.element_place == b.element_place && a.element_origin == b.element_origin &&
+         a.element_cls == b.element_cls && a.cls == b.cls;
+}
+
+}  // namespace
+
+Value join(const Value& a, const Value& b) {
+  if (a.kind == Kind::kNone) return b;
+  if (b.kind == Kind::kNone) return a;
+  if (same(a, b)) return a;
+  // Known beats unknown: a value that is a host tensor on one way through
+  // (`if h is None: h = torch.zeros(...)`) is one the code may meet.
+  if (a.kind == Kind::kUnknown && a.place == Place::kUnknown) return b;
+  if (b.kind == Kind::kUnknown && b.place == Place::kUnknown) return a;
+  Value out = a;
+  if (a.kind != b.kind) out.kind = Kind::kUnknown;
+  if (a.place != b.place) out.place = Place::kUnknown;
+  // Two host tensors of one origin (two factories): that origin, made where
+  // the first was.
+  if (a.origin != b.origin || out.place != Place::kHost) {
+    out.origin = Origin::kNone;
+    out.made = TSNode{};
+  }
+  out.scalar = a.scalar && b.scalar;
+  out.pinned = a.pinned && b.pinned;
+  out.pin_unknown = a.pin_unknown || b.pin_unknown;
+  out.registered = a.registered && b.registered;
+  out.sample = a.sample && b.sample;
+  out.passed = a.passed || b.passed;
+  if (a.held_place != b.held_place || !ts_node_eq(a.held_made, b.held_made)) {
+    out.held_place = Place::kUnknown;
+    out.held_origin = Origin::kNone;
+  }
+  // An empty list (`[]`, element kNone) takes what the other way put in it.
+  if (a.element == Kind::kNone || b.element == Kind::kNone) {
+    set_element(out, element_value(a.element == Kind::kNone ? b : a));
+  } else {
+    set_element(out, join(element_value(a), element_value(b)));
+  }
+  return out;
+}
+
+Value element_value(const Value& list) {
+  Value e;
+  e.kind = list.element;
+  e.place = list.element_place;
+  e.origin = list.element_origin;
+  e.made = list.element_made;
+  e.cls = list.element_cls;
+  return e;
+}
+
+void set_element(Value& list, const Value& element) {
+  list.element = element.kind;
+  list.element_place = element.place;
+  list.element_origin = element.origin;
+  list.element_made = element.made;
+  list.element_cls = element.cls;
+}
+
+Value list_of(const Value& element) {
+  // A list of lists (of states per layer) is, for what meets what, a list of
+  // what the inner lists hold.
+  if (element.kind == Kind::kList) return element;
+  Value list;
+  list.kind = Kind::kList;
+  set_element(list, element);
+  return list;
+}
+
+void Env::merge(const Env& other) {
+  for (auto& [name, value] : bindings_) {
+    if (const Value* o = other.find(name)) value = join(value, *o);
+  }
+  for (const auto& [name, value] : other.bindings()) {
+    if (find(name) == nullptr) bindings_.emplace_back(name, value);
+  }
+}
+
+}  // namespace devcheck::lint::detail

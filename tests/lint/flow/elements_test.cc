@@ -1,0 +1,68 @@
+// The flow's elements (src/lint/flow/elements.cc): what a subscript, a
+// binary operator, a loop's turn and an unpacking give of the values they
+// take apart, and where those meet.
+#include <gtest/gtest.h>
+
+#include "flow_testing.h"
+#include "lint/flow/run.h"
+
+namespace devcheck::lint::detail {
+namespace {
+using testing::Flowed;
+using testing::Lines;
+using testing::meetings;
+
+// A host tensor indexed by a device tensor fails; a device tensor indexed
+// by a host one does not (PyTorch moves the index).
+TEST(LintFlowElements, AHostTensorIndexedByADeviceTensorMeetsIt) {
+  const Flowed f(
+      "import torch\n"
+      "def pick(t):\n"
+      "    table = torch.linspace(0, 1, 10)\n"
+      "    ok = t[torch.arange(2)]\n"
+      "    return table[t]\n"
+      "def main():\n"
+      "    pick(torch.randint(0, 10, (4,), device='cuda'))\n");
+  EXPECT_EQ(meetings(f), (Lines{"5 factory@3 meets device"}));
+}
+
+TEST(LintFlowElements, AZeroDimDeviceTensorMeetsAHostTensorButAZeroDimHostOneMeetsNothing) {
+  // A 0-dim CPU tensor mixes with any device; a 0-dim CUDA one does not mix
+  // with a CPU tensor that has dimensions (cornucopia#22).
+  const Flowed f(
+      "import torch\n"
+      "def f(x):\n"
+      "    x = x.cuda()\n"
+      "    lo, hi = x.min(), x.max()\n"
+      "    a = torch.rand(8) * (hi - lo)\n"
+      "    b = x * torch.ones(3).sum()\n"
+      "    c = torch.tensor(0.5) * hi\n"
+      "    d = hi - lo\n");
+  EXPECT_EQ(meetings(f), (Lines{"5 factory@5 meets device"}));
+}
+
+// A host mask compared with a number (`causal(n) == 0`) is still the
+// factory's, and meets the device tensor it masks; two indices of an input
+// of forward (`lengths[:, None]`) take apart a tensor on the module's
+// device, which a host arange compared with it meets.
+TEST(LintFlowElements, MasksKeepTheirFactoryAndInputsSlicedAreTensors) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Attn(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.q = nn.Linear(4, 4)\n"
+      "    def causal(self, n):\n"
+      "        return torch.tril(torch.ones(n, n))\n"
+      "    def forward(self, x, lengths):\n"
+      "        s = self.q(x) @ x.transpose(-1, -2)\n"
+      "        s = s.masked_fill(self.causal(x.size(1)) == 0, -1e9)\n"
+      "        keep = torch.arange(x.size(1))[None, :] < lengths[:, None]\n"
+      "        first = torch.arange(x.size(1)) < lengths[0]\n"
+      "        return s * keep\n");
+  EXPECT_EQ(meetings(f), (Lines{"11 factory@8 meets module", "12 factory@12 meets module"}));
+}
+
+}  // namespace
+}  // namespace devcheck::lint::detail

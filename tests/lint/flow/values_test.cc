@@ -1,0 +1,72 @@
+// The flow's values (src/lint/flow/values.cc): what two ways through leave
+// of a value, lists of values, and a scope's names after an `if`/`else`.
+#include <gtest/gtest.h>
+
+#include "lint/flow/flow.h"
+#include "lint/flow/run.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+Value tensor(Place place, Origin origin = Origin::kNone) {
+  Value v;
+  v.kind = Kind::kTensor;
+  v.place = place;
+  v.origin = origin;
+  return v;
+}
+
+TEST(LintFlowValues, NothingYetTakesTheOtherWaysValue) {
+  Value none;
+  none.kind = Kind::kNone;
+  const Value host = tensor(Place::kHost, Origin::kFactory);
+  EXPECT_EQ(join(none, host).place, Place::kHost);
+  EXPECT_EQ(join(host, none).origin, Origin::kFactory);
+}
+
+TEST(LintFlowValues, AKnownValueBeatsAnUnknownOne) {
+  // `if h is None: h = torch.zeros(...)`: the host tensor is one the code meets.
+  const Value host = tensor(Place::kHost, Origin::kFactory);
+  const Value unknown;
+  EXPECT_EQ(join(unknown, host).origin, Origin::kFactory);
+  EXPECT_EQ(join(host, unknown).place, Place::kHost);
+}
+
+TEST(LintFlowValues, TwoPlacesGiveAnUnknownPlaceAndNoOrigin) {
+  const Value joined = join(tensor(Place::kHost, Origin::kFactory), tensor(Place::kDevice));
+  EXPECT_EQ(joined.kind, Kind::kTensor);
+  EXPECT_EQ(joined.place, Place::kUnknown);
+  EXPECT_EQ(joined.origin, Origin::kNone);
+  // Two host tensors of one origin keep it.
+  EXPECT_EQ(join(tensor(Place::kHost, Origin::kNumpy), tensor(Place::kHost, Origin::kNumpy)).origin,
+            Origin::kNumpy);
+}
+
+TEST(LintFlowValues, ListsHoldTheirElementsAndAnEmptyOneTakesTheOthers) {
+  const Value list = list_of(tensor(Place::kDevice));
+  EXPECT_EQ(list.kind, Kind::kList);
+  EXPECT_EQ(element_value(list).place, Place::kDevice);
+  // A list of lists is, for what meets what, a list of what they hold.
+  EXPECT_EQ(element_value(list_of(list)).place, Place::kDevice);
+  Value empty;
+  empty.kind = Kind::kList;
+  empty.element = Kind::kNone;
+  EXPECT_EQ(element_value(join(empty, list)).place, Place::kDevice);
+  EXPECT_EQ(element_value(join(list, list_of(tensor(Place::kHost)))).place, Place::kUnknown);
+}
+
+TEST(LintFlowValues, MergedScopesJoinTheNamesBothHaveAndKeepTheOthers) {
+  Env a;
+  Env b;
+  a.set("x", tensor(Place::kHost, Origin::kFactory));
+  b.set("x", tensor(Place::kDevice));
+  b.set("y", tensor(Place::kDevice));
+  a.merge(b);
+  ASSERT_NE(a.find("x"), nullptr);
+  EXPECT_EQ(a.find("x")->place, Place::kUnknown);
+  ASSERT_NE(a.find("y"), nullptr);
+  EXPECT_EQ(a.find("y")->place, Place::kDevice);
+}
+
+}  // namespace
+}  // namespace devcheck::lint::detail
