@@ -120,7 +120,8 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       if (positional.empty() || has_splat(args)) return v;
       const TSNode data = positional[0];
       const Value of = args.empty() ? Value{} : args[0].value;
-      if (is(data, "list") || is(data, "tuple") || of.kind == Kind::kArray) {
+      if (is(data, "list") || is(data, "tuple") || is(data, "list_comprehension") ||
+          of.kind == Kind::kArray) {
         v.place = Place::kHost;
         v.origin = q == "torch.as_tensor" || q == "torch.asarray" || of.kind == Kind::kArray
                        ? Origin::kNumpy
@@ -472,8 +473,13 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
     if (is(a.node, "identifier"))
       out_.module_inputs_.emplace_back(frame.scope, source_.text(a.node));
     const Value e = effective(a.value);
+    // A host copy that came back from a function of the file it was handed
+    // to (`knn(x.cpu())`), given to a module of the file: that module's code
+    // decides where it goes.
+    const bool helper_copy =
+        e.origin == Origin::kHostCopy && module.cls >= 0 && copied_for_a_call(e.made, call);
     if ((module.place == Place::kDevice || module.place == Place::kModuleDevice) &&
-        (host_tensor(e) || host_data(e)) && !module.scatters) {
+        (host_tensor(e) || host_data(e)) && !module.scatters && !helper_copy) {
       out_.meetings_.push_back({call, a.node, e, module, frame.scope});
     } else if (module.place == Place::kHost && module.origin == Origin::kUnmovedModule &&
                device_value(e) && e.place == Place::kDevice) {

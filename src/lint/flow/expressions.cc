@@ -252,8 +252,9 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     if (const Value* moved = frame.env.find(source_.text(node))) return *moved;
     const Value v = eval(object, frame);
     const std::string_view attribute = source_.text(field(node, fields().attribute));
-    static constexpr std::array<std::string_view, 7> kSame = {"data", "T",    "mT",  "H",
-                                                              "real", "imag", "grad"};
+    // (`values` and `indices`: the parts of a reduction's result, `x.max(1)`.)
+    static constexpr std::array<std::string_view, 9> kSame = {
+        "data", "T", "mT", "H", "real", "imag", "grad", "values", "indices"};
     // A tensor's other attributes are numbers, sizes, flags; a device tensor
     // that has others (a model's output: `outputs.logits`) holds them where
     // it is. Not a value of unknown kind (a module moved: `obs.quant_min`).

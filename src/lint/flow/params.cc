@@ -33,7 +33,9 @@ bool worth_passing(const Value& v) {
     return true;
   }
   if (v.kind == Kind::kTensor && v.place == Place::kHost &&
-      (v.origin == Origin::kFactory || v.origin == Origin::kNumpy) && !ts_node_is_null(v.made)) {
+      (v.origin == Origin::kFactory || v.origin == Origin::kNumpy ||
+       v.origin == Origin::kHostCopy) &&
+      !ts_node_is_null(v.made)) {
     return true;
   }
   // An instance of a plain class of the file (what its methods do is known).

@@ -102,6 +102,9 @@ using ParamHints = std::vector<std::vector<ParamHint>>;  // by the callee's scop
 bool static_method(const Source& source, TSNode function);
 // Whether a function is decorated exactly so (`@property`).
 bool decorated_with(const Source& source, TSNode function, std::string_view decorator);
+// Whether a host copy (`x.cpu()`, `x.cpu().contiguous()`) was made as an
+// argument of another call than `call` (`knn(x.cpu(), k)`).
+bool copied_for_a_call(TSNode copy, TSNode call);
 // Whether two runs found the same hints.
 bool same_hints(const ParamHints& a, const ParamHints& b);
 // The hint for parameter `name` of `scope`, if any.

@@ -22,6 +22,12 @@ bool Flow::moved_anywhere(std::string_view name) const {
                      [&](const auto& move) { return move.second == name; });
 }
 
+bool Flow::moves_a_module() const {
+  return std::any_of(moves_.begin(), moves_.end(), [](const Move& m) {
+    return m.target == Place::kDevice && (m.value.kind == Kind::kModule || m.value.cls >= 0);
+  });
+}
+
 Flow::Flow(const Source& source) {
   // A second run knows what the first saw passed to each function; a third
   // what that taught the functions they call (main -> train -> helper).

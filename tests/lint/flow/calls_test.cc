@@ -390,5 +390,18 @@ TEST(LintFlowCalls, APlainObjectCalledRunsItsCall) {
                                 "17 numpy@4 meets device"}));
 }
 
+// A legacy constructor of a comprehension (`torch.Tensor([s[0] for s in
+// sizes])`) is data, on the host, as of a list.
+TEST(LintFlowCalls, ALegacyConstructorOfAComprehensionIsHostData) {
+  const Flowed f(
+      "import torch\n"
+      "def main(sizes):\n"
+      "    x = torch.randn(3, device='cuda')\n"
+      "    h = torch.Tensor([s[0] for s in sizes])\n"
+      "    w = torch.LongTensor([s[1] for s in sizes]).cuda()\n"
+      "    return x * h, x * w\n");
+  EXPECT_EQ(meetings(f), (Lines{"6 factory@4 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -288,5 +288,57 @@ TEST(LintFlowParams, ABatchGivenToAMethodOfAModelOnADeviceMeetsItThere) {
   EXPECT_EQ(meetings(host), Lines{});
 }
 
+// A tensor copied to the host to be handed to a helper of the file
+// (`nearest(points.cpu(), k)`) is a host copy there, and so is what the
+// helper makes of it and returns: it meets the device where it comes back.
+TEST(LintFlowParams, AHostCopyHandedToAHelperComesBackOnTheHost) {
+  const Flowed f(
+      "import torch\n"
+      "def nearest(points, k):\n"
+      "    d = torch.cdist(points, points)\n"
+      "    return d.topk(k, largest=False).indices\n"
+      "def main():\n"
+      "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "    pts = torch.randn(100, 3, device=device)\n"
+      "    idx = nearest(pts.cpu(), 4)\n"
+      "    return torch.gather(pts, 0, idx)\n");
+  EXPECT_EQ(meetings(f), (Lines{"9 copy@8 meets device"}));
+  // Another program: a module's input grouped on the host by a helper that
+  // returns two tensors, the groups then masked by the module's scores.
+  const Flowed g(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def group_ids(ids):\n"
+      "    order = ids.argsort()\n"
+      "    return ids[order], torch.bincount(ids)\n"
+      "class Head(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.score = nn.Linear(8, 1)\n"
+      "    def forward(self, x, ids):\n"
+      "        keep = self.score(x).squeeze(-1).max(-1).values > 0.5\n"
+      "        groups, sizes = group_ids(ids.cpu())\n"
+      "        return groups[keep]\n"
+      "def run(x, ids):\n"
+      "    head = Head().cuda()\n"
+      "    return head(x.cuda(), ids.cuda())\n");
+  EXPECT_EQ(meetings(g), (Lines{"13 copy@12 meets module"}));
+  // Near misses: the helper's result moved back, and a copy handed to a
+  // helper whose result stays on the host.
+  const Flowed near(
+      "import torch\n"
+      "def nearest(points, k):\n"
+      "    d = torch.cdist(points, points)\n"
+      "    return d.topk(k, largest=False).indices\n"
+      "def main():\n"
+      "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "    pts = torch.randn(100, 3, device=device)\n"
+      "    idx = nearest(pts.cpu(), 4).to(device)\n"
+      "    near = nearest(pts.cpu(), 2)\n"
+      "    print(near + 1)\n"
+      "    return torch.gather(pts, 0, idx)\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
