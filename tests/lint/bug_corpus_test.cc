@@ -67,9 +67,9 @@ const Figures kTuningHalf = {
 // 16 cases (README.md) are in them: 4 found before that round's changes, 12 after;
 // the fourth round's 19: 10 found before its changes, 17 after; and the fifth
 // round's 15: 7 found before its changes, 12 after. The ninth round's flow
-// changes (host copies through helpers) found one more: 59 of 66.
+// changes found two more: 60 of 66.
 const Figures kExtra = {
-    {"DC101", {19, 15, 0}}, {"DC102", {2, 2, 0}}, {"DC103", {3, 2, 0}},   {"DC104", {2, 1, 0}},
+    {"DC101", {19, 16, 0}}, {"DC102", {2, 2, 0}}, {"DC103", {3, 2, 0}},   {"DC104", {2, 1, 0}},
     {"DC105", {3, 3, 0}},   {"DC111", {4, 4, 0}}, {"DC112", {1, 0, 0}},   {"DC113", {5, 5, 0}},
     {"DC120", {15, 15, 0}}, {"DC121", {1, 1, 0}}, {"DC122", {11, 11, 0}},
 };

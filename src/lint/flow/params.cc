@@ -176,6 +176,15 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
   if (splat) {
     for (ParamHint& p : now) p.value = Value{};
   }
+  // A call from within the function's own class or itself (`FixAtoms(
+  // self.idx[keep])` in a method of FixAtoms, a recursion) passes what the
+  // class already holds, made from what the other calls passed: where the
+  // flow cannot follow it, it tells nothing, and the other calls decide.
+  const bool from_within =
+      frame.scope == callee || (scope.owner_class >= 0 && frame.owner_class == scope.owner_class);
+  if (from_within) {
+    for (ParamHint& p : now) p.absent = !worth_passing(p.value);
+  }
   std::vector<ParamHint>& passed = passed_[callee];
   if (!recorded_[callee]) {
     recorded_[callee] = true;
@@ -189,7 +198,10 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     return v.kind == Kind::kTensor && v.place == Place::kHost && v.origin == Origin::kFactory;
   };
   for (std::size_t i = 0; i < passed.size() && i < now.size(); ++i) {
-    if (own(now[i].value) && passed[i].value.place == Place::kModuleDevice) {
+    if (now[i].absent) continue;
+    if (passed[i].absent) {
+      passed[i] = now[i];
+    } else if (own(now[i].value) && passed[i].value.place == Place::kModuleDevice) {
       passed[i].value = now[i].value;
     } else if (own(passed[i].value) && now[i].value.place == Place::kModuleDevice) {
       continue;

@@ -96,6 +96,9 @@ struct Frame {
 struct ParamHint {
   std::string_view name;
   Value value;
+  // No call has told anything yet: only calls from within the function's
+  // own class (or itself) passed it something the flow does not know.
+  bool absent = false;
 };
 using ParamHints = std::vector<std::vector<ParamHint>>;  // by the callee's scope
 // Whether a method is a @staticmethod (it has no `self` to skip).

@@ -340,5 +340,49 @@ TEST(LintFlowParams, AHostCopyHandedToAHelperComesBackOnTheHost) {
   EXPECT_EQ(meetings(near), Lines{});
 }
 
+// A call from within the function's own class or itself (a recursion, a
+// method that makes a new object of its class from what it holds) passes
+// what the other calls gave: where the flow cannot follow it, the other
+// calls decide what the parameter is.
+TEST(LintFlowParams, CallsFromWithinTheClassOrTheFunctionLeaveTheOthersHint) {
+  const Flowed f(
+      "import torch\n"
+      "class Boxes:\n"
+      "    def __init__(self, t):\n"
+      "        self.t = t\n"
+      "    def crop(self, keep):\n"
+      "        return Boxes(self.t[keep])\n"
+      "    def scale(self, f):\n"
+      "        return self.t * torch.tensor([f, f, f, f])\n"
+      "def main():\n"
+      "    b = Boxes(torch.rand(5, 4, device='cuda'))\n"
+      "    return b.scale(2.0)\n");
+  EXPECT_EQ(meetings(f), (Lines{"8 factory@8 meets device"}));
+  const Flowed g(
+      "import torch\n"
+      "def walk(t, cache, depth):\n"
+      "    w = t * torch.linspace(0, 1, t.shape[-1])\n"
+      "    if depth > 0:\n"
+      "        walk(cache[depth], cache, depth - 1)\n"
+      "    return w\n"
+      "def main(cache):\n"
+      "    return walk(torch.randn(4, 8, device='cuda'), cache, 3)\n");
+  EXPECT_EQ(meetings(g), (Lines{"3 factory@3 meets device"}));
+  // Near miss: a second call from outside that passes what the flow does
+  // not know still leaves nothing known.
+  const Flowed near(
+      "import torch\n"
+      "class Boxes:\n"
+      "    def __init__(self, t):\n"
+      "        self.t = t\n"
+      "    def scale(self, f):\n"
+      "        return self.t * torch.tensor([f, f, f, f])\n"
+      "def main(loaded):\n"
+      "    a = Boxes(torch.rand(5, 4, device='cuda'))\n"
+      "    b = Boxes(loaded)\n"
+      "    return a.scale(2.0), b.scale(2.0)\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
