@@ -107,9 +107,9 @@ const Figures kDraw2Test = {
 // 1 flagged. After the seventh round (variants of found cases, never this
 // draw): test 10 of 32, 1 flagged; tuning 13 of 29, 2 flagged (a DC101 twin).
 // The eighth round tuned on the tuning half (docs/lint.md): 18 of 29, 0
-// flagged; the ninth (structural changes to the flow): 19 of 29.
+// flagged; the ninth (structural changes to the flow): 20 of 29.
 const Figures kDraw3Tuning = {
-    {"DC101", {4, 3, 0}}, {"DC102", {1, 1, 0}}, {"DC103", {2, 1, 0}}, {"DC105", {3, 3, 0}},
+    {"DC101", {4, 4, 0}}, {"DC102", {1, 1, 0}}, {"DC103", {2, 1, 0}}, {"DC105", {3, 3, 0}},
     {"DC111", {5, 5, 0}}, {"DC112", {1, 1, 0}}, {"DC113", {4, 2, 0}}, {"DC116", {1, 1, 0}},
     {"DC120", {7, 2, 0}}, {"DC122", {1, 0, 0}},
 };

@@ -316,6 +316,16 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     Value callee = lookup(source_.text(function), frame);
     if (callee.origin == Origin::kImage && callee.kind == Kind::kUnknown) return image_tensor(call);
     if (const std::optional<Value> out = call_instance(call, callee, args, frame)) return *out;
+    // A function of the file the class keeps (`self.loss_fn(out)`): a call
+    // of it.
+    if (callee.kind == Kind::kUnknown && callee.place == Place::kUnknown && f < 0) {
+      if (const int kept = kept_function(function, frame); kept >= 0) {
+        record_call(kept, call, args, frame);
+        const Summary& summary = analyze(kept);
+        last_tuple_ = summary.tuple;
+        return summary.value;
+      }
+    }
     // In a module's method, `self.x(...)` of no method of its class calls a
     // submodule (assigned in a base class, or by setattr).
     if (callee.kind == Kind::kUnknown && callee.place == Place::kUnknown && f < 0 &&

@@ -136,10 +136,11 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     for (const Arg& a : args) {
       if (!a.in_sequence && ts_node_eq(a.node, value_node)) value = a.value;
     }
-    // In a method of another class (or a plain function), "the module's
-    // device" is not the callee's module.
-    if (value.place == Place::kModuleDevice &&
-        (scope.owner_class < 0 || scope.owner_class != frame.owner_class)) {
+    // In a method of another class, "the module's device" is not the
+    // callee's module; in a plain function (`dag_loss(W)` in a module's
+    // method) it is the caller's module's device, where the value stays.
+    if (value.place == Place::kModuleDevice && scope.owner_class >= 0 &&
+        scope.owner_class != frame.owner_class) {
       value = Value{};
     }
     if (!worth_passing(value)) value = Value{};

@@ -211,6 +211,10 @@ class FlowRun {
   void meet(TSNode where, TSNode a_node, const Value& a, TSNode b_node, const Value& b,
             Frame& frame, bool known_tensors_only = false);
   int file_function(TSNode function, const Frame& frame) const;
+  // A function of the file a class's __init__ keeps in an attribute
+  // (`self.loss = loss` where `loss` names one, or is a parameter whose
+  // default does): the function's scope for a call `self.loss(...)`, else -1.
+  int kept_function(TSNode function, const Frame& frame) const;
   // A member of an instance of a class of this file (`model.gru`, the method
   // `model.init_hidden`): its value as seen from outside (what is on the
   // module's device inside is where the instance is). False when unknown.

@@ -265,8 +265,9 @@ void FlowRun::find_relevant() {
       const TSNode function = field(call.node, fields().function);
       if (is(function, "identifier")) {
         const std::string_view name = source_.text(function);
+        // `self(x)` in a method: the module's forward, on its device.
         r = functions_.count(name) != 0 || source_.classes().count(std::string(name)) != 0 ||
-            out_.moved_anywhere(name);
+            out_.moved_anywhere(name) || (name == "self" && scopes[call.scope].owner_class >= 0);
       } else if (is(function, "subscript")) {
         r = source_.qualify(field(function, fields().value)) == "torchvision.models.__dict__";
       } else if (is(call.object, "identifier") && source_.text(call.object) == "self") {

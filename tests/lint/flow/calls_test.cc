@@ -403,5 +403,71 @@ TEST(LintFlowCalls, ALegacyConstructorOfAComprehensionIsHostData) {
   EXPECT_EQ(meetings(f), (Lines{"6 factory@4 meets device"}));
 }
 
+// In a module's method, `self(x)` runs its forward: what it gives is on the
+// module's device.
+TEST(LintFlowCalls, SelfCalledInAModulesMethodGivesWhatIsOnItsDevice) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(4, 4)\n"
+      "    def forward(self, x):\n"
+      "        return self.lin(x)\n"
+      "    def loss(self, x):\n"
+      "        out = self(x)\n"
+      "        return out - torch.eye(4)\n"
+      "    def near(self, x):\n"
+      "        out = self(x)\n"
+      "        return out - torch.eye(4, device=out.device)\n");
+  EXPECT_EQ(meetings(f), (Lines{"11 factory@11 meets module"}));
+}
+
+// A function of the file that a class's __init__ keeps (`self.loss_fn =
+// loss_fn`, directly or through a parameter's default) runs when the class
+// calls it, with what it is given.
+TEST(LintFlowCalls, AFunctionKeptInAnAttributeRunsWhenCalled) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def poly(w):\n"
+      "    return (torch.eye(w.shape[-1]) + w).trace()\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self, reg=poly):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(4, 4)\n"
+      "        self.reg = reg\n"
+      "    def loss(self, x):\n"
+      "        return self.reg(self.lin(x))\n");
+  EXPECT_EQ(meetings(f), (Lines{"4 factory@4 meets module"}));
+  const Flowed g(
+      "import torch\n"
+      "def jitter(x):\n"
+      "    return x + torch.randn(x.shape)\n"
+      "class Augment:\n"
+      "    def __init__(self):\n"
+      "        self.fn = jitter\n"
+      "    def apply(self, x):\n"
+      "        return self.fn(x)\n"
+      "def main():\n"
+      "    a = Augment()\n"
+      "    return a.apply(torch.ones(3, device='cuda'))\n");
+  EXPECT_EQ(meetings(g), (Lines{"3 factory@3 meets device"}));
+  // Near miss: a function from elsewhere kept the same way is not followed.
+  const Flowed near(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from regs import poly\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self, reg=poly):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(4, 4)\n"
+      "        self.reg = reg\n"
+      "    def loss(self, x):\n"
+      "        return self.reg(self.lin(x)) + torch.zeros(())\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -384,5 +384,49 @@ TEST(LintFlowParams, CallsFromWithinTheClassOrTheFunctionLeaveTheOthersHint) {
   EXPECT_EQ(meetings(near), Lines{});
 }
 
+// What is on a module's device, handed from one of its methods to a plain
+// function of the file (`penalty(W)`), stays on the module's device there.
+TEST(LintFlowParams, TheModulesDeviceCrossesIntoAPlainFunction) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def penalty(w):\n"
+      "    return torch.trace(torch.eye(w.shape[-1]) - w @ w)\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(4, 4)\n"
+      "    def loss(self, x):\n"
+      "        return penalty(self.lin(x))\n");
+  EXPECT_EQ(meetings(f), (Lines{"4 factory@4 meets module"}));
+  const Flowed g(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def smooth(logits, eps):\n"
+      "    uniform = torch.full_like(logits, eps)\n"
+      "    prior = torch.ones(logits.shape[-1]) / logits.shape[-1]\n"
+      "    return logits * (1 - eps) + uniform + prior\n"
+      "class Head(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(8, 3)\n"
+      "    def forward(self, x):\n"
+      "        return smooth(self.fc(x), 0.1)\n");
+  EXPECT_EQ(meetings(g), (Lines{"6 factory@5 meets module"}));
+  // Near miss: the function puts what it makes where its input is.
+  const Flowed near(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def penalty(w):\n"
+      "    return torch.trace(torch.eye(w.shape[-1], device=w.device) - w @ w)\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(4, 4)\n"
+      "    def loss(self, x):\n"
+      "        return penalty(self.lin(x))\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
