@@ -9,14 +9,11 @@
 #include "run.h"
 
 namespace devcheck::lint::detail {
-namespace {
 
 bool is_literal_number(TSNode node) {
   if (is(node, "unary_operator")) node = field(node, fields().argument);
   return is(node, "integer") || is(node, "float") || is(node, "true") || is(node, "false");
 }
-
-}  // namespace
 
 Value FlowRun::eval_call(TSNode call, Frame& frame) {
   const TSNode function = field(call, fields().function);
@@ -45,6 +42,13 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     v.place = Place::kHost;
     v.origin = Origin::kUnmovedModule;
     v.made = call;
+    return v;
+  }
+  // torch.load(f, map_location=device): what it loads (a model saved whole,
+  // a checkpoint's tensors) is on that device.
+  if (q == "torch.load" || q == "torch.jit.load") {
+    const Arg* to = keyword_arg(args, "map_location");
+    if (to != nullptr && device_of(to->node, frame) == Place::kDevice) v.place = Place::kDevice;
     return v;
   }
   // In a module's method, `self(...)` runs its forward.
@@ -392,20 +396,6 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     }
   }
   return computed_from(function, callee, args);
-}
-
-// torch.tensor(state) of a name: it may hold a number (a 0-dim tensor,
-// which mixes with any device in an operator), but a module's layers take
-// no host tensor of any size (`policy(torch.tensor(obs))`).
-bool FlowRun::host_data(const Value& v) const {
-  if (v.kind != Kind::kTensor || v.place != Place::kHost || !v.scalar ||
-      v.origin != Origin::kFactory || !is(v.made, "call")) {
-    return false;
-  }
-  const Call* made = source_.call_at(v.made);
-  const std::vector<TSNode> args = source_.positional(v.made);
-  return made != nullptr && made->qualified == "torch.tensor" && !args.empty() &&
-         !is_literal_number(args[0]) && !is(args[0], "tuple");
 }
 
 // What a call nothing is known of gives: computation follows its inputs, so

@@ -108,6 +108,8 @@ bool decorated_with(const Source& source, TSNode function, std::string_view deco
 // Whether a host copy (`x.cpu()`, `x.cpu().contiguous()`) was made as an
 // argument of another call than `call` (`knn(x.cpu(), k)`).
 bool copied_for_a_call(TSNode copy, TSNode call);
+// Whether a node is a literal number (or bool), signed or not.
+bool is_literal_number(TSNode node);
 // Whether two runs found the same hints.
 bool same_hints(const ParamHints& a, const ParamHints& b);
 // The hint for parameter `name` of `scope`, if any.

@@ -258,6 +258,8 @@ void FlowRun::find_relevant() {
           q.rfind("torchvision.datasets.", 0) == 0 || q.find("DataLoader") != std::string::npos ||
           q.find("TensorDataset") != std::string::npos || q == "torch.Generator" ||
           q.find("Parameter") != std::string::npos || is_module_class(q) || is_wrapper(q) ||
+          ((q == "torch.load" || q == "torch.jit.load") &&
+           !ts_node_is_null(source_.keyword(call.node, "map_location"))) ||
           is_torchvision_model(q) || is_pretrained_model(q) || is_metric_class(q) ||
           image_to_tensor(source_, call.node, q) != ImageToTensor::kNo;
     }

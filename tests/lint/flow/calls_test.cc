@@ -469,5 +469,37 @@ TEST(LintFlowCalls, AFunctionKeptInAnAttributeRunsWhenCalled) {
   EXPECT_EQ(meetings(near), Lines{});
 }
 
+// torch.load(f, map_location=device) puts what it loads on that device: a
+// model saved whole is a module there, a checkpoint's entries are there.
+TEST(LintFlowCalls, WhatTorchLoadMapsToADeviceIsThere) {
+  const Flowed f(
+      "import torch\n"
+      "class Predictor:\n"
+      "    def __init__(self, path, device='cuda'):\n"
+      "        self.device = torch.device(device)\n"
+      "        self.model = torch.load(path, map_location=self.device)\n"
+      "    def predict(self, img):\n"
+      "        x = torch.from_numpy(img).float()\n"
+      "        return self.model(x)\n");
+  EXPECT_EQ(meetings(f), (Lines{"8 numpy@7 meets device"}));
+  const Flowed g(
+      "import torch\n"
+      "def main(path):\n"
+      "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "    ckpt = torch.load(path, map_location=device)\n"
+      "    mean = ckpt['mean']\n"
+      "    return mean - torch.zeros(3)\n");
+  EXPECT_EQ(meetings(g), (Lines{"6 factory@6 meets device"}));
+  // Near miss: loaded on the CPU, or where it was saved.
+  const Flowed near(
+      "import torch\n"
+      "def main(path, img):\n"
+      "    model = torch.load(path, map_location='cpu')\n"
+      "    other = torch.load(path)\n"
+      "    x = torch.from_numpy(img).float()\n"
+      "    return model(x), other(x)\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
