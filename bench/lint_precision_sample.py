@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Draws a random sample of `devcheck lint` findings on public trees, to judge.
 
-    python3 bench/lint_precision_sample.py BUILD_DIR [--seed N] [--size N] > sample.tsv
+    python3 bench/lint_precision_sample.py BUILD_DIR [--seed N] [--size N]
+        [--tree NAME=PATH ...] > sample.tsv
 
-Lints each tree of TREES (`--format json`, every rule), names each finding by
+Lints each tree of TREES (or the trees given with --tree, in that order) (`--format json`, every rule), names each finding by
 its tree and its path inside the tree, orders them all (tree as listed, then
 path, line, column, rule), and draws SIZE of them with Python's
 `random.seed(SEED); random.sample(findings, SIZE)`, printed in that order as
@@ -40,10 +41,20 @@ def main():
     parser.add_argument("build")
     parser.add_argument("--seed", type=int, default=38)
     parser.add_argument("--size", type=int, default=100)
+    parser.add_argument("--tree", action="append", default=[], metavar="NAME=PATH",
+                        help="a tree to lint instead of TREES (repeat; order kept)")
     args = parser.parse_args()
+    trees = TREES
+    if args.tree:
+        trees = []
+        for item in args.tree:
+            name, sep, root = item.partition("=")
+            if not sep or not name or not root:
+                sys.exit(f"lint_precision_sample: --tree {item!r}: expected NAME=PATH")
+            trees.append((name, root))
     devcheck = os.path.join(args.build, "devcheck")
     findings = []
-    for name, root in TREES:
+    for name, root in trees:
         if not os.path.isdir(root):
             sys.exit(f"lint_precision_sample: no tree {root}")
         out = subprocess.run([devcheck, "lint", "-j", "1", "--format", "json", root],

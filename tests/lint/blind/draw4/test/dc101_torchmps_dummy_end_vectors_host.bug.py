@@ -1,0 +1,62 @@
+# devcheck bug corpus: DC101
+# From: https://github.com/jemisjoky/TorchMPS/issues/8
+# TorchMPS's matrix-product-state classifier embeds each pixel into a
+# torch.empty(...) buffer and, for open boundary conditions, builds the
+# dummy end vectors of the contraction with torch.zeros(dim), both on the
+# CPU; with the module and the images on cuda:0 the contraction's bmm gets a
+# CPU operand ("Expected object of device type cuda but got device type cpu").
+# Written for devcheck's tests after the thread; not the project's code.
+import torch
+import torch.nn as nn
+from torchvision import datasets, transforms
+
+
+class MPS(nn.Module):
+    def __init__(self, input_dim, output_dim, bond_dim, feature_dim=2):
+        super().__init__()
+        self.input_dim = input_dim
+        self.feature_dim = feature_dim
+        self.bond_dim = bond_dim
+        self.cores = nn.Parameter(torch.randn(input_dim, feature_dim, bond_dim, bond_dim) * 0.1
+                                  + torch.eye(bond_dim).expand(input_dim, feature_dim, bond_dim, bond_dim))
+        self.label_core = nn.Parameter(torch.randn(output_dim, bond_dim, bond_dim) * 0.1 + torch.eye(bond_dim))
+
+    def embed_input(self, input_data):
+        embedded_shape = list(input_data.shape) + [self.feature_dim]
+        embedded_data = torch.empty(embedded_shape)  # <- bug
+        embedded_data[:, :, 0] = input_data
+        embedded_data[:, :, 1] = 1 - input_data
+        return embedded_data
+
+    def forward(self, input_data):
+        embedded = self.embed_input(input_data)
+        mats = torch.einsum("bnf,nfij->bnij", embedded, self.cores)
+        batch = input_data.size(0)
+        end_vecs = [torch.zeros(dim) for dim in (self.bond_dim, self.bond_dim)]  # <- bug
+        for vec in end_vecs:
+            vec[0] = 1
+        left = end_vecs[0].expand(batch, 1, self.bond_dim)
+        half = self.input_dim // 2
+        for n in range(half):
+            left = torch.bmm(left, mats[:, n])
+        right = end_vecs[1].expand(batch, self.bond_dim, 1)
+        for n in reversed(range(half, self.input_dim)):
+            right = torch.bmm(mats[:, n], right)
+        return torch.einsum("bi,oij,bj->bo", left[:, 0], self.label_core, right[:, :, 0])
+
+
+if __name__ == "__main__":
+    device = "cuda:0"
+    mps = MPS(input_dim=28 ** 2, output_dim=10, bond_dim=20).to(device)
+    loss_fun = nn.CrossEntropyLoss()
+    optimizer = torch.optim.Adam(mps.parameters(), lr=1e-4)
+    train_set = datasets.MNIST("./mnist", download=True, transform=transforms.ToTensor())
+    loader = torch.utils.data.DataLoader(train_set, batch_size=100, shuffle=True)
+    for inputs, labels in loader:
+        inputs, labels = inputs.view(-1, 28 ** 2).to(device), labels.to(device)
+        loss = loss_fun(mps(inputs), labels)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        print(loss.item())
+        break

@@ -1,0 +1,70 @@
+# devcheck bug corpus: DC112
+# From: https://github.com/feiyuhuahuo/Yolact_minimal/issues/5
+# Yolact_minimal's detect script asks torch.cuda.is_available() and moves
+# the network only when CUDA is there, but each image read from disk is put
+# on the GPU with a bare .cuda(), the timing calls torch.cuda.synchronize(),
+# the anchors built in forward are moved with .cuda() and the weights are
+# loaded without map_location: on a CPU-only machine detection fails with
+# "Torch not compiled with CUDA enabled".
+# Written for devcheck's tests after the thread; not the project's code.
+import argparse
+import glob
+
+import cv2
+import torch
+import torch.backends.cudnn as cudnn
+import torch.nn as nn
+
+
+class Yolact(nn.Module):
+    def __init__(self, num_classes=81, num_anchors=3):
+        super().__init__()
+        self.backbone = nn.Sequential(nn.Conv2d(3, 64, 7, stride=4, padding=3), nn.ReLU(), nn.Conv2d(64, 256, 3, stride=2, padding=1))
+        self.conf = nn.Conv2d(256, num_anchors * num_classes, 3, padding=1)
+        self.loc = nn.Conv2d(256, num_anchors * 4, 3, padding=1)
+        self.anchors = []
+
+    def load_weights(self, path):
+        state_dict = torch.load(path)  # <- bug
+        self.load_state_dict(state_dict, strict=False)
+
+    def forward(self, x):
+        feat = self.backbone(x)
+        if isinstance(self.anchors, list):
+            h, w = feat.shape[2:]
+            for j in range(h):
+                for i in range(w):
+                    self.anchors += [(i + 0.5) / w, (j + 0.5) / h, 0.1, 0.1]
+            self.anchors = torch.Tensor(self.anchors).view(-1, 4).cuda()  # <- bug
+        loc = self.loc(feat).permute(0, 2, 3, 1).reshape(x.size(0), -1, 4)
+        conf = self.conf(feat).permute(0, 2, 3, 1).reshape(x.size(0), loc.size(1), -1)
+        return loc, conf, self.anchors
+
+
+parser = argparse.ArgumentParser(description="YOLACT detection")
+parser.add_argument("--trained_model", default="yolact_base_54_800000.pth", type=str)
+parser.add_argument("--image", default="images", type=str)
+args = parser.parse_args()
+
+with torch.no_grad():
+    cuda = torch.cuda.is_available()
+    if cuda:
+        cudnn.benchmark = True
+        torch.set_default_tensor_type("torch.cuda.FloatTensor")
+    else:
+        torch.set_default_tensor_type("torch.FloatTensor")
+
+    net = Yolact()
+    net.load_weights("weights/" + args.trained_model)
+    net.eval()
+    if cuda:
+        net = net.cuda()
+
+    for one_img in glob.glob(args.image + "/*.jpg"):
+        img_origin = torch.from_numpy(cv2.imread(one_img)).cuda().float()  # <- bug
+        img_trans = img_origin.permute(2, 0, 1).unsqueeze(0) / 255.0
+        loc, conf, anchors = net(img_trans)
+        scores, classes = conf.softmax(-1)[0, :, 1:].max(dim=1)
+        keep = scores > 0.3
+        torch.cuda.synchronize()  # <- bug
+        print(one_img, int(keep.sum()), anchors[: loc.size(1)][keep].shape)

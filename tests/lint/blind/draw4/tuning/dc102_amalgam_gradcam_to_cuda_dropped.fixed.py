@@ -1,0 +1,66 @@
+# devcheck bug corpus: DC102
+# From: https://github.com/Synopsis/amalgam/pull/5
+# The fix proposed in the PR (open, head aab4ba3) removes to_cuda and, when
+# CUDA is available, assigns the moved batch (x = x.cuda()) and the moved
+# model (learn.model = learn.model.cuda()).
+# Written for devcheck's tests after the thread; not the project's code.
+from fastai.vision.all import *
+
+
+class Hook:
+    def __init__(self, m):
+        self.hook = m.register_forward_hook(self.hook_func)
+
+    def hook_func(self, m, inp, out):
+        self.stored = out.detach().clone()
+
+    def __enter__(self, *args):
+        return self
+
+    def __exit__(self, *args):
+        self.hook.remove()
+
+
+class HookBwd:
+    def __init__(self, m):
+        self.hook = m.register_full_backward_hook(self.hook_func)
+
+    def hook_func(self, model, grad_in, grad_out):
+        self.stored = grad_out[0].detach().clone()
+
+    def __enter__(self, *args):
+        return self
+
+    def __exit__(self, *args):
+        self.hook.remove()
+
+
+def compute_gcam_items(learn, x, label_idx=None, target_layer=None):
+    if torch.cuda.is_available():  # <- fixed
+        x = x.cuda()  # <- fixed
+        learn.model = learn.model.cuda()  # <- fixed
+    target_layer = target_layer if target_layer is not None else learn.model[0]
+    with HookBwd(target_layer) as hook_g:
+        with Hook(target_layer) as hook:
+            preds = learn.model.eval()(x)
+            activations = hook.stored
+            if label_idx is None:
+                label_idx = preds.argmax(dim=1).item()
+        preds[0, label_idx].backward()
+        gradients = hook_g.stored
+    preds = preds.softmax(dim=1).detach().cpu().numpy().flatten()
+    return gradients[0], activations[0], preds, learn.dls.vocab[label_idx]
+
+
+def compute_gcam_map(gradients, activations):
+    weights = gradients.mean(dim=[1, 2], keepdim=True)
+    return (weights * activations).sum(0)
+
+
+if __name__ == "__main__":
+    learn = load_learner("export.pkl")
+    img = PILImage.create("dog.jpg")
+    x, = first(learn.dls.test_dl([img]))
+    gradients, activations, preds, label = compute_gcam_items(learn, x)
+    gcam = compute_gcam_map(gradients, activations)
+    print(label, preds.max(), gcam.shape)
