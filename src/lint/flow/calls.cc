@@ -9,14 +9,11 @@
 #include "run.h"
 
 namespace devcheck::lint::detail {
-namespace {
 
 bool is_literal_number(TSNode node) {
   if (is(node, "unary_operator")) node = field(node, fields().argument);
   return is(node, "integer") || is(node, "float") || is(node, "true") || is(node, "false");
 }
-
-}  // namespace
 
 Value FlowRun::eval_call(TSNode call, Frame& frame) {
   const TSNode function = field(call, fields().function);
@@ -45,6 +42,13 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     v.place = Place::kHost;
     v.origin = Origin::kUnmovedModule;
     v.made = call;
+    return v;
+  }
+  // torch.load(f, map_location=device): what it loads (a model saved whole,
+  // a checkpoint's tensors) is on that device.
+  if (q == "torch.load" || q == "torch.jit.load") {
+    const Arg* to = keyword_arg(args, "map_location");
+    if (to != nullptr && device_of(to->node, frame) == Place::kDevice) v.place = Place::kDevice;
     return v;
   }
   // In a module's method, `self(...)` runs its forward.
@@ -120,7 +124,8 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       if (positional.empty() || has_splat(args)) return v;
       const TSNode data = positional[0];
       const Value of = args.empty() ? Value{} : args[0].value;
-      if (is(data, "list") || is(data, "tuple") || of.kind == Kind::kArray) {
+      if (is(data, "list") || is(data, "tuple") || is(data, "list_comprehension") ||
+          of.kind == Kind::kArray) {
         v.place = Place::kHost;
         v.origin = q == "torch.as_tensor" || q == "torch.asarray" || of.kind == Kind::kArray
                        ? Origin::kNumpy
@@ -315,6 +320,16 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     Value callee = lookup(source_.text(function), frame);
     if (callee.origin == Origin::kImage && callee.kind == Kind::kUnknown) return image_tensor(call);
     if (const std::optional<Value> out = call_instance(call, callee, args, frame)) return *out;
+    // A function of the file the class keeps (`self.loss_fn(out)`): a call
+    // of it.
+    if (callee.kind == Kind::kUnknown && callee.place == Place::kUnknown && f < 0) {
+      if (const int kept = kept_function(function, frame); kept >= 0) {
+        record_call(kept, call, args, frame);
+        const Summary& summary = analyze(kept);
+        last_tuple_ = summary.tuple;
+        return summary.value;
+      }
+    }
     // In a module's method, `self.x(...)` of no method of its class calls a
     // submodule (assigned in a base class, or by setattr).
     if (callee.kind == Kind::kUnknown && callee.place == Place::kUnknown && f < 0 &&
@@ -381,20 +396,6 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     }
   }
   return computed_from(function, callee, args);
-}
-
-// torch.tensor(state) of a name: it may hold a number (a 0-dim tensor,
-// which mixes with any device in an operator), but a module's layers take
-// no host tensor of any size (`policy(torch.tensor(obs))`).
-bool FlowRun::host_data(const Value& v) const {
-  if (v.kind != Kind::kTensor || v.place != Place::kHost || !v.scalar ||
-      v.origin != Origin::kFactory || !is(v.made, "call")) {
-    return false;
-  }
-  const Call* made = source_.call_at(v.made);
-  const std::vector<TSNode> args = source_.positional(v.made);
-  return made != nullptr && made->qualified == "torch.tensor" && !args.empty() &&
-         !is_literal_number(args[0]) && !is(args[0], "tuple");
 }
 
 // What a call nothing is known of gives: computation follows its inputs, so
@@ -472,8 +473,13 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
     if (is(a.node, "identifier"))
       out_.module_inputs_.emplace_back(frame.scope, source_.text(a.node));
     const Value e = effective(a.value);
+    // A host copy that came back from a function of the file it was handed
+    // to (`knn(x.cpu())`), given to a module of the file: that module's code
+    // decides where it goes.
+    const bool helper_copy =
+        e.origin == Origin::kHostCopy && module.cls >= 0 && copied_for_a_call(e.made, call);
     if ((module.place == Place::kDevice || module.place == Place::kModuleDevice) &&
-        (host_tensor(e) || host_data(e)) && !module.scatters) {
+        (host_tensor(e) || host_data(e)) && !module.scatters && !helper_copy) {
       out_.meetings_.push_back({call, a.node, e, module, frame.scope});
     } else if (module.place == Place::kHost && module.origin == Origin::kUnmovedModule &&
                device_value(e) && e.place == Place::kDevice) {

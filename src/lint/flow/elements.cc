@@ -44,7 +44,8 @@ Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
     const Value index = eval(part, frame);
     // A host tensor indexed by a device tensor fails ("indices should be
     // either on cpu or on the same device"); the other way round works.
-    if (host_tensor(v) && index.kind == Kind::kTensor && index.place == Place::kDevice) {
+    if (host_tensor(v) && index.kind == Kind::kTensor &&
+        (index.place == Place::kDevice || index.place == Place::kModuleDevice)) {
       meet(node, value_node, v, part, index, frame, true);
     }
   }

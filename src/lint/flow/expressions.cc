@@ -252,8 +252,9 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     if (const Value* moved = frame.env.find(source_.text(node))) return *moved;
     const Value v = eval(object, frame);
     const std::string_view attribute = source_.text(field(node, fields().attribute));
-    static constexpr std::array<std::string_view, 7> kSame = {"data", "T",    "mT",  "H",
-                                                              "real", "imag", "grad"};
+    // (`values` and `indices`: the parts of a reduction's result, `x.max(1)`.)
+    static constexpr std::array<std::string_view, 9> kSame = {
+        "data", "T", "mT", "H", "real", "imag", "grad", "values", "indices"};
     // A tensor's other attributes are numbers, sizes, flags; a device tensor
     // that has others (a model's output: `outputs.logits`) holds them where
     // it is. Not a value of unknown kind (a module moved: `obs.quant_min`).
@@ -426,6 +427,41 @@ int FlowRun::file_function(TSNode function, const Frame& frame) const {
     return method_of(frame.owner_class, source_.text(field(function, fields().attribute)));
   }
   return -1;
+}
+
+int FlowRun::kept_function(TSNode function, const Frame& frame) const {
+  // `self.x = name` among the statements of the class's __init__.
+  const int init = method_of(frame.owner_class, "__init__");
+  if (init < 0) return -1;
+  const TSNode node = source_.scopes()[init].node;
+  const std::string_view name = source_.text(function);
+  int found = -1;
+  for_each_named_child(field(node, fields().body), [&](TSNode statement) {
+    const TSNode assignment =
+        is(statement, "expression_statement") ? ts_node_named_child(statement, 0) : TSNode{};
+    if (found >= 0 || !is(assignment, "assignment") ||
+        source_.text(field(assignment, fields().left)) != name) {
+      return;
+    }
+    const TSNode right = field(assignment, fields().right);
+    if (!is(right, "identifier")) return;
+    const std::string_view held = source_.text(right);
+    if (const auto direct = functions_.find(held); direct != functions_.end()) {
+      found = direct->second;
+      return;
+    }
+    // A parameter of __init__ whose default names one.
+    for_each_named_child(field(node, fields().parameters), [&](TSNode p) {
+      if (!is(p, "default_parameter") && !is(p, "typed_default_parameter")) return;
+      const TSNode value = field(p, fields().value);
+      if (source_.text(field(p, fields().name)) != held || !is(value, "identifier")) return;
+      if (const auto by_default = functions_.find(source_.text(value));
+          by_default != functions_.end()) {
+        found = by_default->second;
+      }
+    });
+  });
+  return found;
 }
 
 }  // namespace devcheck::lint::detail

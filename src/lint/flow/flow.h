@@ -208,6 +208,10 @@ class Flow {
   // Whether a name (`model`, `self.encoder`) is moved to a device in place
   // somewhere in the file (`model.to(device)` as a statement).
   bool moved_anywhere(std::string_view name) const;
+  // Whether the file moves a module to a device (`model.to(device)`,
+  // `Net().cuda()`): then what is on a module's device in its methods is on a
+  // device when the program runs there.
+  bool moves_a_module() const;
 
  private:
   friend class FlowRun;

@@ -195,6 +195,12 @@ Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Fr
   if (target == Place::kHost && v.place != Place::kHost) {
     result.origin = Origin::kHostCopy;
     result.made = call;
+    // An input of a module's method copied to the host (`idx.cpu()`): a
+    // tensor (what a module is given is, and its own submodules the flow
+    // knows as modules).
+    if (v.kind == Kind::kUnknown && v.place == Place::kModuleDevice && is(object, "identifier")) {
+      result.kind = Kind::kTensor;
+    }
   } else if (target != Place::kHost) {
     result.origin = Origin::kNone;
     result.pinned = false;
@@ -307,6 +313,19 @@ void FlowRun::pass_batch_to_forward(TSNode call, const Value& module, const std:
     if (!whole_batch) a.value = Value{};
   }
   record_call(forward, call, batches, frame);
+}
+
+// Whether a host copy (`x.cpu()`, `x.cpu().contiguous()`) was made as an
+// argument of another call than `call` (`knn(x.cpu(), k)`): what comes back
+// of it is that function's result.
+bool copied_for_a_call(TSNode copy, TSNode call) {
+  TSNode node = copy;
+  TSNode parent = ts_node_parent(node);
+  while (!ts_node_is_null(parent) && (is(parent, "attribute") || is(parent, "call"))) {
+    node = parent;
+    parent = ts_node_parent(node);
+  }
+  return is(parent, "argument_list") && !ts_node_eq(ts_node_parent(parent), call);
 }
 
 }  // namespace devcheck::lint::detail

@@ -33,7 +33,9 @@ bool worth_passing(const Value& v) {
     return true;
   }
   if (v.kind == Kind::kTensor && v.place == Place::kHost &&
-      (v.origin == Origin::kFactory || v.origin == Origin::kNumpy) && !ts_node_is_null(v.made)) {
+      (v.origin == Origin::kFactory || v.origin == Origin::kNumpy ||
+       v.origin == Origin::kHostCopy) &&
+      !ts_node_is_null(v.made)) {
     return true;
   }
   // An instance of a plain class of the file (what its methods do is known).
@@ -134,10 +136,11 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     for (const Arg& a : args) {
       if (!a.in_sequence && ts_node_eq(a.node, value_node)) value = a.value;
     }
-    // In a method of another class (or a plain function), "the module's
-    // device" is not the callee's module.
-    if (value.place == Place::kModuleDevice &&
-        (scope.owner_class < 0 || scope.owner_class != frame.owner_class)) {
+    // In a method of another class, "the module's device" is not the
+    // callee's module; in a plain function (`dag_loss(W)` in a module's
+    // method) it is the caller's module's device, where the value stays.
+    if (value.place == Place::kModuleDevice && scope.owner_class >= 0 &&
+        scope.owner_class != frame.owner_class) {
       value = Value{};
     }
     if (!worth_passing(value)) value = Value{};
@@ -174,6 +177,15 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
   if (splat) {
     for (ParamHint& p : now) p.value = Value{};
   }
+  // A call from within the function's own class or itself (`FixAtoms(
+  // self.idx[keep])` in a method of FixAtoms, a recursion) passes what the
+  // class already holds, made from what the other calls passed: where the
+  // flow cannot follow it, it tells nothing, and the other calls decide.
+  const bool from_within =
+      frame.scope == callee || (scope.owner_class >= 0 && frame.owner_class == scope.owner_class);
+  if (from_within) {
+    for (ParamHint& p : now) p.absent = !worth_passing(p.value);
+  }
   std::vector<ParamHint>& passed = passed_[callee];
   if (!recorded_[callee]) {
     recorded_[callee] = true;
@@ -187,7 +199,10 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     return v.kind == Kind::kTensor && v.place == Place::kHost && v.origin == Origin::kFactory;
   };
   for (std::size_t i = 0; i < passed.size() && i < now.size(); ++i) {
-    if (own(now[i].value) && passed[i].value.place == Place::kModuleDevice) {
+    if (now[i].absent) continue;
+    if (passed[i].absent) {
+      passed[i] = now[i];
+    } else if (own(now[i].value) && passed[i].value.place == Place::kModuleDevice) {
       passed[i].value = now[i].value;
     } else if (own(passed[i].value) && now[i].value.place == Place::kModuleDevice) {
       continue;

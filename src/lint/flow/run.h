@@ -96,12 +96,20 @@ struct Frame {
 struct ParamHint {
   std::string_view name;
   Value value;
+  // No call has told anything yet: only calls from within the function's
+  // own class (or itself) passed it something the flow does not know.
+  bool absent = false;
 };
 using ParamHints = std::vector<std::vector<ParamHint>>;  // by the callee's scope
 // Whether a method is a @staticmethod (it has no `self` to skip).
 bool static_method(const Source& source, TSNode function);
 // Whether a function is decorated exactly so (`@property`).
 bool decorated_with(const Source& source, TSNode function, std::string_view decorator);
+// Whether a host copy (`x.cpu()`, `x.cpu().contiguous()`) was made as an
+// argument of another call than `call` (`knn(x.cpu(), k)`).
+bool copied_for_a_call(TSNode copy, TSNode call);
+// Whether a node is a literal number (or bool), signed or not.
+bool is_literal_number(TSNode node);
 // Whether two runs found the same hints.
 bool same_hints(const ParamHints& a, const ParamHints& b);
 // The hint for parameter `name` of `scope`, if any.
@@ -205,6 +213,10 @@ class FlowRun {
   void meet(TSNode where, TSNode a_node, const Value& a, TSNode b_node, const Value& b,
             Frame& frame, bool known_tensors_only = false);
   int file_function(TSNode function, const Frame& frame) const;
+  // A function of the file a class's __init__ keeps in an attribute
+  // (`self.loss = loss` where `loss` names one, or is a parameter whose
+  // default does): the function's scope for a call `self.loss(...)`, else -1.
+  int kept_function(TSNode function, const Frame& frame) const;
   // A member of an instance of a class of this file (`model.gru`, the method
   // `model.init_hidden`): its value as seen from outside (what is on the
   // module's device inside is where the instance is). False when unknown.

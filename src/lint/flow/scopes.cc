@@ -22,6 +22,12 @@ bool Flow::moved_anywhere(std::string_view name) const {
                      [&](const auto& move) { return move.second == name; });
 }
 
+bool Flow::moves_a_module() const {
+  return std::any_of(moves_.begin(), moves_.end(), [](const Move& m) {
+    return m.target == Place::kDevice && (m.value.kind == Kind::kModule || m.value.cls >= 0);
+  });
+}
+
 Flow::Flow(const Source& source) {
   // A second run knows what the first saw passed to each function; a third
   // what that taught the functions they call (main -> train -> helper).
@@ -252,6 +258,8 @@ void FlowRun::find_relevant() {
           q.rfind("torchvision.datasets.", 0) == 0 || q.find("DataLoader") != std::string::npos ||
           q.find("TensorDataset") != std::string::npos || q == "torch.Generator" ||
           q.find("Parameter") != std::string::npos || is_module_class(q) || is_wrapper(q) ||
+          ((q == "torch.load" || q == "torch.jit.load") &&
+           !ts_node_is_null(source_.keyword(call.node, "map_location"))) ||
           is_torchvision_model(q) || is_pretrained_model(q) || is_metric_class(q) ||
           image_to_tensor(source_, call.node, q) != ImageToTensor::kNo;
     }
@@ -259,8 +267,9 @@ void FlowRun::find_relevant() {
       const TSNode function = field(call.node, fields().function);
       if (is(function, "identifier")) {
         const std::string_view name = source_.text(function);
+        // `self(x)` in a method: the module's forward, on its device.
         r = functions_.count(name) != 0 || source_.classes().count(std::string(name)) != 0 ||
-            out_.moved_anywhere(name);
+            out_.moved_anywhere(name) || (name == "self" && scopes[call.scope].owner_class >= 0);
       } else if (is(function, "subscript")) {
         r = source_.qualify(field(function, fields().value)) == "torchvision.models.__dict__";
       } else if (is(call.object, "identifier") && source_.text(call.object) == "self") {

@@ -199,4 +199,18 @@ void place_new_module(const Source& source, int class_scope, Value& v) {
   }
 }
 
+// torch.tensor(state) of a name: it may hold a number (a 0-dim tensor,
+// which mixes with any device in an operator), but a module's layers take
+// no host tensor of any size (`policy(torch.tensor(obs))`).
+bool FlowRun::host_data(const Value& v) const {
+  if (v.kind != Kind::kTensor || v.place != Place::kHost || !v.scalar ||
+      v.origin != Origin::kFactory || !is(v.made, "call")) {
+    return false;
+  }
+  const Call* made = source_.call_at(v.made);
+  const std::vector<TSNode> args = source_.positional(v.made);
+  return made != nullptr && made->qualified == "torch.tensor" && !args.empty() &&
+         !is_literal_number(args[0]) && !is(args[0], "tuple");
+}
+
 }  // namespace devcheck::lint::detail

@@ -22,12 +22,20 @@ Value join(const Value& a, const Value& b) {
   // (`if h is None: h = torch.zeros(...)`) is one the code may meet.
   if (a.kind == Kind::kUnknown && a.place == Place::kUnknown) return b;
   if (b.kind == Kind::kUnknown && b.place == Place::kUnknown) return a;
+  // A host tensor one way, a tensor of unknown place the other
+  // (`h = torch.Tensor(sizes)` for a list, `h = sizes.float()` else): the
+  // host one is what the code meets when that way ran.
+  if (a.kind == Kind::kTensor && b.kind == Kind::kTensor) {
+    if (a.place == Place::kUnknown && host_tensor(b) && b.origin != Origin::kNone) return b;
+    if (b.place == Place::kUnknown && host_tensor(a) && a.origin != Origin::kNone) return a;
+  }
   Value out = a;
   if (a.kind != b.kind) out.kind = Kind::kUnknown;
   if (a.place != b.place) out.place = Place::kUnknown;
-  // Two host tensors of one origin (two factories): that origin, made where
-  // the first was.
-  if (a.origin != b.origin || out.place != Place::kHost) {
+  // Two host tensors (two factories, or a factory on one way and a host copy
+  // on the other): on the host either way, reported as the first way made it.
+  if (out.place != Place::kHost ||
+      (a.origin != b.origin && (a.origin == Origin::kNone || b.origin == Origin::kNone))) {
     out.origin = Origin::kNone;
     out.made = TSNode{};
   }

@@ -9,18 +9,6 @@
 namespace devcheck::lint::detail {
 namespace {
 
-// Whether the file moves a module to a device (`model.to(device)`,
-// `Net().cuda()`): then what is on a module's device in its methods is on a
-// device when the program runs there.
-bool moves_a_module(const Flow& flow) {
-  for (const Move& m : flow.moves()) {
-    if (m.target == Place::kDevice && (m.value.kind == Kind::kModule || m.value.cls >= 0)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // Whether `node` lies in a branch of an `if` or a conditional expression
 // whose test asks where a value is (`x.numpy() if x.device.type == "cpu"
 // else x.cpu().numpy()`, `if not t.is_cuda:`): the program chose by it.
@@ -44,7 +32,7 @@ bool under_place_test(const Source& source, TSNode node) {
 
 void check(const RuleContext& c) {
   std::set<uint32_t> done;
-  const bool modules_on_device = moves_a_module(c.flow);
+  const bool modules_on_device = c.flow.moves_a_module();
   for (const NumpyRead& read : c.flow.numpy_reads()) {
     const bool on_device = read.value.place == Place::kDevice ||
                            (read.value.place == Place::kModuleDevice && modules_on_device);

@@ -2,6 +2,7 @@
 // image torchvision made a tensor or a tensor copied to the host meets
 // tensors on a device unmoved; or a model
 // made on the CPU and never moved is given tensors on a device.
+#include <algorithm>
 #include <set>
 
 #include "../common.h"
@@ -13,8 +14,17 @@ namespace {
 
 void check(const RuleContext& c) {
   std::set<uint32_t> done;
+  const bool moves_to_device =
+      std::any_of(c.flow.moves().begin(), c.flow.moves().end(),
+                  [](const Move& move) { return move.target == Place::kDevice; });
   for (const Meeting& m : c.flow.meetings()) {
     const Origin o = m.host.origin;
+    // A copy to the host in a module's method (`y = x.cpu()`, then
+    // `self.layer(y)`) meets the module's device only in a file that moves
+    // something to a device: else the copy is deliberate, fine on the CPU.
+    if (o == Origin::kHostCopy && m.other.place == Place::kModuleDevice && !moves_to_device) {
+      continue;
+    }
     // A model left on the CPU is found where it is made (there it is moved),
     // unless a call passed it to the function that gives it device tensors
     // (a trainer given the model): there, once, where the two meet. A batch

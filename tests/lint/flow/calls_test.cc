@@ -390,5 +390,116 @@ TEST(LintFlowCalls, APlainObjectCalledRunsItsCall) {
                                 "17 numpy@4 meets device"}));
 }
 
+// A legacy constructor of a comprehension (`torch.Tensor([s[0] for s in
+// sizes])`) is data, on the host, as of a list.
+TEST(LintFlowCalls, ALegacyConstructorOfAComprehensionIsHostData) {
+  const Flowed f(
+      "import torch\n"
+      "def main(sizes):\n"
+      "    x = torch.randn(3, device='cuda')\n"
+      "    h = torch.Tensor([s[0] for s in sizes])\n"
+      "    w = torch.LongTensor([s[1] for s in sizes]).cuda()\n"
+      "    return x * h, x * w\n");
+  EXPECT_EQ(meetings(f), (Lines{"6 factory@4 meets device"}));
+}
+
+// In a module's method, `self(x)` runs its forward: what it gives is on the
+// module's device.
+TEST(LintFlowCalls, SelfCalledInAModulesMethodGivesWhatIsOnItsDevice) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(4, 4)\n"
+      "    def forward(self, x):\n"
+      "        return self.lin(x)\n"
+      "    def loss(self, x):\n"
+      "        out = self(x)\n"
+      "        return out - torch.eye(4)\n"
+      "    def near(self, x):\n"
+      "        out = self(x)\n"
+      "        return out - torch.eye(4, device=out.device)\n");
+  EXPECT_EQ(meetings(f), (Lines{"11 factory@11 meets module"}));
+}
+
+// A function of the file that a class's __init__ keeps (`self.loss_fn =
+// loss_fn`, directly or through a parameter's default) runs when the class
+// calls it, with what it is given.
+TEST(LintFlowCalls, AFunctionKeptInAnAttributeRunsWhenCalled) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def poly(w):\n"
+      "    return (torch.eye(w.shape[-1]) + w).trace()\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self, reg=poly):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(4, 4)\n"
+      "        self.reg = reg\n"
+      "    def loss(self, x):\n"
+      "        return self.reg(self.lin(x))\n");
+  EXPECT_EQ(meetings(f), (Lines{"4 factory@4 meets module"}));
+  const Flowed g(
+      "import torch\n"
+      "def jitter(x):\n"
+      "    return x + torch.randn(x.shape)\n"
+      "class Augment:\n"
+      "    def __init__(self):\n"
+      "        self.fn = jitter\n"
+      "    def apply(self, x):\n"
+      "        return self.fn(x)\n"
+      "def main():\n"
+      "    a = Augment()\n"
+      "    return a.apply(torch.ones(3, device='cuda'))\n");
+  EXPECT_EQ(meetings(g), (Lines{"3 factory@3 meets device"}));
+  // Near miss: a function from elsewhere kept the same way is not followed.
+  const Flowed near(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from regs import poly\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self, reg=poly):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(4, 4)\n"
+      "        self.reg = reg\n"
+      "    def loss(self, x):\n"
+      "        return self.reg(self.lin(x)) + torch.zeros(())\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
+// torch.load(f, map_location=device) puts what it loads on that device: a
+// model saved whole is a module there, a checkpoint's entries are there.
+TEST(LintFlowCalls, WhatTorchLoadMapsToADeviceIsThere) {
+  const Flowed f(
+      "import torch\n"
+      "class Predictor:\n"
+      "    def __init__(self, path, device='cuda'):\n"
+      "        self.device = torch.device(device)\n"
+      "        self.model = torch.load(path, map_location=self.device)\n"
+      "    def predict(self, img):\n"
+      "        x = torch.from_numpy(img).float()\n"
+      "        return self.model(x)\n");
+  EXPECT_EQ(meetings(f), (Lines{"8 numpy@7 meets device"}));
+  const Flowed g(
+      "import torch\n"
+      "def main(path):\n"
+      "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "    ckpt = torch.load(path, map_location=device)\n"
+      "    mean = ckpt['mean']\n"
+      "    return mean - torch.zeros(3)\n");
+  EXPECT_EQ(meetings(g), (Lines{"6 factory@6 meets device"}));
+  // Near miss: loaded on the CPU, or where it was saved.
+  const Flowed near(
+      "import torch\n"
+      "def main(path, img):\n"
+      "    model = torch.load(path, map_location='cpu')\n"
+      "    other = torch.load(path)\n"
+      "    x = torch.from_numpy(img).float()\n"
+      "    return model(x), other(x)\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -288,5 +288,145 @@ TEST(LintFlowParams, ABatchGivenToAMethodOfAModelOnADeviceMeetsItThere) {
   EXPECT_EQ(meetings(host), Lines{});
 }
 
+// A tensor copied to the host to be handed to a helper of the file
+// (`nearest(points.cpu(), k)`) is a host copy there, and so is what the
+// helper makes of it and returns: it meets the device where it comes back.
+TEST(LintFlowParams, AHostCopyHandedToAHelperComesBackOnTheHost) {
+  const Flowed f(
+      "import torch\n"
+      "def nearest(points, k):\n"
+      "    d = torch.cdist(points, points)\n"
+      "    return d.topk(k, largest=False).indices\n"
+      "def main():\n"
+      "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "    pts = torch.randn(100, 3, device=device)\n"
+      "    idx = nearest(pts.cpu(), 4)\n"
+      "    return torch.gather(pts, 0, idx)\n");
+  EXPECT_EQ(meetings(f), (Lines{"9 copy@8 meets device"}));
+  // Another program: a module's input grouped on the host by a helper that
+  // returns two tensors, the groups then masked by the module's scores.
+  const Flowed g(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def group_ids(ids):\n"
+      "    order = ids.argsort()\n"
+      "    return ids[order], torch.bincount(ids)\n"
+      "class Head(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.score = nn.Linear(8, 1)\n"
+      "    def forward(self, x, ids):\n"
+      "        keep = self.score(x).squeeze(-1).max(-1).values > 0.5\n"
+      "        groups, sizes = group_ids(ids.cpu())\n"
+      "        return groups[keep]\n"
+      "def run(x, ids):\n"
+      "    head = Head().cuda()\n"
+      "    return head(x.cuda(), ids.cuda())\n");
+  EXPECT_EQ(meetings(g), (Lines{"13 copy@12 meets module"}));
+  // Near misses: the helper's result moved back, and a copy handed to a
+  // helper whose result stays on the host.
+  const Flowed near(
+      "import torch\n"
+      "def nearest(points, k):\n"
+      "    d = torch.cdist(points, points)\n"
+      "    return d.topk(k, largest=False).indices\n"
+      "def main():\n"
+      "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "    pts = torch.randn(100, 3, device=device)\n"
+      "    idx = nearest(pts.cpu(), 4).to(device)\n"
+      "    near = nearest(pts.cpu(), 2)\n"
+      "    print(near + 1)\n"
+      "    return torch.gather(pts, 0, idx)\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
+// A call from within the function's own class or itself (a recursion, a
+// method that makes a new object of its class from what it holds) passes
+// what the other calls gave: where the flow cannot follow it, the other
+// calls decide what the parameter is.
+TEST(LintFlowParams, CallsFromWithinTheClassOrTheFunctionLeaveTheOthersHint) {
+  const Flowed f(
+      "import torch\n"
+      "class Boxes:\n"
+      "    def __init__(self, t):\n"
+      "        self.t = t\n"
+      "    def crop(self, keep):\n"
+      "        return Boxes(self.t[keep])\n"
+      "    def scale(self, f):\n"
+      "        return self.t * torch.tensor([f, f, f, f])\n"
+      "def main():\n"
+      "    b = Boxes(torch.rand(5, 4, device='cuda'))\n"
+      "    return b.scale(2.0)\n");
+  EXPECT_EQ(meetings(f), (Lines{"8 factory@8 meets device"}));
+  const Flowed g(
+      "import torch\n"
+      "def walk(t, cache, depth):\n"
+      "    w = t * torch.linspace(0, 1, t.shape[-1])\n"
+      "    if depth > 0:\n"
+      "        walk(cache[depth], cache, depth - 1)\n"
+      "    return w\n"
+      "def main(cache):\n"
+      "    return walk(torch.randn(4, 8, device='cuda'), cache, 3)\n");
+  EXPECT_EQ(meetings(g), (Lines{"3 factory@3 meets device"}));
+  // Near miss: a second call from outside that passes what the flow does
+  // not know still leaves nothing known.
+  const Flowed near(
+      "import torch\n"
+      "class Boxes:\n"
+      "    def __init__(self, t):\n"
+      "        self.t = t\n"
+      "    def scale(self, f):\n"
+      "        return self.t * torch.tensor([f, f, f, f])\n"
+      "def main(loaded):\n"
+      "    a = Boxes(torch.rand(5, 4, device='cuda'))\n"
+      "    b = Boxes(loaded)\n"
+      "    return a.scale(2.0), b.scale(2.0)\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
+// What is on a module's device, handed from one of its methods to a plain
+// function of the file (`penalty(W)`), stays on the module's device there.
+TEST(LintFlowParams, TheModulesDeviceCrossesIntoAPlainFunction) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def penalty(w):\n"
+      "    return torch.trace(torch.eye(w.shape[-1]) - w @ w)\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(4, 4)\n"
+      "    def loss(self, x):\n"
+      "        return penalty(self.lin(x))\n");
+  EXPECT_EQ(meetings(f), (Lines{"4 factory@4 meets module"}));
+  const Flowed g(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def smooth(logits, eps):\n"
+      "    uniform = torch.full_like(logits, eps)\n"
+      "    prior = torch.ones(logits.shape[-1]) / logits.shape[-1]\n"
+      "    return logits * (1 - eps) + uniform + prior\n"
+      "class Head(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(8, 3)\n"
+      "    def forward(self, x):\n"
+      "        return smooth(self.fc(x), 0.1)\n");
+  EXPECT_EQ(meetings(g), (Lines{"6 factory@5 meets module"}));
+  // Near miss: the function puts what it makes where its input is.
+  const Flowed near(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def penalty(w):\n"
+      "    return torch.trace(torch.eye(w.shape[-1], device=w.device) - w @ w)\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.lin = nn.Linear(4, 4)\n"
+      "    def loss(self, x):\n"
+      "        return penalty(self.lin(x))\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

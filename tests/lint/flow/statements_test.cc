@@ -289,5 +289,51 @@ TEST(LintFlowStatements, ALoopsBatchUnpackedInItsBodyIsStillItsBatch) {
   EXPECT_EQ(meetings(f), (Lines{"6 batch@4 meets device"}));
 }
 
+// After an `if`/`else` where one way makes a host tensor and the other a
+// tensor the flow cannot place, the host one meets the device when that
+// way ran (a may-analysis for the host side of a meeting).
+TEST(LintFlowStatements, AHostTensorMadeOnOneWayMeetsTheDeviceAfterTheJoin) {
+  const Flowed f(
+      "import torch\n"
+      "def scale(boxes, sizes):\n"
+      "    if isinstance(sizes, list):\n"
+      "        h = torch.Tensor([s[0] for s in sizes])\n"
+      "    else:\n"
+      "        h, w = sizes.unbind(1)\n"
+      "    return boxes * h[:, None]\n"
+      "def main(model, x):\n"
+      "    model = model.cuda()\n"
+      "    scale(model(x.cuda()), [(4, 4)])\n");
+  EXPECT_EQ(meetings(f), (Lines{"7 factory@4 meets device"}));
+  // Another program: a conditional expression, then a torch function.
+  const Flowed g(
+      "import torch\n"
+      "def pad_to(x, n, fill):\n"
+      "    pad = torch.full((n,), 0.0) if fill is None else torch.as_tensor(fill).expand(n)\n"
+      "    return torch.cat([x, pad])\n"
+      "def main():\n"
+      "    x = torch.randn(5, device='cuda')\n"
+      "    return pad_to(x, 3, None)\n");
+  EXPECT_EQ(meetings(g), (Lines{"4 factory@3 meets device"}));
+  // Near misses: the host way placed by device=, and a way that moves it.
+  const Flowed near(
+      "import torch\n"
+      "def scale(boxes, sizes):\n"
+      "    if isinstance(sizes, list):\n"
+      "        h = torch.Tensor([s[0] for s in sizes]).to(boxes.device)\n"
+      "    else:\n"
+      "        h, w = sizes.unbind(1)\n"
+      "    return boxes * h[:, None]\n"
+      "def pad_to(x, n, fill):\n"
+      "    pad = torch.full((n,), 0.0, device=x.device) if fill is None else "
+      "torch.as_tensor(fill)\n"
+      "    return torch.cat([x, pad])\n"
+      "def main(model, x):\n"
+      "    model = model.cuda()\n"
+      "    scale(model(x.cuda()), [(4, 4)])\n"
+      "    return pad_to(torch.randn(5, device='cuda'), 3, None)\n");
+  EXPECT_EQ(meetings(near), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -68,5 +68,25 @@ TEST(LintFlowValues, MergedScopesJoinTheNamesBothHaveAndKeepTheOthers) {
   EXPECT_EQ(a.find("y")->place, Place::kDevice);
 }
 
+// A may-join: a host tensor on one way through and a tensor of unknown
+// place on the other is the host tensor the code meets when that way ran.
+TEST(LintFlowValues, AHostTensorOnOneWayBeatsATensorOfUnknownPlace) {
+  Value unknown_tensor;
+  unknown_tensor.kind = Kind::kTensor;
+  EXPECT_EQ(join(tensor(Place::kHost, Origin::kFactory), unknown_tensor).origin, Origin::kFactory);
+  EXPECT_EQ(join(unknown_tensor, tensor(Place::kHost, Origin::kNumpy)).place, Place::kHost);
+  // Not a host value of no known origin, and not a device tensor.
+  EXPECT_EQ(join(tensor(Place::kHost), unknown_tensor).place, Place::kUnknown);
+  EXPECT_EQ(join(tensor(Place::kDevice), unknown_tensor).place, Place::kUnknown);
+  // Two host tensors of two origins are on the host either way: reported as
+  // the first way made them.
+  const Value two =
+      join(tensor(Place::kHost, Origin::kHostCopy), tensor(Place::kHost, Origin::kFactory));
+  EXPECT_EQ(two.place, Place::kHost);
+  EXPECT_EQ(two.origin, Origin::kHostCopy);
+  EXPECT_EQ(join(tensor(Place::kHost), tensor(Place::kHost, Origin::kFactory)).origin,
+            Origin::kNone);
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

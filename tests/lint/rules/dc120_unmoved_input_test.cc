@@ -673,5 +673,26 @@ TEST(LintDC120, SaysNothingOfAParameterFreeModuleOfTheFileLeftUnmoved) {
   EXPECT_EQ(found(weighted, "DC120"), (Lines{"24 DC120", "25 DC120"}));
 }
 
+// A copy of a module's input to the host meets the module's device where
+// the file moves something to a device; in a file that moves nothing there,
+// the copy is deliberate and runs on the CPU.
+TEST(LintDC120, FindsAHostCopyInAModuleOnlyWhereTheFileUsesADevice) {
+  const std::string module =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def bucket(ids):\n"
+      "    return ids.sort().values\n"
+      "class Pool(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.proj = nn.Linear(4, 4)\n"
+      "    def forward(self, x, ids):\n"
+      "        order = bucket(ids.cpu())\n"
+      "        return order[self.proj(x).max(-1).values > 0]\n";
+  EXPECT_EQ(found(module + "def main(x, ids):\n    return Pool().cuda()(x, ids)\n", "DC120"),
+            (Lines{"11 DC120"}));
+  EXPECT_EQ(found(module + "def main(x, ids):\n    return Pool()(x, ids)\n", "DC120"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
