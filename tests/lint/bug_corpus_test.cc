@@ -107,7 +107,11 @@ const Figures kDraw2Test = {
 // 1 flagged. After the seventh round (variants of found cases, never this
 // draw): test 10 of 32, 1 flagged; tuning 13 of 29, 2 flagged (a DC101 twin).
 // The eighth round tuned on the tuning half (docs/lint.md): 18 of 29, 0
-// flagged; the ninth (structural changes to the flow): 20 of 29.
+// flagged; the ninth (structural changes to the flow): 20 of 29. The test
+// half after the ninth round: 10 of 32; after the precision fixes of the
+// seed-42 sample (docs/lint.md): 9 of 32, a DC111 case lost, recorded as
+// measured (choosing rules by what the test half says would make it a
+// tuning half).
 const Figures kDraw3Tuning = {
     {"DC101", {4, 4, 0}}, {"DC102", {1, 1, 0}}, {"DC103", {2, 1, 0}}, {"DC105", {3, 3, 0}},
     {"DC111", {5, 5, 0}}, {"DC112", {1, 1, 0}}, {"DC113", {4, 2, 0}}, {"DC116", {1, 1, 0}},
@@ -115,7 +119,7 @@ const Figures kDraw3Tuning = {
 };
 const Figures kDraw3Test = {
     {"DC101", {6, 3, 0}}, {"DC103", {2, 0, 0}}, {"DC105", {5, 3, 0}},
-    {"DC107", {2, 0, 0}}, {"DC111", {2, 1, 0}}, {"DC112", {1, 0, 0}},
+    {"DC107", {2, 0, 0}}, {"DC111", {2, 0, 0}}, {"DC112", {1, 0, 0}},
     {"DC113", {8, 2, 1}}, {"DC120", {5, 0, 0}}, {"DC122", {1, 1, 0}},
 };
 

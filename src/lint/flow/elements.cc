@@ -124,6 +124,7 @@ Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
   Value out;
   switch (iterable.kind) {
     case Kind::kLoader:
+      if (loaders_placed_) return out;
       out.place = Place::kHost;
       out.origin = Origin::kBatch;
       out.pinned = iterable.pinned;
@@ -174,7 +175,8 @@ Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
       }
     }
   }
-  if (names_any(source_.text(node), {"loader"}) && iterable.place == Place::kUnknown) {
+  if (names_any(source_.text(node), {"loader"}) && iterable.place == Place::kUnknown &&
+      !loaders_placed_) {
     out.place = Place::kHost;
     out.origin = Origin::kBatch;
     out.pin_unknown = true;

@@ -253,6 +253,10 @@ class FlowRun {
   std::unordered_map<int, Env> init_attributes_;         // what __init__ left in `self.x`
   std::unordered_map<std::string_view, int> functions_;  // top-level functions by name
   bool default_device_set_ = false;                      // torch.set_default_device(...) somewhere
+  // A framework's loaders place their batches (`fabric.setup_dataloaders()`,
+  // `accelerator.prepare()` somewhere): a DataLoader's batch is not known to
+  // be on the host.
+  bool loaders_placed_ = false;
   bool mentions_pin_memory_ = false;
   std::vector<bool> relevant_;
   // The start bytes of the calls that tell the flow something, in order.

@@ -62,9 +62,22 @@ void FlowRun::prepass() {
   // `model = model.cuda()` of a name that is called (a module, not a
   // tensor). Their outputs are on the device wherever they are called.
   std::vector<std::string_view> called;  // made when first needed, sorted
+  const auto imports_accelerate = [&] {
+    return std::any_of(source_.imports().begin(), source_.imports().end(),
+                       [](const auto& i) { return i.second.rfind("accelerate", 0) == 0; });
+  };
   for (const Call& call : source_.calls()) {
     if (call.method == "set_default_device" || call.method == "set_default_tensor_type") {
       default_device_set_ = default_device_set_ || call.qualified.rfind("torch.", 0) == 0;
+    }
+    // Lightning Fabric's `fabric.setup_dataloaders(...)` and Accelerate's
+    // `accelerator.prepare(...)` give loaders that put their batches on the
+    // device.
+    if (call.qualified.empty() &&
+        (call.method == "setup_dataloaders" ||
+         ((call.method == "prepare" || call.method == "prepare_data_loader") &&
+          imports_accelerate()))) {
+      loaders_placed_ = true;
     }
     if ((call.method != "to" && call.method != "cuda") || !call.qualified.empty()) continue;
     const TSNode object = module_chain_root(source_, call.object);

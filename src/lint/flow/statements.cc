@@ -49,6 +49,32 @@ Statement statement_kind(TSNode node) {
   return symbol_of(table, node, Statement::kOther);
 }
 
+// Whether the assignment `node` (`batch[k] = ...`) sits in a loop over the
+// keys of `container` that binds `key` (`for k in batch`, `for k, t in
+// batch.items()`, `for k in batch.keys()`), in the same function.
+bool moves_each_entry(const Source& source, TSNode node, TSNode container, TSNode key) {
+  if (!is(key, "identifier")) return false;
+  const std::string_view name = source.text(container);
+  const std::string_view key_name = source.text(key);
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition") || is(n, "class_definition")) return false;
+    if (!is(n, "for_statement")) continue;
+    TSNode left = field(n, fields().left);
+    if (is(left, "pattern_list") || is(left, "tuple_pattern")) left = ts_node_named_child(left, 0);
+    if (!is(left, "identifier") || source.text(left) != key_name) continue;
+    TSNode right = field(n, fields().right);
+    if (is(right, "call")) {
+      const TSNode function = field(right, fields().function);
+      const std::string_view method =
+          is(function, "attribute") ? source.text(field(function, fields().attribute)) : "";
+      if (method != "items" && method != "keys") return false;
+      right = field(function, fields().object);
+    }
+    return source.text(right) == name;
+  }
+  return false;
+}
+
 }  // namespace
 
 void FlowRun::exec_block(TSNode block, Frame& frame) {
@@ -262,6 +288,18 @@ void FlowRun::exec_assignment(TSNode node, Frame& frame) {
         frame.env.set(name, join(*held, list_of(v)));
         continue;
       }
+      // `for k, t in batch.items(): batch[k] = t.to(device)`: each entry of
+      // the batch is moved in turn, the whole batch with them.
+      if (held != nullptr && held->place == Place::kHost &&
+          (v.place == Place::kDevice || v.place == Place::kModuleDevice) &&
+          moves_each_entry(source_, node, container, field(target, fields().subscript))) {
+        Value moved = *held;
+        moved.place = v.place;
+        moved.origin = Origin::kNone;
+        moved.made = TSNode{};
+        frame.env.set(name, moved);
+        continue;
+      }
     }
     bind(target, v, frame, right);
   }
@@ -288,8 +326,14 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
   }
   if (is(target, "attribute") && source_.text(field(target, fields().object)) == "self") {
     Value v = value;
+    const std::string_view name = source_.text(target);
+    // A tensor set on the name of a registered buffer replaces the buffer
+    // (nn.Module's __setattr__ keeps it in _buffers): registered too.
+    const Value* before = frame.env.find(name);
+    const bool buffer = v.kind == Kind::kTensor && before != nullptr &&
+                        before->kind == Kind::kTensor && before->registered;
     if (frame.module_method &&
-        (v.kind == Kind::kModule || (v.kind == Kind::kTensor && v.registered))) {
+        (v.kind == Kind::kModule || (v.kind == Kind::kTensor && (v.registered || buffer)))) {
       // A submodule or an nn.Parameter: registered, it moves with the module
       // (and so does a loss's weight); while __init__ runs, all is on the host.
       v.registered = true;
@@ -299,7 +343,6 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
       v.origin = Origin::kAttribute;
       v.made = value_node;
     }
-    const std::string_view name = source_.text(target);
     if (frame.owner_class >= 0) {
       out_.attributes_.push_back({value_node, name, v, frame.owner_class, frame.scope});
     }

@@ -8,14 +8,30 @@ namespace {
 // Whether a test of the `if` chain or conditional expression around `node`
 // asks for torch's version or for the new API (`if is_torch_version(">=",
 // "2.3"): torch.amp.GradScaler("cuda") else: torch.cuda.amp.GradScaler()`,
-// `hasattr(torch, "amp")`): the old spelling is the fallback for a torch that
+// `hasattr(torch, "amp")`, a flag such as Lightning's
+// `_TORCH_GREATER_EQUAL_2_4`), or `node` is in the handler of a `try` whose
+// failure says the new API is missing (`except (AttributeError, TypeError)`,
+// `except ImportError`): the old spelling is the fallback for a torch that
 // has no other.
 bool under_version_test(const Source& source, TSNode node) {
   const auto asks = [&](TSNode test) {
     const std::string_view text = source.text(test);
-    return names_any(text, {"version"}) || text.find("hasattr(torch") != std::string_view::npos;
+    return names_any(text, {"version"}) || text.find("hasattr(torch") != std::string_view::npos ||
+           (names_any(text, {"torch"}) &&
+            names_any(text, {"greater", "less", "newer", "older", "_ge", "_gt", "_lt", "_le"}));
   };
   for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "except_clause")) {
+      // The caught types come before the handler's block.
+      const uint32_t count = ts_node_named_child_count(n);
+      for (uint32_t i = 0; i + 1 < count; ++i) {
+        if (names_any(source.text(ts_node_named_child(n, i)),
+                      {"attributeerror", "importerror", "typeerror"})) {
+          return true;
+        }
+      }
+      continue;
+    }
     if (is(n, "conditional_expression")) {
       if (asks(ts_node_named_child(n, 1))) return true;  // body `if` test `else` other
       continue;

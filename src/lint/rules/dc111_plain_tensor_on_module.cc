@@ -89,6 +89,44 @@ bool moved_by_own_to(const std::vector<std::pair<int, std::string_view>>& overri
          overrides.end();
 }
 
+// Whether `inner` lies inside `outer` in the text.
+bool within(TSNode inner, TSNode outer) {
+  return ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
+         ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
+// Whether a method of the class registers `attribute` as a buffer or a
+// parameter (`self.register_buffer("freqs_cis", ...)`) on every way that
+// reaches the set `value`: a tensor set on that name replaces the buffer
+// (nn.Module's __setattr__ keeps it there). A registration in a branch counts
+// only for sets in the same branch (`if bias: self.b = t` / `else:
+// self.register_parameter("b", None)` leaves a plain tensor when bias is set).
+bool registered_by_class(const Source& source, int class_scope, std::string_view attribute,
+                         TSNode value) {
+  for (const Call& call : source.calls()) {
+    if ((call.method != "register_buffer" && call.method != "register_parameter") ||
+        source.text(call.object) != "self" ||
+        source.scopes()[call.scope].owner_class != class_scope) {
+      continue;
+    }
+    const std::vector<TSNode> args = source.positional(call.node);
+    if (args.empty() || string_value(source, args[0]) != attribute) continue;
+    bool every_way = true;
+    for (TSNode n = ts_node_parent(call.node); !ts_node_is_null(n) && every_way;
+         n = ts_node_parent(n)) {
+      if (is(n, "function_definition")) break;
+      if ((is(n, "block") || is(n, "conditional_expression")) && !within(value, n)) {
+        const TSNode parent = ts_node_parent(n);
+        every_way = !(is(n, "conditional_expression") || is(parent, "if_statement") ||
+                      is(parent, "elif_clause") || is(parent, "else_clause") ||
+                      is(parent, "try_statement") || is(parent, "except_clause"));
+      }
+    }
+    if (every_way) return true;
+  }
+  return false;
+}
+
 void check(const RuleContext& c) {
   std::vector<std::pair<int, std::string_view>> overrides;
   for (const AttributeSet& set : c.flow.attributes()) {
@@ -113,7 +151,10 @@ void check(const RuleContext& c) {
     std::string message(set.name);
     // A 0-dim tensor (`torch.tensor(1)`) mixes with tensors on any device.
     if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
-      if (moved_at_each_use(c.source, set) || moved_by_own_to(overrides, set)) continue;
+      if (moved_at_each_use(c.source, set) || moved_by_own_to(overrides, set) ||
+          registered_by_class(c.source, set.class_scope, attribute, set.value)) {
+        continue;
+      }
       if (attribute.find('.') != std::string::npos) {  // self.hparams.x
         message +=
             " holds a plain tensor (kept by save_hyperparameters()), which model.to(device) "

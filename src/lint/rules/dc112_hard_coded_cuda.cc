@@ -376,6 +376,21 @@ void check_type_of_other(const RuleContext& c, const Call& call) {
       ts_node_named_child_count(inner_args) != 0) {
     return;
   }
+  // A receiver already placed (`torch.zeros(n, device=w.device)`,
+  // `t.to(w.device)`, `w.new_zeros(n)`) keeps its device: .type() changes
+  // the device only of a tensor of another device type (timm's merge_pre_bn).
+  const TSNode receiver = call.object;
+  if (is(receiver, "call")) {
+    if (!ts_node_is_null(c.source.keyword(receiver, "device"))) return;
+    const TSNode function = field(receiver, "function");
+    if (is(function, "attribute")) {
+      const std::string_view method = c.source.text(field(function, "attribute"));
+      if (method == "to" || method == "cuda" || method == "type_as" ||
+          method.rfind("new_", 0) == 0) {
+        return;
+      }
+    }
+  }
   const std::string other(c.source.text(field(inner, "object")));
   c.sink.report(call.node, "DC112",
                 ".type(" + other +

@@ -29,6 +29,10 @@ bool decorated_for_cuda(const Source& source, TSNode definition, TSNode except) 
 // live elsewhere (a conftest.py). A value made in one decorator of a
 // definition another decorator gates is made for that definition alone.
 bool gated_on_cuda(const Source& source, const Call& call) {
+  // In a function whose name says CUDA or a GPU (a module's own `cuda()`,
+  // `to_gpu()`): its caller asked for CUDA by calling it.
+  const int function = source.function_of(call.scope);
+  if (function >= 0 && names_cuda_or_gpu(source.scopes()[function].name)) return true;
   for (int s = call.scope; s > 0; s = source.scopes()[s].parent) {
     if (decorated_for_cuda(source, ts_node_parent(source.scopes()[s].node), TSNode{})) {
       return true;

@@ -68,5 +68,37 @@ TEST(LintDC109, SaysNothingOnTheFallbackOfAVersionTest) {
   EXPECT_EQ(found(source, "DC109"), (Lines{"19 DC109"}));
 }
 
+// A version flag of the program's own (Lightning's `_TORCH_GREATER_EQUAL_2_4`)
+// is a version test, and the handler of a `try` of the new API that catches
+// what a torch without it raises (timm's NativeScaler) is its fallback; a flag
+// that is no version and a handler of another failure are not.
+TEST(LintDC109, SaysNothingOnAVersionFlagsFallbackOrAMissingApisHandler) {
+  const std::string source =
+      "import torch\n"
+      "def scaler(device):\n"
+      "    return torch.amp.GradScaler(device=device) if _TORCH_GREATER_EQUAL_2_4 else "
+      "torch.cuda.amp.GradScaler()\n"
+      "class NativeScaler:\n"
+      "    def __init__(self, device='cuda'):\n"
+      "        try:\n"
+      "            self._scaler = torch.amp.GradScaler(device=device)\n"
+      "        except (AttributeError, TypeError) as e:\n"
+      "            self._scaler = torch.cuda.amp.GradScaler()\n"
+      "def old_only():\n"
+      "    try:\n"
+      "        from torch.amp import autocast\n"
+      "    except ImportError:\n"
+      "        autocast = torch.cuda.amp.autocast\n"
+      "        return torch.cuda.amp.autocast()\n"
+      "def flagged(use_amp):\n"
+      "    return torch.cuda.amp.GradScaler() if _TORCH_CUDA_AVAILABLE else None\n"
+      "def retried():\n"
+      "    try:\n"
+      "        return run()\n"
+      "    except RuntimeError:\n"
+      "        return torch.cuda.amp.autocast()\n";
+  EXPECT_EQ(found(source, "DC109"), (Lines{"17 DC109", "22 DC109"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -250,5 +250,40 @@ TEST(LintDC111, FindsAPlainDictOfModulesFilledByKey) {
             std::string::npos);
 }
 
+// A tensor set on the name of a buffer the class registers replaces the
+// buffer (nn.Module's __setattr__ keeps it in _buffers: Lightning's
+// tensor-parallel Transformer re-making freqs_cis in init_weights); a
+// device (`torch.empty(0).device`, `torch.get_default_device()`) is no
+// tensor. A tensor on another name is still found.
+TEST(LintDC111, SaysNothingOfABufferSetAgainOrOfADevice) {
+  const std::string source =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Transformer(nn.Module):\n"
+      "    def __init__(self, dim):\n"
+      "        super().__init__()\n"
+      "        self.register_buffer('freqs', torch.ones(dim), persistent=True)\n"
+      "        self.register_buffer('mask', None)\n"
+      "        self.mask = torch.ones(dim, dim).tril()\n"
+      "        self.init_weights()\n"
+      "    def init_weights(self):\n"
+      "        self.freqs = torch.arange(8.0)\n"
+      "        self.table = torch.arange(8.0)\n"
+      "class Mixin(nn.Module):\n"
+      "    def __init__(self, new):\n"
+      "        super().__init__()\n"
+      "        self._device = torch.get_default_device() if new else torch.empty(0).device\n"
+      "        self._kind = torch.empty(0).device.type\n"
+      "        self.scale = torch.ones(1, 4) if new else torch.zeros(1, 4)\n"
+      "class Cell(nn.Module):\n"
+      "    def __init__(self, n, bias=True):\n"
+      "        super().__init__()\n"
+      "        if bias:\n"
+      "            self.bias_ih = torch.randn(n)\n"
+      "        else:\n"
+      "            self.register_parameter('bias_ih', None)\n";
+  EXPECT_EQ(found(source, "DC111"), (Lines{"12 DC111", "18 DC111", "23 DC111"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

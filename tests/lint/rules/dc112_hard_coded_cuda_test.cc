@@ -351,5 +351,21 @@ TEST(LintDC112, FindsATypeTakenFromAnotherTensorsTypeString) {
   EXPECT_EQ(found(test, "DC112"), (Lines{}));
 }
 
+// A receiver already on the other tensor's device keeps it: .type() of a
+// type string of the same device type changes the dtype only (timm's
+// merge_pre_bn: torch.zeros(n, device=w.device).type(w.type())). A host
+// receiver still lands on the current device.
+TEST(LintDC112, SaysNothingOfATypeStringGivenATensorAlreadyOnThatDevice) {
+  const std::string source =
+      "import torch\n"
+      "def merge(module, w):\n"
+      "    zeros = torch.zeros(module.out_chs, device=w.device).type(w.type())\n"
+      "    ones = w.new_ones(3).type(w.type())\n"
+      "    moved = torch.ones(3).to(w.device).type(w.type())\n"
+      "    host = torch.zeros(module.out_chs).type(w.type())\n"
+      "    return zeros + ones + moved + host\n";
+  EXPECT_EQ(found(source, "DC112"), (Lines{"6 DC112"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -141,5 +141,22 @@ TEST(LintDC115, FindsCudaTensorsMadeWhenAModuleIsBuilt) {
   EXPECT_EQ(testing::found(source, "DC115"), (testing::Lines{"7 DC115"}));
 }
 
+// A function whose name says CUDA (a module's own `cuda(device)`, Lightning's
+// device mixin) was called for CUDA: its `torch.device("cuda", ...)` is the
+// caller's choice. The same line in another method is still found.
+TEST(LintDC115, SaysNothingInAFunctionNamedForCuda) {
+  const std::string source =
+      "import torch\n"
+      "class Mixin(torch.nn.Module):\n"
+      "    def cuda(self, device=None):\n"
+      "        if isinstance(device, int):\n"
+      "            device = torch.device('cuda', index=device)\n"
+      "        return super().cuda(device=device)\n"
+      "    def half(self):\n"
+      "        self._device = torch.device('cuda', index=0)\n"
+      "        return super().half()\n";
+  EXPECT_EQ(found(source, "DC115"), (Lines{"8 DC115"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

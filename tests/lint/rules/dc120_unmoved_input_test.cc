@@ -694,5 +694,77 @@ TEST(LintDC120, FindsAHostCopyInAModuleOnlyWhereTheFileUsesADevice) {
   EXPECT_EQ(found(module + "def main(x, ids):\n    return Pool()(x, ids)\n", "DC120"), Lines{});
 }
 
+// Lightning Fabric's setup_dataloaders() and Accelerate's prepare() give
+// loaders that put their batches on the device; without them the batches of
+// the same loop are on the host.
+TEST(LintDC120, SaysNothingOfTheBatchesOfAFrameworksLoaders) {
+  const std::string fabric =
+      "import torch\n"
+      "from torch import nn\n"
+      "from lightning.fabric import Fabric\n"
+      "from torchmetrics import Accuracy\n"
+      "def main(ds):\n"
+      "    fabric = Fabric()\n"
+      "    model = fabric.setup(nn.Linear(4, 2))\n"
+      "    train_loader = torch.utils.data.DataLoader(ds, batch_size=4)\n"
+      "    train_loader = fabric.setup_dataloaders(train_loader)\n"
+      "    acc = Accuracy(task='multiclass', num_classes=2).to(fabric.device)\n"
+      "    for x, y in train_loader:\n"
+      "        acc(model(x), y)\n";
+  EXPECT_EQ(found(fabric, "DC120"), (Lines{}));
+  const std::string accelerate =
+      "import torch\n"
+      "from torch import nn\n"
+      "from accelerate import Accelerator\n"
+      "def main(ds, device):\n"
+      "    accelerator = Accelerator()\n"
+      "    loader = torch.utils.data.DataLoader(ds, batch_size=4)\n"
+      "    model, loader = accelerator.prepare(nn.Linear(4, 2), loader)\n"
+      "    head = nn.Linear(2, 2).to(device)\n"
+      "    for x, y in loader:\n"
+      "        head(model(x))\n";
+  EXPECT_EQ(found(accelerate, "DC120"), (Lines{}));
+  const std::string plain =
+      "import torch\n"
+      "from torch import nn\n"
+      "from torchmetrics import Accuracy\n"
+      "def main(ds, device):\n"
+      "    model = nn.Linear(4, 2).to(device)\n"
+      "    train_loader = torch.utils.data.DataLoader(ds, batch_size=4)\n"
+      "    acc = Accuracy(task='multiclass', num_classes=2).to(device)\n"
+      "    for x, y in train_loader:\n"
+      "        acc(model(x), y)\n";
+  EXPECT_EQ(found(plain, "DC120"), (Lines{"9 DC120", "9 DC120"}));
+}
+
+// A loop over a dict batch's keys that sets each entry moved moves the whole
+// batch (timm's NaFlex prefetcher); moving only listed keys leaves the
+// others on the host.
+TEST(LintDC120, SaysNothingOfADictBatchWhoseEntriesAreEachMoved) {
+  const std::string source =
+      "import torch\n"
+      "from torch import nn\n"
+      "def evaluate(model, loader, device):\n"
+      "    model.to(device)\n"
+      "    for batch, target in loader:\n"
+      "        for k, v in batch.items():\n"
+      "            if isinstance(v, torch.Tensor):\n"
+      "                batch[k] = batch[k].to(device)\n"
+      "        out = model(batch['patches'])\n"
+      "def evaluate_keys(model, loader, device):\n"
+      "    model.to(device)\n"
+      "    for batch, target in loader:\n"
+      "        for k in batch.keys():\n"
+      "            batch[k] = batch[k].to(device)\n"
+      "        out = model(batch['patches'])\n"
+      "def evaluate_some(model, loader, device):\n"
+      "    model.to(device)\n"
+      "    for batch, target in loader:\n"
+      "        for k in ['mask']:\n"
+      "            batch[k] = batch[k].to(device)\n"
+      "        out = model(batch['patches'])\n";
+  EXPECT_EQ(found(source, "DC120"), (Lines{"21 DC120"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
