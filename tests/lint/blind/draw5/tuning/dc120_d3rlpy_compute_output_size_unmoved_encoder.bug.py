@@ -42,10 +42,10 @@ class DiscreteQFunction(nn.Module):
         return self.fc(self.encoder(x))
 
 
-def compute_output_size(input_shapes: Sequence[Tuple[int, ...]], encoder: nn.Module, device: str) -> int:  # <- bug
+def compute_output_size(input_shapes: Sequence[Tuple[int, ...]], encoder: nn.Module, device: str) -> int:
     with torch.no_grad():
         inputs = [torch.rand(1, *shape, device=device) for shape in input_shapes]  # <- bug
-        y = encoder(*inputs)
+        y = encoder(*inputs)  # <- bug
     return int(y.shape[1])
 
 

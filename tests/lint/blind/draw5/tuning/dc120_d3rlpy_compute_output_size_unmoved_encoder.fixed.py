@@ -44,7 +44,7 @@ def compute_output_size(input_shapes: Sequence[Tuple[int, ...]], encoder: nn.Mod
     device = next(encoder.parameters()).device  # <- fixed
     with torch.no_grad():
         inputs = [torch.rand(1, *shape, device=device) for shape in input_shapes]  # <- fixed
-        y = encoder(*inputs)
+        y = encoder(*inputs)  # <- fixed
     return int(y.shape[1])
 
 

@@ -22,7 +22,7 @@ class PotentialLoss(nn.Module):
         alphas = torch.argmax(q[:, None] * pid_masks, dim=0)
         x_alphas = x[alphas].transpose(0, 1)  # <- fixed
         q_alphas = q[alphas][None, None, :]  # <- fixed
-        diff = x[:, :, None] - x_alphas[None, :, :]
+        diff = x[:, :, None] - x_alphas[None, :, :]  # <- fixed
         norm_sq = torch.sum(diff ** 2, dim=1)
         va = q[:, None] * pid_masks * (norm_sq * q_alphas).squeeze(dim=0)
         vr = q[:, None] * (~pid_masks) * (relu(self.radius_threshold - torch.sqrt(norm_sq + 1e-8)) * q_alphas).squeeze(dim=0)
