@@ -109,6 +109,18 @@ bool asserted(const Source& source, TSNode call) {
   return false;
 }
 
+// Whether `scope` is test code: a function named `test_*` or `_test*`
+// (torch's `test_only_train_fn`, timm's `_test_model`), or a method of a
+// class named `Test*`. A test's loop runs a few steps to check values, not
+// to train fast: the wait per step costs nothing there.
+bool in_test(const Source& source, int scope) {
+  const int function = source.function_of(scope);
+  if (function < 0) return false;
+  const Scope& f = source.scopes()[function];
+  if (f.name.rfind("test_", 0) == 0 || f.name.rfind("_test", 0) == 0) return true;
+  return f.owner_class >= 0 && source.scopes()[f.owner_class].name.rfind("Test", 0) == 0;
+}
+
 void check(const RuleContext& c) {
   const Source& source = c.source;
   Sink& sink = c.sink;
@@ -121,7 +133,7 @@ void check(const RuleContext& c) {
       continue;
     }
     if (steers_loop(source, loop_at(call.node, call.loop), call.node) ||
-        asserted(source, call.node)) {
+        asserted(source, call.node) || in_test(source, call.scope)) {
       continue;
     }
     sink.report(call.node, "DC114",

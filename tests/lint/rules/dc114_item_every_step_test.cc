@@ -120,5 +120,37 @@ TEST(LintDC114, SaysNothingWhenTheValueReadStopsTheLoop) {
   EXPECT_EQ(found(source, "DC114"), (Lines{"21 DC114"}));
 }
 
+// A test's loop (a function named test_* or _test*, a method of a Test*
+// class) runs a few steps to check values, not to train fast; the same loop
+// in a training function is found.
+TEST(LintDC114, SaysNothingInTestCode) {
+  const std::string source =
+      "import torch\n"
+      "def test_only_train_fn(model, data, device='cuda'):\n"
+      "    model.to(device)\n"
+      "    for x, y in data:\n"
+      "        loss = model(x).sum()\n"
+      "        loss.backward()\n"
+      "        total = loss.item()\n"
+      "def _test_model(model, steps):\n"
+      "    for _ in range(steps):\n"
+      "        loss = model(torch.ones(2, device='cuda')).sum()\n"
+      "        loss.backward()\n"
+      "        print(loss.item())\n"
+      "class TestOptim:\n"
+      "    def run(self, model):\n"
+      "        for _ in range(3):\n"
+      "            loss = model(torch.ones(2, device='cuda')).sum()\n"
+      "            loss.backward()\n"
+      "            print(loss.item())\n"
+      "def train(model, data, device='cuda'):\n"
+      "    model.to(device)\n"
+      "    for x, y in data:\n"
+      "        loss = model(x).sum()\n"
+      "        loss.backward()\n"
+      "        total = loss.item()\n";
+  EXPECT_EQ(found(source, "DC114"), (Lines{"24 DC114"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
