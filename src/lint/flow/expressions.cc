@@ -132,6 +132,31 @@ bool FlowRun::moved_elsewhere(std::string_view name, const Frame& frame, bool gl
   return false;
 }
 
+// Whether `name`, seen from `scope`, is assigned both "cpu" and a device's
+// string (`if torch.cuda.is_available(): device = "cuda"` / `else: device =
+// "cpu"`): a choice, like `"cuda" if ... else "cpu"`, not the last string.
+bool FlowRun::device_choice(std::string_view name, int scope) const {
+  const std::vector<Scope>& scopes = source_.scopes();
+  for (int s = scope; s >= 0; s = scopes[s].parent) {
+    const auto found = scopes[s].assigns.find(std::string(name));
+    if (found == scopes[s].assigns.end() || found->second.empty()) continue;
+    if (found->second.size() < 2) return false;
+    bool host = false;
+    bool device = false;
+    for (const TSNode value : found->second) {
+      const auto text = string_value(source_, value);
+      if (!text) continue;
+      if (*text == "cpu") {
+        host = true;
+      } else if (!text->empty() && *text != "meta") {
+        device = true;
+      }
+    }
+    return host && device;
+  }
+  return false;
+}
+
 Place FlowRun::device_of(TSNode target, Frame& frame) {
   if (ts_node_is_null(target)) return Place::kUnknown;
   if (is(target, "none")) return Place::kHost;
@@ -162,6 +187,7 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
   if (is(target, "identifier")) {
     const std::string_view name = source_.text(target);
     const TSNode value = source_.value_of(std::string(name), frame.scope);
+    if (device_choice(name, frame.scope)) return Place::kDevice;
     if (!ts_node_is_null(value) && !ts_node_eq(value, target)) {
       if (string_value(source_, value) || is(value, "none")) return device_of(value, frame);
       if (is(value, "call") && source_.qualify(field(value, fields().function)) == "torch.device") {

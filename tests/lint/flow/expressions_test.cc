@@ -118,5 +118,38 @@ TEST(LintFlowEval, APropertyIsWhatItReturns) {
   EXPECT_EQ(meetings(f), (Lines{"15 factory@10 meets module"}));
 }
 
+// A name assigned "cpu" on one way and a device's string on another is the
+// device chosen, as `"cuda" if ... else "cpu"` is: not the string written
+// last. A name only ever "cpu" stays the host.
+TEST(LintFlowEval, ANameAssignedCpuAndADeviceOnTwoWaysIsTheDeviceChosen) {
+  const Flowed module_level(
+      "import torch\n"
+      "if torch.cuda.is_available():\n"
+      "    device = 'cuda'\n"
+      "else:\n"
+      "    device = 'cpu'\n"
+      "def f(x):\n"
+      "    return x.to(device) + torch.ones(3)\n");
+  EXPECT_EQ(meetings(module_level), (Lines{"7 factory@7 meets device"}));
+  const Flowed in_a_function(
+      "import torch\n"
+      "def run(args, x):\n"
+      "    target = 'cuda:0'\n"
+      "    if args.no_cuda:\n"
+      "        target = 'cpu'\n"
+      "    y = x.to(target)\n"
+      "    return y * torch.arange(3)\n");
+  EXPECT_EQ(meetings(in_a_function), (Lines{"7 factory@7 meets device"}));
+  const Flowed only_the_host(
+      "import torch\n"
+      "if torch.cuda.is_available():\n"
+      "    device = 'cpu'\n"
+      "else:\n"
+      "    device = 'cpu'\n"
+      "def f(x):\n"
+      "    return x.to(device) + torch.ones(3)\n");
+  EXPECT_EQ(meetings(only_the_host), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
