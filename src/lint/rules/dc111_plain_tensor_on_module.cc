@@ -6,6 +6,8 @@
 // which mixes with tensors on any device, nor one the class's own to() (or
 // cuda(), _apply()) sets again, nor one __init__ sets again as an
 // nn.Parameter on every way, nor one every read indexes on the host and moves.
+// And a cache: `self.x = None` in __init__, filled by another method with a
+// tensor where the inputs are, under a test that does not ask where.
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -177,6 +179,82 @@ bool registered_later(const std::vector<AttributeSet>& sets, const AttributeSet&
   return false;
 }
 
+// The `if` around `node` in its function whose test decides whether a
+// method refills `self.x` (`if batch_size != self.last:`), or a null node.
+TSNode refill_test(TSNode node) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) break;
+    if (is(n, "if_statement")) return field(n, "condition");
+  }
+  return TSNode{};
+}
+
+// Whether `node` holds a read of `name` (`self.x`) outside `skip`.
+bool read_outside(const Source& source, TSNode node, std::string_view name, TSNode skip) {
+  if (ts_node_eq(node, skip)) return false;
+  if (is(node, "attribute") && source.text(node) == name) {
+    const TSNode parent = ts_node_parent(node);
+    return !(is(parent, "assignment") && ts_node_eq(field(parent, "left"), node));
+  }
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    if (read_outside(source, ts_node_named_child(node, i), name, skip)) return true;
+  }
+  return false;
+}
+
+// A cache: `self.x = None` in __init__, filled in another method with a
+// tensor where its inputs are (the module's device), under a test that does
+// not ask where (`if batch_size != self.last:`), and read outside that `if`
+// (on later calls too): model.to(device) does not move it, so a call after a move meets
+// the tensor of the first device. Not where the test names the device, the
+// class registers the name, or each read moves it.
+void cached_on_first_device(const RuleContext& c,
+                            const std::vector<std::pair<int, std::string_view>>& overrides) {
+  std::vector<uint32_t> done;
+  for (const AttributeSet& set : c.flow.attributes()) {
+    const auto info = c.source.classes().find(c.source.scopes()[set.class_scope].name);
+    if (info == c.source.classes().end() || !info->second.is_module ||
+        in_init(c.source, set.method_scope) || set.v.kind != Kind::kTensor || set.v.scalar ||
+        set.v.registered ||
+        (set.v.place != Place::kModuleDevice && set.v.place != Place::kDevice)) {
+      continue;
+    }
+    const TSNode test = refill_test(set.value);
+    if (ts_node_is_null(test) || names_any(c.source.text(test), {"device", "cuda", "is_cuda"}) ||
+        !read_outside(c.source, c.source.scopes()[set.method_scope].node, set.name,
+                      ts_node_parent(test))) {
+      continue;
+    }
+    const std::string attribute(set.name.substr(5));
+    TSNode none{};
+    for (const Scope& scope : c.source.scopes()) {
+      if (scope.owner_class != set.class_scope || scope.name != "__init__") continue;
+      const auto assigns = scope.assigns.find(std::string(set.name));
+      if (assigns == scope.assigns.end()) continue;
+      for (const TSNode value : assigns->second) {
+        if (is(value, "none")) none = value;
+      }
+    }
+    if (ts_node_is_null(none) ||
+        std::find(done.begin(), done.end(), ts_node_start_byte(none)) != done.end() ||
+        moved_at_each_use(c.source, set) || moved_by_own_to(overrides, set) ||
+        registered_by_class(c.source, set.class_scope, attribute, set.value)) {
+      continue;
+    }
+    done.push_back(ts_node_start_byte(none));
+    std::string message(set.name);
+    message += " caches a tensor made where the inputs are (";
+    message += line_of(set.value);
+    message +=
+        ", refilled only when its test says so) in a plain attribute, which model.to(device) "
+        "does not move: a call after a move meets the tensor of the first device; use "
+        "self.register_buffer(\"";
+    message += attribute;
+    message += "\", None, persistent=False), or refill it when the device changes";
+    c.sink.report(none, "DC111", std::move(message));
+  }
+}
+
 void check(const RuleContext& c) {
   std::vector<std::pair<int, std::string_view>> overrides;
   for (const AttributeSet& set : c.flow.attributes()) {
@@ -232,6 +310,7 @@ void check(const RuleContext& c) {
     }
     c.sink.report(set.value, "DC111", std::move(message));
   }
+  cached_on_first_device(c, overrides);
 }
 
 }  // namespace

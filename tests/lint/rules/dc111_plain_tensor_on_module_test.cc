@@ -388,5 +388,74 @@ TEST(LintDC111, APlainWayBesideARegisteredOneCountsWhereTheFileMakesTheClass) {
   EXPECT_EQ(found(none_registered, "DC111"), (Lines{"7 DC111"}));
 }
 
+// A cache: None in __init__, filled in forward where the inputs are under a
+// test that does not ask where, read after it: a call after model.to(other)
+// meets the first device's tensor. Not a cache refilled when the device
+// changes, one registered as a buffer, nor one only its test reads.
+TEST(LintDC111, FindsACacheFilledOnTheFirstInputsDevice) {
+  const std::string by_length =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Causal(nn.Module):\n"
+      "    def __init__(self, d):\n"
+      "        super().__init__()\n"
+      "        self.proj = nn.Linear(d, d)\n"
+      "        self.size = 0\n"
+      "        self.mask = None\n"
+      "    def forward(self, x):\n"
+      "        n = x.shape[1]\n"
+      "        if n != self.size:\n"
+      "            self.mask = torch.ones(n, n, device=x.device).tril()\n"
+      "            self.size = n\n"
+      "        return self.proj(x) * self.mask[:n, :n].sum(0)\n";
+  EXPECT_EQ(found(by_length, "DC111"), (Lines{"8 DC111"}));
+  EXPECT_NE(only(by_length, "DC111").message.find("register_buffer(\"mask\", None"),
+            std::string::npos);
+  const std::string once =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Rotary(nn.Module):\n"
+      "    def __init__(self, dim):\n"
+      "        super().__init__()\n"
+      "        self.dim = dim\n"
+      "        self.table = None\n"
+      "    def build(self, x):\n"
+      "        t = torch.arange(x.shape[1], device=x.device).float()\n"
+      "        return torch.outer(t, t)\n"
+      "    def forward(self, x):\n"
+      "        if self.table is None:\n"
+      "            self.table = self.build(x)\n"
+      "        return x * self.table.cos()\n";
+  EXPECT_EQ(found(once, "DC111"), (Lines{"7 DC111"}));
+  const std::string near_misses =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class ByDevice(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.mask = None\n"
+      "    def forward(self, x):\n"
+      "        if self.mask is None or self.mask.device != x.device:\n"
+      "            self.mask = torch.ones(4, device=x.device)\n"
+      "        return x * self.mask\n"
+      "class Buffer(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.register_buffer('mask', None, persistent=False)\n"
+      "    def forward(self, x):\n"
+      "        if self.mask is None:\n"
+      "            self.mask = torch.ones(4, device=x.device)\n"
+      "        return x * self.mask\n"
+      "class Unused(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.mask = None\n"
+      "    def forward(self, x):\n"
+      "        if self.mask is None or self.mask.size(0) != x.shape[0]:\n"
+      "            self.mask = torch.ones(x.shape[0], device=x.device)\n"
+      "        return x\n";
+  EXPECT_EQ(found(near_misses, "DC111"), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
