@@ -157,6 +157,55 @@ bool FlowRun::device_choice(std::string_view name, int scope) const {
   return false;
 }
 
+// Whether `self.x` (`name`) of a class is the host because __init__ keeps in
+// it a parameter that defaults to "cpu" (`def __init__(self, device="cpu"):
+// self.device = device`) and the file makes the class, never passing it.
+bool FlowRun::default_host(int class_scope, std::string_view name) const {
+  for (const auto& [cls, attribute, host] : default_hosts_) {
+    if (cls == class_scope && attribute == name) return host;
+  }
+  bool host = false;
+  const std::vector<Scope>& scopes = source_.scopes();
+  for (const Scope& init : scopes) {
+    if (init.owner_class != class_scope || init.name != "__init__") continue;
+    const auto assigns = init.assigns.find(std::string(name));
+    if (assigns == init.assigns.end() || assigns->second.size() != 1 ||
+        !is(assigns->second[0], "identifier")) {
+      break;
+    }
+    const std::string_view parameter = source_.text(assigns->second[0]);
+    const TSNode parameters = field(init.node, fields().parameters);
+    int position = -1;  // among the parameters after self
+    bool cpu = false;
+    for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+      const TSNode p = ts_node_named_child(parameters, i);
+      if (!is(p, "default_parameter") && !is(p, "typed_default_parameter")) continue;
+      if (source_.text(field(p, fields().name)) != parameter) continue;
+      position = static_cast<int>(i) - 1;
+      cpu = string_value(source_, field(p, fields().value)) == "cpu";
+    }
+    if (!cpu || position < 0) break;
+    const std::string_view cls = scopes[class_scope].name;
+    bool made = false;
+    bool passed = false;
+    for (const Call& call : source_.calls()) {
+      if (source_.text(field(call.node, fields().function)) != cls) continue;
+      made = true;
+      const TSNode args = field(call.node, fields().arguments);
+      for (uint32_t i = 0, n = ts_node_named_child_count(args); i < n; ++i) {
+        const TSNode a = ts_node_named_child(args, i);
+        passed = passed || is(a, "list_splat") || is(a, "dictionary_splat") ||
+                 (is(a, "keyword_argument") && source_.text(field(a, fields().name)) == parameter);
+      }
+      passed = passed || static_cast<int>(source_.positional(call.node).size()) > position;
+    }
+    host = made && !passed;
+    break;
+  }
+  default_hosts_.emplace_back(class_scope, name, host);
+  return host;
+}
+
 Place FlowRun::device_of(TSNode target, Frame& frame) {
   if (ts_node_is_null(target)) return Place::kUnknown;
   if (is(target, "none")) return Place::kHost;
@@ -171,6 +220,11 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
     return Place::kDevice;
   }
   if (is(target, "attribute")) {
+    if (is(field(target, fields().object), "identifier") &&
+        source_.text(field(target, fields().object)) == "self" && frame.owner_class >= 0 &&
+        default_host(frame.owner_class, source_.text(target))) {
+      return Place::kHost;
+    }
     if (source_.text(field(target, fields().attribute)) == "device") {
       // A tensor's device (`x.device`) is where x is; a configuration's
       // (`args.device`, `self.device`) is the device chosen.

@@ -151,5 +151,36 @@ TEST(LintFlowEval, ANameAssignedCpuAndADeviceOnTwoWaysIsTheDeviceChosen) {
   EXPECT_EQ(meetings(only_the_host), (Lines{}));
 }
 
+// `self.device` kept from an __init__ parameter that defaults to "cpu" is the
+// host where every construction in the file leaves it out; passed by any
+// (or never constructed in the file: its callers decide), the device chosen.
+TEST(LintFlowEval, ADeviceParameterDefaultingToCpuThatNoCallPassesIsTheHost) {
+  const std::string loss =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Loss(nn.Module):\n"
+      "    def __init__(self, scale=1.0, device='cpu'):\n"
+      "        super().__init__()\n"
+      "        self.device = device\n"
+      "    def forward(self, x):\n"
+      "        centre = x.mean(0).to(self.device)\n"
+      "        return x - centre\n";
+  const Flowed omitted(loss + "crit = Loss(scale=2.0)\n");
+  EXPECT_EQ(meetings(omitted), (Lines{"9 copy@8 meets module"}));
+  const Flowed plain_class(
+      "import torch\n"
+      "class Sampler:\n"
+      "    def __init__(self, n, target='cpu'):\n"
+      "        self.target = target\n"
+      "    def draw(self, x):\n"
+      "        y = torch.randn(3, device='cuda')\n"
+      "        return y + y.to(self.target)\n"
+      "s = Sampler(4)\n");
+  EXPECT_EQ(meetings(plain_class), (Lines{"7 copy@7 meets device"}));
+  EXPECT_EQ(meetings(Flowed(loss + "crit = Loss(device='cuda')\n")), (Lines{}));
+  EXPECT_EQ(meetings(Flowed(loss + "crit = Loss(1.0, 'cuda')\n")), (Lines{}));
+  EXPECT_EQ(meetings(Flowed(loss)), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
