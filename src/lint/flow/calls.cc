@@ -303,6 +303,24 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       return v;
     }
   }
+  // next(model.parameters()) (or of its buffers): a tensor where the model is
+  // (`device = next(model.parameters()).device`).
+  if (is(function, "identifier") && source_.text(function) == "next" && args.size() == 1 &&
+      is(args[0].node, "call")) {
+    const TSNode inner = field(args[0].node, fields().function);
+    const std::string_view of = is(inner, "attribute")
+                                    ? source_.text(field(inner, fields().attribute))
+                                    : std::string_view();
+    if (of == "parameters" || of == "buffers") {
+      const Value model = eval(field(inner, fields().object), frame);
+      if (model.kind == Kind::kModule) {
+        v.kind = Kind::kTensor;
+        v.place = model.place;
+        v.registered = true;
+        return v;
+      }
+    }
+  }
   // iter(loader) is the loader; next(...) of it one of its batches.
   if (is(function, "identifier") && !args.empty() && args[0].value.kind == Kind::kLoader) {
     if (source_.text(function) == "iter") return args[0].value;
@@ -381,7 +399,10 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       record_call(only, call, args, frame);
       // Its class's __init__ first: the method reads what it sets.
       analyze_class(source_.scopes()[only].owner_class);
-      analyze(only);
+      // A factory's method (`encoder_factory.create(shape)`) that returns a
+      // model it makes gives that model, unmoved as it is made.
+      const Summary& summary = analyze(only);
+      if (summary.value.kind == Kind::kModule) return summary.value;
     }
   }
   if (attribute && !self_call) return eval_method(call, object, method, receiver, args, frame);
