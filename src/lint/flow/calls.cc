@@ -303,24 +303,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       return v;
     }
   }
-  // next(model.parameters()) (or of its buffers): a tensor where the model is
-  // (`device = next(model.parameters()).device`).
-  if (is(function, "identifier") && source_.text(function) == "next" && args.size() == 1 &&
-      is(args[0].node, "call")) {
-    const TSNode inner = field(args[0].node, fields().function);
-    const std::string_view of = is(inner, "attribute")
-                                    ? source_.text(field(inner, fields().attribute))
-                                    : std::string_view();
-    if (of == "parameters" || of == "buffers") {
-      const Value model = eval(field(inner, fields().object), frame);
-      if (model.kind == Kind::kModule) {
-        v.kind = Kind::kTensor;
-        v.place = model.place;
-        v.registered = true;
-        return v;
-      }
-    }
-  }
+  if (const std::optional<Value> first = first_parameter(function, args, frame)) return *first;
   // iter(loader) is the loader; next(...) of it one of its batches.
   if (is(function, "identifier") && !args.empty() && args[0].value.kind == Kind::kLoader) {
     if (source_.text(function) == "iter") return args[0].value;
