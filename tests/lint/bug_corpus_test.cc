@@ -143,11 +143,11 @@ const Figures kDraw4Test = {
 // with the rules as they were when it was merged (after the ninth round and
 // the seed-42 precision fixes, neither of which saw it): test 14 of 32
 // (44%), 1 twin flagged; tuning 16 of 29 (55%), 3 flagged (all DC111). The
-// tenth round (docs/lint.md) tuned on the tuning half: 21 of 29, no twin
+// tenth round (docs/lint.md) tuned on the tuning half: 22 of 29, no twin
 // flagged.
 const Figures kDraw5Tuning = {
     {"DC101", {9, 7, 0}}, {"DC102", {1, 1, 0}}, {"DC105", {3, 3, 0}}, {"DC110", {1, 1, 0}},
-    {"DC111", {4, 4, 0}}, {"DC112", {2, 0, 0}}, {"DC119", {1, 1, 0}}, {"DC120", {8, 4, 0}},
+    {"DC111", {4, 4, 0}}, {"DC112", {2, 1, 0}}, {"DC119", {1, 1, 0}}, {"DC120", {8, 4, 0}},
 };
 const Figures kDraw5Test = {
     {"DC101", {10, 7, 0}}, {"DC103", {4, 1, 0}}, {"DC105", {3, 3, 0}},
