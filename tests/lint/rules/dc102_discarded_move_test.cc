@@ -87,5 +87,52 @@ TEST(LintDC102, KnowsATokenizersOutputAndItsTensors) {
   EXPECT_EQ(found(source, "DC102"), (Lines{"4 DC102"}));
 }
 
+// A loop over what a class annotation says holds tensors moves copies and
+// drops them: found; not over modules, nor over a mapping's keys, nor where
+// the class says nothing.
+TEST(LintDC102, FindsMovesDroppedInALoopOverAnnotatedTensors) {
+  const std::string property =
+      "from typing import Optional, Tuple\n"
+      "import torch\n"
+      "class Mixin:\n"
+      "    _inputs: Optional[Tuple[torch.Tensor, ...]]\n"
+      "    @property\n"
+      "    def inputs(self):\n"
+      "        for t in self._inputs:\n"
+      "            t.to(self.device)\n"
+      "        return self._inputs\n";
+  EXPECT_EQ(found(property, "DC102"), (Lines{"8 DC102"}));
+  EXPECT_NE(only(property, "DC102").message.find("self._inputs keeps the unmoved ones"),
+            std::string::npos);
+  const std::string list =
+      "from typing import List\n"
+      "from torch import Tensor\n"
+      "class Buffer:\n"
+      "    states: List[Tensor]\n"
+      "    def __init__(self):\n"
+      "        self.states = []\n"
+      "    def to(self, device):\n"
+      "        for s in self.states:\n"
+      "            s.cuda()\n"
+      "        return self\n";
+  EXPECT_EQ(found(list, "DC102"), (Lines{"9 DC102"}));
+  const std::string near_misses =
+      "from typing import Dict, List\n"
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Holder:\n"
+      "    layers: List[nn.Module]\n"
+      "    named: Dict[str, torch.Tensor]\n"
+      "    plain = None\n"
+      "    def to(self, device):\n"
+      "        for m in self.layers:\n"
+      "            m.to(device)\n"
+      "        for k in self.named:\n"
+      "            k.to(device)\n"
+      "        for p in self.plain:\n"
+      "            p.to(device)\n";
+  EXPECT_EQ(found(near_misses, "DC102"), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
