@@ -414,15 +414,19 @@ Value FlowRun::computed_from(TSNode function, const Value& callee,
       "getattr", "setattr", "hasattr", "callable", "iter",      "round"};
   if (callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) return Value{};
   if (is(function, "identifier") && among(source_.text(function), kBuiltins)) return Value{};
+  Value out;
   for (const Arg& a : args) {
     const Value e = effective(a.value);
     if (device_value(e) && e.place == Place::kDevice) {
-      Value out;
       out.place = Place::kDevice;
       return out;
     }
+    // A tensor known on the module's device (not a value of unknown kind, a
+    // forward's input that may be an image or a size) gives what it computes
+    // there (`box_iou(boxes, anchors)`).
+    if (device_value(e) && e.kind == Kind::kTensor) out.place = Place::kModuleDevice;
   }
-  return Value{};
+  return out;
 }
 
 Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& frame) {

@@ -564,5 +564,43 @@ TEST(LintFlowCalls, TheDeviceOfAModelsFirstParameterIsWhereTheModelIs) {
   EXPECT_EQ(meetings(device_model), (Lines{"10 factory@10 meets device"}));
 }
 
+// A function the flow does not follow, given a tensor it knows on the
+// module's device, computes there (`box_iou(boxes, anchors)`); given a
+// forward's input of unknown kind (an image, a size), it says nothing.
+TEST(LintFlowCalls, AnUnfollowedFunctionOfAModulesTensorComputesOnItsDevice) {
+  const Flowed iou(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torchvision.ops import box_iou\n"
+      "class Matcher(nn.Module):\n"
+      "    def forward(self, boxes, anchors):\n"
+      "        iou = box_iou(boxes.float(), anchors.float())\n"
+      "        keep = iou.max(0).values > 0.5\n"
+      "        return torch.arange(len(anchors))[keep]\n");
+  EXPECT_EQ(meetings(iou), (Lines{"8 factory@8 meets module"}));
+  const Flowed warp(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from kornia.geometry import warp_affine\n"
+      "class Aug(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.register_buffer('m', torch.eye(2, 3)[None])\n"
+      "    def forward(self, x):\n"
+      "        y = warp_affine(x, self.m, (8, 8))\n"
+      "        return y * torch.rand(8, 8)\n");
+  EXPECT_EQ(meetings(warp), (Lines{"10 factory@10 meets module"}));
+  const Flowed sizes(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import torchvision.transforms.functional as F\n"
+      "class Crop(nn.Module):\n"
+      "    def forward(self, image):\n"
+      "        w, h = F.get_image_size(image)\n"
+      "        r = torch.rand(2)\n"
+      "        return int(w * r[0]), int(h * r[1])\n");
+  EXPECT_EQ(meetings(sizes), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
