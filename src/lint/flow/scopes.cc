@@ -310,8 +310,17 @@ void FlowRun::find_relevant() {
       relevant_calls_.push_back(ts_node_start_byte(call.node));
     }
   }
+  // The methods (not __init__ and its kind) that make a model of the file.
+  std::vector<std::string_view> factories;
+  for (int s = 1; s < static_cast<int>(scopes.size()); ++s) {
+    if (makes_module[s] && scopes[s].owner_class >= 0 && scopes[s].name.rfind("__", 0) != 0) {
+      factories.push_back(scopes[s].name);
+    }
+  }
   bool added = false;
   for (const Call* call : on_objects) {
+    if (factories.empty()) break;
+    if (std::find(factories.begin(), factories.end(), call->method) == factories.end()) continue;
     const int only = only_method(call->method);
     if (only < 0 || !makes_module[only]) continue;
     relevant_[call->scope] = true;

@@ -13,18 +13,14 @@ namespace {
 // torch's DistributedDataParallel, or a wrapper of it under another name
 // whose class says so (mmcv's `MMDistributedDataParallel`): built, it takes
 // the parameters' devices and broadcasts them as torch's does.
-bool is_ddp(const Source& source, const Call& call) {
+bool is_ddp(const Call& call) {
   const std::string_view q = call.qualified;
-  if (q == "torch.nn.parallel.DistributedDataParallel" ||
-      q == "torch.nn.parallel.distributed.DistributedDataParallel") {
-    return true;
-  }
   constexpr std::string_view kDdp = "DistributedDataParallel";
-  const TSNode function = field(call.node, "function");
-  const std::string_view name =
-      is(function, "attribute") ? source.text(field(function, "attribute")) : source.text(function);
-  return !q.empty() && q.rfind("torch.", 0) != 0 && name.size() > kDdp.size() &&
-         name.substr(name.size() - kDdp.size()) == kDdp;
+  if (q.size() <= kDdp.size() || q.compare(q.size() - kDdp.size(), kDdp.size(), kDdp) != 0) {
+    return false;
+  }
+  return q == "torch.nn.parallel.DistributedDataParallel" ||
+         q == "torch.nn.parallel.distributed.DistributedDataParallel" || q.rfind("torch.", 0) != 0;
 }
 
 // `DistributedDataParallel(model).cuda()`: the wrapper moved as it is made.
@@ -179,7 +175,7 @@ void check(const RuleContext& c) {
       data_parallel_on_cpu(c, call);
       continue;
     }
-    if (!is_ddp(c.source, call) || moved_after(c, call)) continue;
+    if (!is_ddp(call) || moved_after(c, call)) continue;
     // device_ids=[...] for a model made in this file and never moved: DDP
     // refuses CPU parameters with device_ids.
     if (ts_node_is_null(c.source.keyword(call.node, "device_ids"))) continue;

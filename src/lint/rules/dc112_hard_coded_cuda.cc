@@ -452,6 +452,11 @@ TSNode tested_tensor(const Source& source, TSNode test) {
 // differ. Where the choice is made: in an assignment, `torch.device(...)`,
 // `.to(...)` or `device=`.
 void check_cuda_of_a_tensor(const RuleContext& c) {
+  const std::string_view text = c.source.text(c.source.root());
+  if (text.find("is_cuda") == std::string_view::npos &&
+      text.find("type ==") == std::string_view::npos) {
+    return;
+  }
   std::vector<TSNode> choices;
   for (const Scope& scope : c.source.scopes()) {
     for (const auto& [name, values] : scope.assigns) {
