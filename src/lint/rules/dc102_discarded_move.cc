@@ -54,8 +54,34 @@ bool loops_over_annotated_tensors(const Source& source, TSNode call, TSNode obje
       source, class_annotation(source, function, source.text(field(over, "attribute"))));
 }
 
+// `[o.cuda() for o in xs]` as a statement: the moved copies are built and
+// dropped; a module among xs moves in place, a tensor stays where it was.
+// Not where the flow knows the elements are modules.
+bool dropped_in_a_comprehension(const RuleContext& c, const Move& move) {
+  const TSNode comprehension = ts_node_parent(move.call);
+  if ((!is(comprehension, "list_comprehension") && !is(comprehension, "set_comprehension") &&
+       !is(comprehension, "generator_expression")) ||
+      !ts_node_eq(ts_node_named_child(comprehension, 0), move.call) ||
+      !is(ts_node_parent(comprehension), "expression_statement") ||
+      move.value.kind == Kind::kModule || !is(move.object, "identifier")) {
+    return false;
+  }
+  const TSNode loop = ts_node_named_child(comprehension, 1);
+  if (!is(loop, "for_in_clause") ||
+      c.source.text(field(loop, "left")) != c.source.text(move.object)) {
+    return false;
+  }
+  std::string message(c.source.text(comprehension));
+  message +=
+      " builds the moved copies and drops them: a module among them moves in place, but a tensor "
+      "does not move; assign each moved tensor (x = x.to(device)) where it is used";
+  c.sink.report(move.call, "DC102", std::move(message));
+  return true;
+}
+
 void check(const RuleContext& c) {
   for (const Move& move : c.flow.moves()) {
+    if (dropped_in_a_comprehension(c, move)) continue;
     // A name, `self.x` or an element (`batch["ids"]`): what the fix assigns.
     const bool assignable =
         is(move.object, "identifier") || is(move.object, "subscript") ||

@@ -134,5 +134,35 @@ TEST(LintDC102, FindsMovesDroppedInALoopOverAnnotatedTensors) {
   EXPECT_EQ(found(near_misses, "DC102"), (Lines{}));
 }
 
+// A comprehension of moves as a statement drops the copies: found where the
+// elements may be tensors; not over what the flow knows are modules, nor a
+// comprehension whose moves are kept.
+TEST(LintDC102, FindsMovesDroppedInAComprehensionStatement) {
+  const std::string helper =
+      "def to_cuda(*args):\n"
+      "    [o.cuda() for o in args]\n"
+      "def run(model, x):\n"
+      "    to_cuda(model, x)\n"
+      "    return model(x)\n";
+  EXPECT_EQ(found(helper, "DC102"), (Lines{"2 DC102"}));
+  EXPECT_NE(only(helper, "DC102").message.find("a tensor does not move"), std::string::npos);
+  const std::string batch =
+      "import torch\n"
+      "def step(model, batch, device):\n"
+      "    inputs, labels = batch\n"
+      "    list(t.to(device) for t in (inputs, labels))\n"
+      "    {t.to(device) for t in batch}\n"
+      "    return model(inputs)\n";
+  EXPECT_EQ(found(batch, "DC102"), (Lines{"5 DC102"}));
+  const std::string near_misses =
+      "import torch.nn as nn\n"
+      "def place(device, xs):\n"
+      "    layers = [nn.Linear(2, 2), nn.Linear(2, 2)]\n"
+      "    [m.to(device) for m in layers]\n"
+      "    moved = [x.to(device) for x in xs]\n"
+      "    return [x.cuda() for x in xs], moved\n";
+  EXPECT_EQ(found(near_misses, "DC102"), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
