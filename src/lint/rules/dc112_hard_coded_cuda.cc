@@ -460,13 +460,27 @@ void check_cuda_of_a_tensor(const RuleContext& c) {
   std::vector<TSNode> choices;
   for (const Scope& scope : c.source.scopes()) {
     for (const auto& [name, values] : scope.assigns) {
-      choices.insert(choices.end(), values.begin(), values.end());
+      for (const TSNode value : values) {
+        if (is(value, "conditional_expression")) choices.push_back(value);
+      }
     }
   }
   for (const Call& call : c.source.calls()) {
-    const std::vector<TSNode> args = c.source.positional(call.node);
-    if (!args.empty()) choices.push_back(args[0]);
-    choices.push_back(c.source.keyword(call.node, "device"));
+    // The first positional argument, or `device=`.
+    const TSNode args = field(call.node, "arguments");
+    bool first = true;
+    for (uint32_t i = 0, n = ts_node_named_child_count(args); i < n; ++i) {
+      const TSNode arg = ts_node_named_child(args, i);
+      if (is(arg, "keyword_argument")) {
+        const TSNode value = field(arg, "value");
+        if (is(value, "conditional_expression") && c.source.text(field(arg, "name")) == "device") {
+          choices.push_back(value);
+        }
+      } else if (first) {
+        first = false;
+        if (is(arg, "conditional_expression")) choices.push_back(arg);
+      }
+    }
   }
   std::vector<uint32_t> done;
   for (const TSNode choice : choices) {
