@@ -303,6 +303,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       return v;
     }
   }
+  if (const std::optional<Value> first = first_parameter(function, args, frame)) return *first;
   // iter(loader) is the loader; next(...) of it one of its batches.
   if (is(function, "identifier") && !args.empty() && args[0].value.kind == Kind::kLoader) {
     if (source_.text(function) == "iter") return args[0].value;
@@ -381,7 +382,10 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       record_call(only, call, args, frame);
       // Its class's __init__ first: the method reads what it sets.
       analyze_class(source_.scopes()[only].owner_class);
-      analyze(only);
+      // A factory's method (`encoder_factory.create(shape)`) that returns a
+      // model it makes gives that model, unmoved as it is made.
+      const Summary& summary = analyze(only);
+      if (summary.value.kind == Kind::kModule) return summary.value;
     }
   }
   if (attribute && !self_call) return eval_method(call, object, method, receiver, args, frame);
@@ -410,15 +414,19 @@ Value FlowRun::computed_from(TSNode function, const Value& callee,
       "getattr", "setattr", "hasattr", "callable", "iter",      "round"};
   if (callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) return Value{};
   if (is(function, "identifier") && among(source_.text(function), kBuiltins)) return Value{};
+  Value out;
   for (const Arg& a : args) {
     const Value e = effective(a.value);
     if (device_value(e) && e.place == Place::kDevice) {
-      Value out;
       out.place = Place::kDevice;
       return out;
     }
+    // A tensor known on the module's device (not a value of unknown kind, a
+    // forward's input that may be an image or a size) gives what it computes
+    // there (`box_iou(boxes, anchors)`).
+    if (device_value(e) && e.kind == Kind::kTensor) out.place = Place::kModuleDevice;
   }
-  return Value{};
+  return out;
 }
 
 Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& frame) {

@@ -213,4 +213,25 @@ std::vector<Value> FlowRun::eval_elements(TSNode node, std::size_t count, Frame&
   return out;
 }
 
+// next(model.parameters()) (or of its buffers): a tensor where the model is
+// (`device = next(model.parameters()).device`).
+std::optional<Value> FlowRun::first_parameter(TSNode function, const std::vector<Arg>& args,
+                                              Frame& frame) {
+  if (!is(function, "identifier") || source_.text(function) != "next" || args.size() != 1 ||
+      !is(args[0].node, "call")) {
+    return std::nullopt;
+  }
+  const TSNode inner = field(args[0].node, fields().function);
+  if (!is(inner, "attribute")) return std::nullopt;
+  const std::string_view of = source_.text(field(inner, fields().attribute));
+  if (of != "parameters" && of != "buffers") return std::nullopt;
+  const Value model = eval(field(inner, fields().object), frame);
+  if (model.kind != Kind::kModule) return std::nullopt;
+  Value v;
+  v.kind = Kind::kTensor;
+  v.place = model.place;
+  v.registered = true;
+  return v;
+}
+
 }  // namespace devcheck::lint::detail

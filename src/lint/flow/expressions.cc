@@ -132,6 +132,80 @@ bool FlowRun::moved_elsewhere(std::string_view name, const Frame& frame, bool gl
   return false;
 }
 
+// Whether `name`, seen from `scope`, is assigned both "cpu" and a device's
+// string (`if torch.cuda.is_available(): device = "cuda"` / `else: device =
+// "cpu"`): a choice, like `"cuda" if ... else "cpu"`, not the last string.
+bool FlowRun::device_choice(std::string_view name, int scope) const {
+  const std::vector<Scope>& scopes = source_.scopes();
+  for (int s = scope; s >= 0; s = scopes[s].parent) {
+    const auto found = scopes[s].assigns.find(std::string(name));
+    if (found == scopes[s].assigns.end() || found->second.empty()) continue;
+    if (found->second.size() < 2) return false;
+    bool host = false;
+    bool device = false;
+    for (const TSNode value : found->second) {
+      const auto text = string_value(source_, value);
+      if (!text) continue;
+      if (*text == "cpu") {
+        host = true;
+      } else if (!text->empty() && *text != "meta") {
+        device = true;
+      }
+    }
+    return host && device;
+  }
+  return false;
+}
+
+// Whether `self.x` (`name`) of a class is the host because __init__ keeps in
+// it a parameter that defaults to "cpu" (`def __init__(self, device="cpu"):
+// self.device = device`) and the file makes the class, never passing it.
+bool FlowRun::default_host(int class_scope, std::string_view name) const {
+  for (const auto& [cls, attribute, host] : default_hosts_) {
+    if (cls == class_scope && attribute == name) return host;
+  }
+  bool host = false;
+  const std::vector<Scope>& scopes = source_.scopes();
+  for (const Scope& init : scopes) {
+    if (init.owner_class != class_scope || init.name != "__init__") continue;
+    const auto assigns = init.assigns.find(std::string(name));
+    if (assigns == init.assigns.end() || assigns->second.size() != 1 ||
+        !is(assigns->second[0], "identifier")) {
+      break;
+    }
+    const std::string_view parameter = source_.text(assigns->second[0]);
+    const TSNode parameters = field(init.node, fields().parameters);
+    int position = -1;  // among the parameters after self
+    bool cpu = false;
+    for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+      const TSNode p = ts_node_named_child(parameters, i);
+      if (!is(p, "default_parameter") && !is(p, "typed_default_parameter")) continue;
+      if (source_.text(field(p, fields().name)) != parameter) continue;
+      position = static_cast<int>(i) - 1;
+      cpu = string_value(source_, field(p, fields().value)) == "cpu";
+    }
+    if (!cpu || position < 0) break;
+    const std::string_view cls = scopes[class_scope].name;
+    bool made = false;
+    bool passed = false;
+    for (const Call& call : source_.calls()) {
+      if (source_.text(field(call.node, fields().function)) != cls) continue;
+      made = true;
+      const TSNode args = field(call.node, fields().arguments);
+      for (uint32_t i = 0, n = ts_node_named_child_count(args); i < n; ++i) {
+        const TSNode a = ts_node_named_child(args, i);
+        passed = passed || is(a, "list_splat") || is(a, "dictionary_splat") ||
+                 (is(a, "keyword_argument") && source_.text(field(a, fields().name)) == parameter);
+      }
+      passed = passed || static_cast<int>(source_.positional(call.node).size()) > position;
+    }
+    host = made && !passed;
+    break;
+  }
+  default_hosts_.emplace_back(class_scope, name, host);
+  return host;
+}
+
 Place FlowRun::device_of(TSNode target, Frame& frame) {
   if (ts_node_is_null(target)) return Place::kUnknown;
   if (is(target, "none")) return Place::kHost;
@@ -146,6 +220,11 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
     return Place::kDevice;
   }
   if (is(target, "attribute")) {
+    if (is(field(target, fields().object), "identifier") &&
+        source_.text(field(target, fields().object)) == "self" && frame.owner_class >= 0 &&
+        default_host(frame.owner_class, source_.text(target))) {
+      return Place::kHost;
+    }
     if (source_.text(field(target, fields().attribute)) == "device") {
       // A tensor's device (`x.device`) is where x is; a configuration's
       // (`args.device`, `self.device`) is the device chosen.
@@ -162,8 +241,15 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
   if (is(target, "identifier")) {
     const std::string_view name = source_.text(target);
     const TSNode value = source_.value_of(std::string(name), frame.scope);
+    if (device_choice(name, frame.scope)) return Place::kDevice;
     if (!ts_node_is_null(value) && !ts_node_eq(value, target)) {
       if (string_value(source_, value) || is(value, "none")) return device_of(value, frame);
+      // `device = next(model.parameters()).device`: where that tensor is.
+      if (is(value, "attribute") && source_.text(field(value, fields().attribute)) == "device" &&
+          is(field(value, fields().object), "call")) {
+        const Value of = eval(field(value, fields().object), frame);
+        if (of.kind == Kind::kTensor) return of.place;
+      }
       if (is(value, "call") && source_.qualify(field(value, fields().function)) == "torch.device") {
         return device_of(value, frame);
       }

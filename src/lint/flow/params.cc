@@ -1,6 +1,9 @@
 // The device flow across calls (run.h, ParamHint): what the calls of
 // the file's functions, methods and constructors pass to their parameters.
 // The rules never read these; the next run of the flow binds them.
+#include <algorithm>
+#include <cstdint>
+
 #include "../common.h"
 #include "run.h"
 
@@ -106,12 +109,17 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     module_method = c == source_.classes().end() || c->second.is_module;
   }
   const uint32_t count = ts_node_named_child_count(parameters);
+  // How many parameters a positional argument can reach: those after `*` or
+  // `*args` take keywords only (`def loss(self, *, beta, x)`).
+  std::size_t positional = SIZE_MAX;
   for (uint32_t i = 0; i < count; ++i) {
     TSNode p = ts_node_named_child(parameters, i);
-    if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern") ||
-        is(p, "keyword_separator") || is(p, "positional_separator")) {
-      break;  // *args, **kwargs, `*`, `/`: stop there
+    if (is(p, "positional_separator")) continue;
+    if (is(p, "keyword_separator") || is(p, "list_splat_pattern")) {
+      positional = std::min(positional, now.size());
+      continue;
     }
+    if (is(p, "dictionary_splat_pattern")) break;  // **kwargs: stop there
     if (!is(p, "identifier")) {
       const TSNode named = field(p, fields().name);
       p = ts_node_is_null(named) ? ts_node_named_child(p, 0) : named;
@@ -170,7 +178,7 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
       for (ParamHint& p : now) {
         if (p.name == name) p.value = value;
       }
-    } else if (position < now.size()) {
+    } else if (position < now.size() && position < positional) {
       now[position++].value = value;
     }
   }

@@ -208,6 +208,10 @@ class FlowRun {
   TSNode find_call_without_move(int method_scope, std::string_view name) const;
   mutable std::vector<std::tuple<int, std::string_view, TSNode>> without_move_;
   Place device_of(TSNode target, Frame& frame);
+  std::optional<Value> first_parameter(TSNode function, const std::vector<Arg>& args, Frame& frame);
+  bool device_choice(std::string_view name, int scope) const;
+  bool default_host(int class_scope, std::string_view name) const;
+  mutable std::vector<std::tuple<int, std::string_view, bool>> default_hosts_;
   std::vector<Value> eval_elements(TSNode node, std::size_t count, Frame& frame);
   Value element_of(const Value& iterable, TSNode node, Frame& frame);
   void meet(TSNode where, TSNode a_node, const Value& a, TSNode b_node, const Value& b,

@@ -255,6 +255,11 @@ void FlowRun::find_relevant() {
   }
   std::sort(methods_.begin(), methods_.end());
   const bool tokenizers = source_.mentions("return_tensors");
+  // `factory.create(shape)` on an object the flow knows nothing of, where one
+  // class of the file alone has `create` and it makes a model of the file:
+  // what it returns is that model (calls.cc).
+  std::vector<bool> makes_module(scopes.size(), false);
+  std::vector<const Call*> on_objects;
   for (const Call& call : source_.calls()) {
     const std::string& q = call.qualified;
     // A list a class keeps, filled by one method (`self.vals.append(v)`) and
@@ -280,6 +285,10 @@ void FlowRun::find_relevant() {
       const TSNode function = field(call.node, fields().function);
       if (is(function, "identifier")) {
         const std::string_view name = source_.text(function);
+        const auto made = source_.classes().find(std::string(name));
+        if (made != source_.classes().end() && made->second.is_module) {
+          makes_module[call.scope] = true;
+        }
         // `self(x)` in a method: the module's forward, on its device.
         r = functions_.count(name) != 0 || source_.classes().count(std::string(name)) != 0 ||
             out_.moved_anywhere(name) || (name == "self" && scopes[call.scope].owner_class >= 0);
@@ -292,12 +301,33 @@ void FlowRun::find_relevant() {
       }
       // A module the class keeps (`self.head(x)`, `self.head.decode(z)`).
       if (!r && is(function, "attribute")) r = module_attribute_call(call);
+      if (!r && is(call.object, "identifier") && source_.text(call.object) != "self") {
+        on_objects.push_back(&call);
+      }
     }
     if (r) {
       relevant_[call.scope] = true;
       relevant_calls_.push_back(ts_node_start_byte(call.node));
     }
   }
+  // The methods (not __init__ and its kind) that make a model of the file.
+  std::vector<std::string_view> factories;
+  for (int s = 1; s < static_cast<int>(scopes.size()); ++s) {
+    if (makes_module[s] && scopes[s].owner_class >= 0 && scopes[s].name.rfind("__", 0) != 0) {
+      factories.push_back(scopes[s].name);
+    }
+  }
+  bool added = false;
+  for (const Call* call : on_objects) {
+    if (factories.empty()) break;
+    if (std::find(factories.begin(), factories.end(), call->method) == factories.end()) continue;
+    const int only = only_method(call->method);
+    if (only < 0 || !makes_module[only]) continue;
+    relevant_[call->scope] = true;
+    relevant_calls_.push_back(ts_node_start_byte(call->node));
+    added = true;
+  }
+  if (added) std::sort(relevant_calls_.begin(), relevant_calls_.end());
 }
 
 namespace {

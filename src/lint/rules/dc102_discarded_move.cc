@@ -1,6 +1,7 @@
 // DC102 discarded-move: `t.cuda()`, `t.to(dev)`, `t.cpu()` as a statement,
 // where the device flow knows t is a tensor (made as one, or used as one and
-// never as a module): tensors do not move in place, the copy is dropped.
+// never as a module, or the variable of a loop over what a class annotation
+// says holds tensors): tensors do not move in place, the copy is dropped.
 #include "../common.h"
 #include "../flow/flow.h"
 #include "../rule.h"
@@ -8,8 +9,79 @@
 namespace devcheck::lint::detail {
 namespace {
 
+// Whether an annotation says a container of tensors (`Tuple[torch.Tensor,
+// ...]`, `Optional[List[Tensor]]`): its loop's variable is one tensor. Not a
+// mapping, whose loop gives its keys.
+bool tensors_annotation(const Source& source, TSNode type) {
+  if (ts_node_is_null(type)) return false;
+  std::string_view text = source.text(type);
+  if (text.rfind("Optional[", 0) == 0) text.remove_prefix(9);
+  if (text.rfind("typing.", 0) == 0) text.remove_prefix(7);
+  const bool container = text.rfind("Tuple[", 0) == 0 || text.rfind("List[", 0) == 0 ||
+                         text.rfind("Sequence[", 0) == 0 || text.rfind("Iterable[", 0) == 0 ||
+                         text.rfind("tuple[", 0) == 0 || text.rfind("list[", 0) == 0;
+  return container && text.find("Tensor") != std::string_view::npos;
+}
+
+// The annotation of `self.x` (`name`: "x") in the body of the class that
+// owns `scope` (`_inputs: Optional[Tuple[torch.Tensor, ...]]`), or a null node.
+TSNode class_annotation(const Source& source, int scope, std::string_view name) {
+  const int owner = scope >= 0 ? source.scopes()[scope].owner_class : -1;
+  if (owner < 0) return TSNode{};
+  const TSNode body = field(source.scopes()[owner].node, "body");
+  for (uint32_t i = 0, n = ts_node_named_child_count(body); i < n; ++i) {
+    const TSNode statement = ts_node_named_child(body, i);
+    if (!is(statement, "expression_statement")) continue;
+    const TSNode assignment = ts_node_named_child(statement, 0);
+    if (is(assignment, "assignment") && source.text(field(assignment, "left")) == name) {
+      return field(assignment, "type");
+    }
+  }
+  return TSNode{};
+}
+
+// Whether `object` is the variable of the loop around `call` over what its
+// annotation says holds tensors: `for t in self._inputs: t.to(device)`.
+bool loops_over_annotated_tensors(const Source& source, TSNode call, TSNode object, int scope) {
+  const TSNode loop = enclosing_loop(call);
+  if (ts_node_is_null(loop) || source.text(field(loop, "left")) != source.text(object)) {
+    return false;
+  }
+  const TSNode over = field(loop, "right");
+  if (!is(over, "attribute") || source.text(field(over, "object")) != "self") return false;
+  const int function = source.function_of(scope);
+  return tensors_annotation(
+      source, class_annotation(source, function, source.text(field(over, "attribute"))));
+}
+
+// `[o.cuda() for o in xs]` as a statement: the moved copies are built and
+// dropped; a module among xs moves in place, a tensor stays where it was.
+// Not where the flow knows the elements are modules.
+bool dropped_in_a_comprehension(const RuleContext& c, const Move& move) {
+  const TSNode comprehension = ts_node_parent(move.call);
+  if ((!is(comprehension, "list_comprehension") && !is(comprehension, "set_comprehension") &&
+       !is(comprehension, "generator_expression")) ||
+      !ts_node_eq(ts_node_named_child(comprehension, 0), move.call) ||
+      !is(ts_node_parent(comprehension), "expression_statement") ||
+      move.value.kind == Kind::kModule || !is(move.object, "identifier")) {
+    return false;
+  }
+  const TSNode loop = ts_node_named_child(comprehension, 1);
+  if (!is(loop, "for_in_clause") ||
+      c.source.text(field(loop, "left")) != c.source.text(move.object)) {
+    return false;
+  }
+  std::string message(c.source.text(comprehension));
+  message +=
+      " builds the moved copies and drops them: a module among them moves in place, but a tensor "
+      "does not move; assign each moved tensor (x = x.to(device)) where it is used";
+  c.sink.report(move.call, "DC102", std::move(message));
+  return true;
+}
+
 void check(const RuleContext& c) {
   for (const Move& move : c.flow.moves()) {
+    if (dropped_in_a_comprehension(c, move)) continue;
     // A name, `self.x` or an element (`batch["ids"]`): what the fix assigns.
     const bool assignable =
         is(move.object, "identifier") || is(move.object, "subscript") ||
@@ -21,6 +93,23 @@ void check(const RuleContext& c) {
       const TSNode body = function < 0 ? c.source.root() : c.source.scopes()[function].node;
       tensor = used_as_tensor(c.source, body, c.source.text(move.object),
                               c.flow.module_input(move.scope, c.source.text(move.object)));
+    }
+    if (!tensor && (move.value.kind == Kind::kUnknown || move.value.kind == Kind::kNone) &&
+        is(move.object, "identifier") &&
+        loops_over_annotated_tensors(c.source, move.call, move.object, move.scope)) {
+      const TSNode over = field(enclosing_loop(move.call), "right");
+      std::string message(c.source.text(move.call));
+      message += " returns a moved copy and this discards it: tensors do not move in place, and ";
+      message += c.source.text(over);
+      message += " keeps the unmoved ones; build them anew: ";
+      message += c.source.text(over);
+      message += " = tuple(... for ";
+      message += c.source.text(move.object);
+      message += " in ";
+      message += c.source.text(over);
+      message += ")";
+      c.sink.report(move.call, "DC102", std::move(message));
+      continue;
     }
     if (!tensor) continue;
     const std::string name(c.source.text(move.object));

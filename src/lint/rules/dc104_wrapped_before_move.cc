@@ -10,9 +10,32 @@
 namespace devcheck::lint::detail {
 namespace {
 
-bool is_ddp(std::string_view q) {
+// torch's DistributedDataParallel, or a wrapper of it under another name
+// whose class says so (mmcv's `MMDistributedDataParallel`): built, it takes
+// the parameters' devices and broadcasts them as torch's does.
+bool is_ddp(const Call& call) {
+  const std::string_view q = call.qualified;
+  constexpr std::string_view kDdp = "DistributedDataParallel";
+  if (q.size() <= kDdp.size() || q.compare(q.size() - kDdp.size(), kDdp.size(), kDdp) != 0) {
+    return false;
+  }
   return q == "torch.nn.parallel.DistributedDataParallel" ||
-         q == "torch.nn.parallel.distributed.DistributedDataParallel";
+         q == "torch.nn.parallel.distributed.DistributedDataParallel" || q.rfind("torch.", 0) != 0;
+}
+
+// `DistributedDataParallel(model).cuda()`: the wrapper moved as it is made.
+TSNode moved_at_once(const Source& source, const Call& call) {
+  const TSNode attribute = ts_node_parent(call.node);
+  if (!call.moved || !is(attribute, "attribute") ||
+      !ts_node_eq(field(attribute, "object"), call.node)) {
+    return TSNode{};
+  }
+  const TSNode move = ts_node_parent(attribute);
+  const std::string_view method = source.text(field(attribute, "attribute"));
+  if (!is(move, "call") || (method != "to" && method != "cuda")) return TSNode{};
+  const std::vector<TSNode> args = source.positional(move);
+  if (!args.empty() && string_value(source, args[0]) == "cpu") return TSNode{};
+  return move;
 }
 
 // Moved only after the wrap, in the same scope: `ddp = DDP(model)`, then
@@ -28,7 +51,7 @@ bool moved_after(const RuleContext& c, const Call& call) {
     wrapper = c.source.text(field(parent, "left"));
   }
   bool before = false;
-  TSNode after{};
+  TSNode after = moved_at_once(c.source, call);
   for (const Call& move : c.source.calls()) {
     if ((move.method != "to" && move.method != "cuda") || move.scope != call.scope ||
         !is(move.object, "identifier")) {
@@ -43,11 +66,12 @@ bool moved_after(const RuleContext& c, const Call& call) {
     }
   }
   if (before || ts_node_is_null(after)) return false;
+  const std::string wrap(c.source.text(field(call.node, "function")));
   c.sink.report(call.node, "DC104",
-                "DistributedDataParallel(" + std::string(model) +
+                wrap + "(" + std::string(model) +
                     ") is built before the model is on its device (it is moved only after, " +
-                    line_of(after) + "): move it first: DistributedDataParallel(" +
-                    std::string(model) + ".to(device), device_ids=[...])");
+                    line_of(after) + "): move it first: " + wrap + "(" + std::string(model) +
+                    ".to(device), device_ids=[...])");
   return true;
 }
 
@@ -151,7 +175,7 @@ void check(const RuleContext& c) {
       data_parallel_on_cpu(c, call);
       continue;
     }
-    if (!is_ddp(call.qualified) || moved_after(c, call)) continue;
+    if (!is_ddp(call) || moved_after(c, call)) continue;
     // device_ids=[...] for a model made in this file and never moved: DDP
     // refuses CPU parameters with device_ids.
     if (ts_node_is_null(c.source.keyword(call.node, "device_ids"))) continue;

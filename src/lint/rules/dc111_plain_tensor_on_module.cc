@@ -4,7 +4,10 @@
 // not registered; given to the constructor by the file's calls too), or a
 // plain list or dict of modules or tensors: model.to(device) moves neither. Not a 0-dim tensor,
 // which mixes with tensors on any device, nor one the class's own to() (or
-// cuda(), _apply()) sets again.
+// cuda(), _apply()) sets again, nor one __init__ sets again as an
+// nn.Parameter on every way, nor one every read indexes on the host and moves.
+// And a cache: `self.x = None` in __init__, filled by another method with a
+// tensor where the inputs are, under a test that does not ask where.
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -46,6 +49,20 @@ void count_reads(const Source& source, TSNode node, std::string_view name, Reads
   if (is(node, "attribute") && source.text(node) == name) {
     const TSNode parent = ts_node_parent(node);
     if (is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)) return;
+    // `self.x[t.cpu()].to(device)`: indexed on the host, then moved at once.
+    if (is(parent, "subscript") && ts_node_eq(field(parent, "value"), node)) {
+      const TSNode index = field(parent, "subscript");
+      const TSNode after = ts_node_parent(parent);
+      if (is(index, "call") && is(field(index, "function"), "attribute") &&
+          source.text(field(field(index, "function"), "attribute")) == "cpu" &&
+          is(after, "attribute") && ts_node_eq(field(after, "object"), parent)) {
+        const std::string_view method = source.text(field(after, "attribute"));
+        if (method == "to" || method == "cuda") {
+          ++reads.moved;
+          return;
+        }
+      }
+    }
     if (is(parent, "attribute") && ts_node_eq(field(parent, "object"), node)) {
       const std::string_view method = source.text(field(parent, "attribute"));
       ++(method == "to" || method == "cuda" || method == "type_as" ? reads.moved : reads.unmoved);
@@ -95,12 +112,40 @@ bool within(TSNode inner, TSNode outer) {
          ts_node_end_byte(inner) <= ts_node_end_byte(outer);
 }
 
+// Whether `node` runs on every way that reaches `value` in its function: no
+// branch lies between them that does not hold `value` too.
+bool on_every_way(TSNode node, TSNode value) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) break;
+    if ((is(n, "block") || is(n, "conditional_expression")) && !within(value, n)) {
+      const TSNode parent = ts_node_parent(n);
+      if (is(n, "conditional_expression") || is(parent, "if_statement") ||
+          is(parent, "elif_clause") || is(parent, "else_clause") || is(parent, "try_statement") ||
+          is(parent, "except_clause")) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// Whether a class constructs `name` anywhere in the file (`Center(...)`).
+bool constructed_in_file(const Source& source, std::string_view name) {
+  for (const Call& call : source.calls()) {
+    if (source.text(field(call.node, "function")) == name) return true;
+  }
+  return false;
+}
+
 // Whether a method of the class registers `attribute` as a buffer or a
 // parameter (`self.register_buffer("freqs_cis", ...)`) on every way that
 // reaches the set `value`: a tensor set on that name replaces the buffer
 // (nn.Module's __setattr__ keeps it there). A registration in a branch counts
 // only for sets in the same branch (`if bias: self.b = t` / `else:
 // self.register_parameter("b", None)` leaves a plain tensor when bias is set).
+// Where another way registers a tensor under the name (`if
+// register: self.register_buffer("c", c)` / `else: self.c = c`), the plain
+// way is the caller's choice: it counts only where the file makes the class.
 bool registered_by_class(const Source& source, int class_scope, std::string_view attribute,
                          TSNode value) {
   for (const Call& call : source.calls()) {
@@ -111,20 +156,103 @@ bool registered_by_class(const Source& source, int class_scope, std::string_view
     }
     const std::vector<TSNode> args = source.positional(call.node);
     if (args.empty() || string_value(source, args[0]) != attribute) continue;
-    bool every_way = true;
-    for (TSNode n = ts_node_parent(call.node); !ts_node_is_null(n) && every_way;
-         n = ts_node_parent(n)) {
-      if (is(n, "function_definition")) break;
-      if ((is(n, "block") || is(n, "conditional_expression")) && !within(value, n)) {
-        const TSNode parent = ts_node_parent(n);
-        every_way = !(is(n, "conditional_expression") || is(parent, "if_statement") ||
-                      is(parent, "elif_clause") || is(parent, "else_clause") ||
-                      is(parent, "try_statement") || is(parent, "except_clause"));
-      }
+    if (on_every_way(call.node, value)) return true;
+    if (args.size() > 1 && !is(args[1], "none") &&
+        !constructed_in_file(source, source.scopes()[class_scope].name)) {
+      return true;
     }
-    if (every_way) return true;
   }
   return false;
+}
+
+// Whether the method that sets `self.x` to a plain tensor sets it again, later
+// and on every way, to a registered one (`self.mask = nn.Parameter(self.mask,
+// requires_grad=False)`): nn.Module's __setattr__ registers it then.
+bool registered_later(const std::vector<AttributeSet>& sets, const AttributeSet& set) {
+  for (const AttributeSet& other : sets) {
+    if (other.method_scope == set.method_scope && other.name == set.name && other.v.registered &&
+        ts_node_start_byte(other.value) > ts_node_end_byte(set.value) &&
+        on_every_way(other.value, set.value)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The `if` around `node` in its function whose test decides whether a
+// method refills `self.x` (`if batch_size != self.last:`), or a null node.
+TSNode refill_test(TSNode node) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) break;
+    if (is(n, "if_statement")) return field(n, "condition");
+  }
+  return TSNode{};
+}
+
+// Whether `node` holds a read of `name` (`self.x`) outside `skip`.
+bool read_outside(const Source& source, TSNode node, std::string_view name, TSNode skip) {
+  if (ts_node_eq(node, skip)) return false;
+  if (is(node, "attribute") && source.text(node) == name) {
+    const TSNode parent = ts_node_parent(node);
+    return !(is(parent, "assignment") && ts_node_eq(field(parent, "left"), node));
+  }
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    if (read_outside(source, ts_node_named_child(node, i), name, skip)) return true;
+  }
+  return false;
+}
+
+// A cache: `self.x = None` in __init__, filled in another method with a
+// tensor where its inputs are (the module's device), under a test that does
+// not ask where (`if batch_size != self.last:`), and read outside that `if`
+// (on later calls too): model.to(device) does not move it, so a call after a move meets
+// the tensor of the first device. Not where the test names the device, the
+// class registers the name, or each read moves it.
+void cached_on_first_device(const RuleContext& c,
+                            const std::vector<std::pair<int, std::string_view>>& overrides) {
+  std::vector<uint32_t> done;
+  for (const AttributeSet& set : c.flow.attributes()) {
+    const auto info = c.source.classes().find(c.source.scopes()[set.class_scope].name);
+    if (info == c.source.classes().end() || !info->second.is_module ||
+        in_init(c.source, set.method_scope) || set.v.kind != Kind::kTensor || set.v.scalar ||
+        set.v.registered ||
+        (set.v.place != Place::kModuleDevice && set.v.place != Place::kDevice)) {
+      continue;
+    }
+    const TSNode test = refill_test(set.value);
+    if (ts_node_is_null(test) || names_any(c.source.text(test), {"device", "cuda", "is_cuda"}) ||
+        !read_outside(c.source, c.source.scopes()[set.method_scope].node, set.name,
+                      ts_node_parent(test))) {
+      continue;
+    }
+    const std::string attribute(set.name.substr(5));
+    TSNode none{};
+    for (const Scope& scope : c.source.scopes()) {
+      if (scope.owner_class != set.class_scope || scope.name != "__init__") continue;
+      const auto assigns = scope.assigns.find(std::string(set.name));
+      if (assigns == scope.assigns.end()) continue;
+      for (const TSNode value : assigns->second) {
+        if (is(value, "none")) none = value;
+      }
+    }
+    if (ts_node_is_null(none) ||
+        std::find(done.begin(), done.end(), ts_node_start_byte(none)) != done.end() ||
+        moved_at_each_use(c.source, set) || moved_by_own_to(overrides, set) ||
+        registered_by_class(c.source, set.class_scope, attribute, set.value)) {
+      continue;
+    }
+    done.push_back(ts_node_start_byte(none));
+    std::string message(set.name);
+    message += " caches a tensor made where the inputs are (";
+    message += line_of(set.value);
+    message +=
+        ", refilled only when its test says so) in a plain attribute, which model.to(device) "
+        "does not move: a call after a move meets the tensor of the first device; use "
+        "self.register_buffer(\"";
+    message += attribute;
+    message += "\", None, persistent=False), or refill it when the device changes";
+    c.sink.report(none, "DC111", std::move(message));
+  }
 }
 
 void check(const RuleContext& c) {
@@ -152,7 +280,8 @@ void check(const RuleContext& c) {
     // A 0-dim tensor (`torch.tensor(1)`) mixes with tensors on any device.
     if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
       if (moved_at_each_use(c.source, set) || moved_by_own_to(overrides, set) ||
-          registered_by_class(c.source, set.class_scope, attribute, set.value)) {
+          registered_by_class(c.source, set.class_scope, attribute, set.value) ||
+          registered_later(c.flow.attributes(), set)) {
         continue;
       }
       if (attribute.find('.') != std::string::npos) {  // self.hparams.x
@@ -181,6 +310,7 @@ void check(const RuleContext& c) {
     }
     c.sink.report(set.value, "DC111", std::move(message));
   }
+  cached_on_first_device(c, overrides);
 }
 
 }  // namespace

@@ -428,7 +428,88 @@ void check_set_device_in_threads(const RuleContext& c) {
   }
 }
 
+// The tensor whose place `test` asks (`adj` of `adj.is_cuda`, of
+// `adj.device.type == "cuda"`), or a null node.
+TSNode tested_tensor(const Source& source, TSNode test) {
+  if (is(test, "attribute") && source.text(field(test, "attribute")) == "is_cuda") {
+    return field(test, "object");
+  }
+  if (!is(test, "comparison_operator") || ts_node_named_child_count(test) != 2) return TSNode{};
+  const TSNode left = ts_node_named_child(test, 0);
+  if (string_value(source, ts_node_named_child(test, 1)) != "cuda" || !is(left, "attribute") ||
+      source.text(field(left, "attribute")) != "type") {
+    return TSNode{};
+  }
+  const TSNode device = field(left, "object");
+  return is(device, "attribute") && source.text(field(device, "attribute")) == "device"
+             ? field(device, "object")
+             : TSNode{};
+}
+
+// `"cuda" if adj.is_cuda else "cpu"`: a device chosen by where a tensor is,
+// named by the bare "cuda", which is the current device (cuda:0 unless
+// set_device says otherwise), not the tensor's: on another GPU the two
+// differ. Where the choice is made: in an assignment, `torch.device(...)`,
+// `.to(...)` or `device=`.
+void check_cuda_of_a_tensor(const RuleContext& c) {
+  const std::string_view text = c.source.text(c.source.root());
+  if (text.find("is_cuda") == std::string_view::npos &&
+      text.find("type ==") == std::string_view::npos) {
+    return;
+  }
+  std::vector<TSNode> choices;
+  for (const Scope& scope : c.source.scopes()) {
+    for (const auto& [name, values] : scope.assigns) {
+      for (const TSNode value : values) {
+        if (is(value, "conditional_expression")) choices.push_back(value);
+      }
+    }
+  }
+  for (const Call& call : c.source.calls()) {
+    // The first positional argument, or `device=`.
+    const TSNode args = field(call.node, "arguments");
+    bool first = true;
+    for (uint32_t i = 0, n = ts_node_named_child_count(args); i < n; ++i) {
+      const TSNode arg = ts_node_named_child(args, i);
+      if (is(arg, "keyword_argument")) {
+        const TSNode value = field(arg, "value");
+        if (is(value, "conditional_expression") && c.source.text(field(arg, "name")) == "device") {
+          choices.push_back(value);
+        }
+      } else if (first) {
+        first = false;
+        if (is(arg, "conditional_expression")) choices.push_back(arg);
+      }
+    }
+  }
+  std::vector<uint32_t> done;
+  for (const TSNode choice : choices) {
+    if (ts_node_is_null(choice) || !is(choice, "conditional_expression") ||
+        ts_node_named_child_count(choice) != 3) {
+      continue;
+    }
+    TSNode cuda = ts_node_named_child(choice, 0);
+    if (is(cuda, "call") && c.source.qualify(field(cuda, "function")) == "torch.device" &&
+        c.source.positional(cuda).size() == 1) {
+      cuda = c.source.positional(cuda)[0];
+    }
+    const TSNode tensor = tested_tensor(c.source, ts_node_named_child(choice, 1));
+    if (ts_node_is_null(tensor) || string_value(c.source, cuda) != "cuda" ||
+        std::find(done.begin(), done.end(), ts_node_start_byte(choice)) != done.end()) {
+      continue;
+    }
+    done.push_back(ts_node_start_byte(choice));
+    const std::string name(c.source.text(tensor));
+    c.sink.report(choice, "DC112",
+                  "\"cuda\" chosen because " + name +
+                      " is on a GPU names the current CUDA device (cuda:0 unless set_device "
+                      "says otherwise), not " +
+                      name + "'s: on another GPU the two differ; use " + name + ".device");
+  }
+}
+
 void check(const RuleContext& c) {
+  check_cuda_of_a_tensor(c);
   check_variables(c);
   check_chosen_elsewhere(c);
   check_set_device_in_threads(c);

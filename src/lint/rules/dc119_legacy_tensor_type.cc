@@ -1,5 +1,6 @@
 // DC119 legacy-tensor-type: torch.FloatTensor(...), torch.cuda.LongTensor(...)
-// and .type(torch.cuda.HalfTensor) / .type("torch.cuda.FloatTensor").
+// and .type(torch.cuda.HalfTensor) / .type("torch.cuda.FloatTensor"); and
+// torch.Tensor(..., device=d), which refuses any device but the CPU.
 #include <array>
 
 #include "../common.h"
@@ -98,8 +99,45 @@ void check_legacy_type_string(const Source& source, const Call& call, Sink& sink
                   (type->second ? ", device=\"cuda\")" : ")"));
 }
 
+// `torch.Tensor([...], device=x.device)`: the legacy constructors (torch.Tensor
+// among them) make CPU tensors only and refuse any other device ("legacy
+// constructor expects device type: cpu"), so the line fails wherever the
+// device is a GPU. Not `device="cpu"`, nor in code that expects the error
+// (`assertRaises(RuntimeError, lambda: ...)`, `with pytest.raises(...)`).
+// Whether `node` sits in code that expects an error: an argument of
+// `assertRaises(...)` (its lambda) or the body of `with pytest.raises(...)`.
+bool expects_an_error(const Source& source, TSNode node) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) return false;
+    TSNode test{};
+    if (is(n, "call")) test = field(n, "function");
+    if (is(n, "with_statement")) test = ts_node_named_child(n, 0);
+    if (!ts_node_is_null(test) && names_any(source.text(test), {"raises"})) return true;
+  }
+  return false;
+}
+
+void check_legacy_with_device(const Source& source, const Call& call, Sink& sink) {
+  if (call.qualified != "torch.Tensor" || expects_an_error(source, call.node)) return;
+  const TSNode device = source.keyword(call.node, "device");
+  if (ts_node_is_null(device) || is(device, "none") || string_value(source, device) == "cpu") {
+    return;
+  }
+  const std::string message =
+      source.dotted(field(call.node, "function")) +
+      "(..., device=" + std::string(source.text(device)) +
+      ") is a legacy constructor, which makes CPU tensors only and refuses a CUDA device; use "
+      "torch.tensor(data, device=" +
+      std::string(source.text(device)) + ") or torch.empty(size, device=...)";
+  sink.report(call.node, "DC119", message);
+}
+
 void check(const RuleContext& c) {
   for (const Call& call : c.source.calls()) {
+    if (call.qualified == "torch.Tensor") {
+      check_legacy_with_device(c.source, call, c.sink);
+      continue;
+    }
     check_legacy_constructor(c.source, call, c.sink);
     check_legacy_type_string(c.source, call, c.sink);
   }

@@ -1,7 +1,8 @@
 // DC120 unmoved-input: a batch of a DataLoader, an item of a Dataset, an
 // image torchvision made a tensor or a tensor copied to the host meets
 // tensors on a device unmoved; or a model
-// made on the CPU and never moved is given tensors on a device.
+// made on the CPU and never moved is given tensors on a device; or a module
+// on a device moved to the CPU in a loop that gives it inputs.
 #include <algorithm>
 #include <set>
 
@@ -12,7 +13,74 @@
 namespace devcheck::lint::detail {
 namespace {
 
+// Whether `node` lies inside `outer` in the text.
+bool inside(TSNode node, TSNode outer) {
+  return ts_node_start_byte(node) >= ts_node_start_byte(outer) &&
+         ts_node_end_byte(node) <= ts_node_end_byte(outer);
+}
+
+// `model.cpu()` (or `.to("cpu")`) of a module on a device, anywhere in a
+// loop's body (`torch.save(model.cpu().state_dict(), f)`): nn.Module's
+// moves work in place, so the next pass of the loop, which gave the module
+// inputs before this line, runs it on the CPU. Not where the loop moves it
+// back, assigns the name, or takes it as the loop's variable.
+void moved_to_host_in_a_loop(const RuleContext& c) {
+  for (const Move& move : c.flow.moves()) {
+    if (move.target != Place::kHost || move.value.kind != Kind::kModule ||
+        move.value.place != Place::kDevice || !is(move.object, "identifier")) {
+      continue;
+    }
+    const TSNode loop = enclosing_loop(move.call);
+    if (ts_node_is_null(loop)) continue;
+    const std::string_view name = c.source.text(move.object);
+    if (c.source.text(field(loop, "left")) == name) continue;
+    const auto assigns = c.source.scopes()[move.scope].assigns.find(std::string(name));
+    if (assigns != c.source.scopes()[move.scope].assigns.end() &&
+        std::any_of(assigns->second.begin(), assigns->second.end(),
+                    [&](TSNode value) { return inside(value, loop); })) {
+      continue;
+    }
+    bool back = false;
+    for (const Move& other : c.flow.moves()) {
+      back = back || (other.target == Place::kDevice && c.source.text(other.object) == name &&
+                      inside(other.call, loop));
+    }
+    if (back) continue;
+    // Given inputs earlier in the loop: called, or a method given arguments.
+    TSNode used{};
+    for (const Call& call : c.source.calls()) {
+      if (call.scope != move.scope || !inside(call.node, loop) ||
+          ts_node_start_byte(call.node) >= ts_node_start_byte(move.call)) {
+        continue;
+      }
+      const bool called = c.source.text(field(call.node, "function")) == name;
+      const bool given = !ts_node_is_null(call.object) && c.source.text(call.object) == name &&
+                         call.method != "to" && call.method != "cuda" && call.method != "cpu" &&
+                         !c.source.positional(call.node).empty();
+      if (called || given) {
+        used = call.node;
+        break;
+      }
+    }
+    if (ts_node_is_null(used)) continue;
+    std::string message(name);
+    message += ".";
+    message += c.source.text(field(field(move.call, "function"), "attribute"));
+    message +=
+        "(...) moves the module itself to the CPU (an nn.Module moves in place), inside a "
+        "loop that gives it inputs while it is on a device (";
+    message += line_of(used);
+    message +=
+        "): the next pass runs it on the CPU, a device mismatch; save a copy instead "
+        "({k: v.cpu() for k, v in ";
+    message += name;
+    message += ".state_dict().items()}) or move it back";
+    c.sink.report(move.call, "DC120", std::move(message));
+  }
+}
+
 void check(const RuleContext& c) {
+  moved_to_host_in_a_loop(c);
   std::set<uint32_t> done;
   const bool moves_to_device =
       std::any_of(c.flow.moves().begin(), c.flow.moves().end(),

@@ -501,5 +501,106 @@ TEST(LintFlowCalls, WhatTorchLoadMapsToADeviceIsThere) {
   EXPECT_EQ(meetings(near), Lines{});
 }
 
+// `factory.create(...)` on an object the flow knows nothing of, where one
+// class of the file alone has `create` and it makes a model of the file:
+// the model, unmoved. Where two classes have the method, nothing.
+TEST(LintFlowCalls, AFactoryMethodOfTheFileGivesTheModelItMakes) {
+  const std::string classes =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Encoder(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 4)\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x)\n"
+      "class EncoderFactory:\n"
+      "    def create(self):\n"
+      "        return Encoder()\n";
+  const Flowed probe(classes +
+                     "def probe(factory, device):\n"
+                     "    enc = factory.create()\n"
+                     "    return enc(torch.zeros(1, 4, device=device))\n");
+  EXPECT_EQ(meetings(probe), (Lines{"14 unmoved@11 meets device"}));
+  const Flowed build(classes +
+                     "def build(maker, x):\n"
+                     "    heads = [maker.create() for _ in range(2)]\n"
+                     "    h = maker.create()\n"
+                     "    return h(x.cuda())\n");
+  EXPECT_EQ(meetings(build), (Lines{"15 unmoved@11 meets device"}));
+  const Flowed two_classes(classes +
+                           "class Other:\n"
+                           "    def create(self):\n"
+                           "        return nn.Linear(4, 4).cuda()\n"
+                           "def probe(factory, device):\n"
+                           "    enc = factory.create()\n"
+                           "    return enc(torch.zeros(1, 4, device=device))\n");
+  EXPECT_EQ(meetings(two_classes), (Lines{}));
+}
+
+// `next(model.parameters())` is a tensor where the model is, and so is a
+// device taken from it: a model left on the CPU gets inputs made there.
+TEST(LintFlowCalls, TheDeviceOfAModelsFirstParameterIsWhereTheModelIs) {
+  const Flowed host_model(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def probe(x):\n"
+      "    net = nn.Linear(4, 4)\n"
+      "    device = next(net.parameters()).device\n"
+      "    y = torch.zeros(1, 4).to(device)\n"
+      "    return x.cuda() + y\n");
+  EXPECT_EQ(meetings(host_model), (Lines{"7 factory@6 meets device"}));
+  const Flowed device_model(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def probe():\n"
+      "    net = nn.Linear(4, 4).cuda()\n"
+      "    dev = next(net.buffers()).device\n"
+      "    return net.weight + torch.ones(4, 4, device=dev)\n"
+      "def other():\n"
+      "    net = nn.Linear(4, 4).cuda()\n"
+      "    w = next(net.parameters())\n"
+      "    return w + torch.ones(4, 4)\n");
+  EXPECT_EQ(meetings(device_model), (Lines{"10 factory@10 meets device"}));
+}
+
+// A function the flow does not follow, given a tensor it knows on the
+// module's device, computes there (`box_iou(boxes, anchors)`); given a
+// forward's input of unknown kind (an image, a size), it says nothing.
+TEST(LintFlowCalls, AnUnfollowedFunctionOfAModulesTensorComputesOnItsDevice) {
+  const Flowed iou(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torchvision.ops import box_iou\n"
+      "class Matcher(nn.Module):\n"
+      "    def forward(self, boxes, anchors):\n"
+      "        iou = box_iou(boxes.float(), anchors.float())\n"
+      "        keep = iou.max(0).values > 0.5\n"
+      "        return torch.arange(len(anchors))[keep]\n");
+  EXPECT_EQ(meetings(iou), (Lines{"8 factory@8 meets module"}));
+  const Flowed warp(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from kornia.geometry import warp_affine\n"
+      "class Aug(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.register_buffer('m', torch.eye(2, 3)[None])\n"
+      "    def forward(self, x):\n"
+      "        y = warp_affine(x, self.m, (8, 8))\n"
+      "        return y * torch.rand(8, 8)\n");
+  EXPECT_EQ(meetings(warp), (Lines{"10 factory@10 meets module"}));
+  const Flowed sizes(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import torchvision.transforms.functional as F\n"
+      "class Crop(nn.Module):\n"
+      "    def forward(self, image):\n"
+      "        w, h = F.get_image_size(image)\n"
+      "        r = torch.rand(2)\n"
+      "        return int(w * r[0]), int(h * r[1])\n");
+  EXPECT_EQ(meetings(sizes), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

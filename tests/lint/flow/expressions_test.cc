@@ -118,5 +118,69 @@ TEST(LintFlowEval, APropertyIsWhatItReturns) {
   EXPECT_EQ(meetings(f), (Lines{"15 factory@10 meets module"}));
 }
 
+// A name assigned "cpu" on one way and a device's string on another is the
+// device chosen, as `"cuda" if ... else "cpu"` is: not the string written
+// last. A name only ever "cpu" stays the host.
+TEST(LintFlowEval, ANameAssignedCpuAndADeviceOnTwoWaysIsTheDeviceChosen) {
+  const Flowed module_level(
+      "import torch\n"
+      "if torch.cuda.is_available():\n"
+      "    device = 'cuda'\n"
+      "else:\n"
+      "    device = 'cpu'\n"
+      "def f(x):\n"
+      "    return x.to(device) + torch.ones(3)\n");
+  EXPECT_EQ(meetings(module_level), (Lines{"7 factory@7 meets device"}));
+  const Flowed in_a_function(
+      "import torch\n"
+      "def run(args, x):\n"
+      "    target = 'cuda:0'\n"
+      "    if args.no_cuda:\n"
+      "        target = 'cpu'\n"
+      "    y = x.to(target)\n"
+      "    return y * torch.arange(3)\n");
+  EXPECT_EQ(meetings(in_a_function), (Lines{"7 factory@7 meets device"}));
+  const Flowed only_the_host(
+      "import torch\n"
+      "if torch.cuda.is_available():\n"
+      "    device = 'cpu'\n"
+      "else:\n"
+      "    device = 'cpu'\n"
+      "def f(x):\n"
+      "    return x.to(device) + torch.ones(3)\n");
+  EXPECT_EQ(meetings(only_the_host), (Lines{}));
+}
+
+// `self.device` kept from an __init__ parameter that defaults to "cpu" is the
+// host where every construction in the file leaves it out; passed by any
+// (or never constructed in the file: its callers decide), the device chosen.
+TEST(LintFlowEval, ADeviceParameterDefaultingToCpuThatNoCallPassesIsTheHost) {
+  const std::string loss =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Loss(nn.Module):\n"
+      "    def __init__(self, scale=1.0, device='cpu'):\n"
+      "        super().__init__()\n"
+      "        self.device = device\n"
+      "    def forward(self, x):\n"
+      "        centre = x.mean(0).to(self.device)\n"
+      "        return x - centre\n";
+  const Flowed omitted(loss + "crit = Loss(scale=2.0)\n");
+  EXPECT_EQ(meetings(omitted), (Lines{"9 copy@8 meets module"}));
+  const Flowed plain_class(
+      "import torch\n"
+      "class Sampler:\n"
+      "    def __init__(self, n, target='cpu'):\n"
+      "        self.target = target\n"
+      "    def draw(self, x):\n"
+      "        y = torch.randn(3, device='cuda')\n"
+      "        return y + y.to(self.target)\n"
+      "s = Sampler(4)\n");
+  EXPECT_EQ(meetings(plain_class), (Lines{"7 copy@7 meets device"}));
+  EXPECT_EQ(meetings(Flowed(loss + "crit = Loss(device='cuda')\n")), (Lines{}));
+  EXPECT_EQ(meetings(Flowed(loss + "crit = Loss(1.0, 'cuda')\n")), (Lines{}));
+  EXPECT_EQ(meetings(Flowed(loss)), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -428,5 +428,35 @@ TEST(LintFlowParams, TheModulesDeviceCrossesIntoAPlainFunction) {
   EXPECT_EQ(meetings(near), Lines{});
 }
 
+// Parameters after `*` or `*args` take keywords: a call that names them
+// passes to them; a positional argument never reaches them.
+TEST(LintFlowParams, KeywordOnlyParametersTakeWhatTheCallNames) {
+  const Flowed after_star(
+      "import torch\n"
+      "def score(*, pred, target):\n"
+      "    return pred - torch.ones(3)\n"
+      "def main():\n"
+      "    x = torch.randn(3, device='cuda')\n"
+      "    score(pred=x, target=x)\n");
+  EXPECT_EQ(meetings(after_star), (Lines{"3 factory@3 meets device"}));
+  const Flowed after_args(
+      "import torch\n"
+      "class Head:\n"
+      "    def apply(self, *layers, bias):\n"
+      "        return bias * torch.zeros(2)\n"
+      "def run(device):\n"
+      "    h = Head()\n"
+      "    h.apply(1, 2, bias=torch.ones(2, device=device))\n");
+  EXPECT_EQ(meetings(after_args), (Lines{"4 factory@4 meets device"}));
+  const Flowed positional_only_reach(
+      "import torch\n"
+      "def score(a, *, target=None):\n"
+      "    return target - torch.ones(3)\n"
+      "def main():\n"
+      "    x = torch.randn(3, device='cuda')\n"
+      "    score(x)\n");
+  EXPECT_EQ(meetings(positional_only_reach), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -87,5 +87,82 @@ TEST(LintDC102, KnowsATokenizersOutputAndItsTensors) {
   EXPECT_EQ(found(source, "DC102"), (Lines{"4 DC102"}));
 }
 
+// A loop over what a class annotation says holds tensors moves copies and
+// drops them: found; not over modules, nor over a mapping's keys, nor where
+// the class says nothing.
+TEST(LintDC102, FindsMovesDroppedInALoopOverAnnotatedTensors) {
+  const std::string property =
+      "from typing import Optional, Tuple\n"
+      "import torch\n"
+      "class Mixin:\n"
+      "    _inputs: Optional[Tuple[torch.Tensor, ...]]\n"
+      "    @property\n"
+      "    def inputs(self):\n"
+      "        for t in self._inputs:\n"
+      "            t.to(self.device)\n"
+      "        return self._inputs\n";
+  EXPECT_EQ(found(property, "DC102"), (Lines{"8 DC102"}));
+  EXPECT_NE(only(property, "DC102").message.find("self._inputs keeps the unmoved ones"),
+            std::string::npos);
+  const std::string list =
+      "from typing import List\n"
+      "from torch import Tensor\n"
+      "class Buffer:\n"
+      "    states: List[Tensor]\n"
+      "    def __init__(self):\n"
+      "        self.states = []\n"
+      "    def to(self, device):\n"
+      "        for s in self.states:\n"
+      "            s.cuda()\n"
+      "        return self\n";
+  EXPECT_EQ(found(list, "DC102"), (Lines{"9 DC102"}));
+  const std::string near_misses =
+      "from typing import Dict, List\n"
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Holder:\n"
+      "    layers: List[nn.Module]\n"
+      "    named: Dict[str, torch.Tensor]\n"
+      "    plain = None\n"
+      "    def to(self, device):\n"
+      "        for m in self.layers:\n"
+      "            m.to(device)\n"
+      "        for k in self.named:\n"
+      "            k.to(device)\n"
+      "        for p in self.plain:\n"
+      "            p.to(device)\n";
+  EXPECT_EQ(found(near_misses, "DC102"), (Lines{}));
+}
+
+// A comprehension of moves as a statement drops the copies: found where the
+// elements may be tensors; not over what the flow knows are modules, nor a
+// comprehension whose moves are kept.
+TEST(LintDC102, FindsMovesDroppedInAComprehensionStatement) {
+  const std::string helper =
+      "def to_cuda(*args):\n"
+      "    [o.cuda() for o in args]\n"
+      "def run(model, x):\n"
+      "    to_cuda(model, x)\n"
+      "    return model(x)\n";
+  EXPECT_EQ(found(helper, "DC102"), (Lines{"2 DC102"}));
+  EXPECT_NE(only(helper, "DC102").message.find("a tensor does not move"), std::string::npos);
+  const std::string batch =
+      "import torch\n"
+      "def step(model, batch, device):\n"
+      "    inputs, labels = batch\n"
+      "    list(t.to(device) for t in (inputs, labels))\n"
+      "    {t.to(device) for t in batch}\n"
+      "    return model(inputs)\n";
+  EXPECT_EQ(found(batch, "DC102"), (Lines{"5 DC102"}));
+  const std::string near_misses =
+      "import torch.nn as nn\n"
+      "def place(device, xs):\n"
+      "    layers = [nn.Linear(2, 2), nn.Linear(2, 2)]\n"
+      "    [m.to(device) for m in layers]\n"
+      "    moved = [x.to(device) for x in xs]\n"
+      "    return [x.cuda() for x in xs], moved\n";
+  EXPECT_EQ(found(near_misses, "DC102"), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -151,5 +151,40 @@ TEST(LintDC104, SaysNothingOfAWrapUnderATestOfCuda) {
   EXPECT_EQ(testing::found(source, "DC104"), (testing::Lines{"12 DC104"}));
 }
 
+// `DDP(model).cuda()` moves the wrapper as it is made, after DDP took the
+// CPU parameters; so does a wrapper of DDP under another name
+// (`MMDistributedDataParallel`, a subclass). Not a model moved first, nor a
+// wrapper whose name does not say DistributedDataParallel.
+TEST(LintDC104, FindsAWrapperMovedAsItIsMadeUnderAnyDdpName) {
+  const std::string chained =
+      "import torch\n"
+      "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+      "def main(model):\n"
+      "    model = DDP(model).cuda()\n"
+      "    return model\n";
+  EXPECT_EQ(found(chained, "DC104"), (Lines{"4 DC104"}));
+  const std::string other_name =
+      "from mmcv.parallel import MMDistributedDataParallel\n"
+      "from mmdet.models import build_detector\n"
+      "def main(cfg, device):\n"
+      "    model = build_detector(cfg.model)\n"
+      "    model = MMDistributedDataParallel(model).to(device)\n"
+      "    ddp = MMDistributedDataParallel(model)\n"
+      "    ddp.cuda()\n";
+  EXPECT_EQ(found(other_name, "DC104"), (Lines{"5 DC104", "6 DC104"}));
+  EXPECT_NE(only(chained, "DC104").message.find("DDP(model.to(device)"), std::string::npos);
+  const std::string moved_first =
+      "from mmcv.parallel import MMDistributedDataParallel, MMDataParallel\n"
+      "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+      "from fairscale.nn import ShardedDataParallel\n"
+      "def main(model, device):\n"
+      "    a = MMDistributedDataParallel(model.cuda())\n"
+      "    b = DDP(model.to(device)).to(device)\n"
+      "    c = ShardedDataParallel(model).cuda()\n"
+      "    d = MMDataParallel(model, device_ids=[0]).cuda()\n"
+      "    e = DDP(model).to('cpu')\n";
+  EXPECT_EQ(found(moved_first, "DC104"), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

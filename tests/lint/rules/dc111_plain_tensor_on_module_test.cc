@@ -285,5 +285,177 @@ TEST(LintDC111, SaysNothingOfABufferSetAgainOrOfADevice) {
   EXPECT_EQ(found(source, "DC111"), (Lines{"12 DC111", "18 DC111", "23 DC111"}));
 }
 
+// A plain tensor set again, later and on every way, as an nn.Parameter is
+// registered then (nn.Module's __setattr__); set so only in a branch, it
+// stays plain where the branch does not run.
+TEST(LintDC111, SilentWhereTheSameInitRegistersTheTensorLaterOnEveryWay) {
+  const std::string later =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Masked(nn.Module):\n"
+      "    def __init__(self, mask, n):\n"
+      "        super().__init__()\n"
+      "        if isinstance(mask, torch.Tensor):\n"
+      "            self.mask = mask.float()\n"
+      "        else:\n"
+      "            self.mask = torch.ones(n, n)\n"
+      "        self.mask = nn.Parameter(self.mask, requires_grad=False)\n"
+      "class Scaled(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.scale = torch.full((n,), 0.5)\n"
+      "        self.scale = nn.Parameter(self.scale)\n";
+  EXPECT_EQ(found(later, "DC111"), (Lines{}));
+  const std::string in_a_branch =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Scaled(nn.Module):\n"
+      "    def __init__(self, n, learn):\n"
+      "        super().__init__()\n"
+      "        self.scale = torch.full((n,), 0.5)\n"
+      "        if learn:\n"
+      "            self.scale = nn.Parameter(self.scale)\n";
+  EXPECT_EQ(found(in_a_branch, "DC111"), (Lines{"6 DC111"}));
+}
+
+// `self.x[t.cpu()].to(device)`: every read indexes the plain tensor on the
+// host and moves what it picked; indexed by what may be on a device, it is
+// a read as it is.
+TEST(LintDC111, SilentWhereEachReadIndexesOnTheHostAndMovesThePick) {
+  const std::string host_index =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Diffusion(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.logvar = torch.zeros(n)\n"
+      "    def forward(self, x, t):\n"
+      "        return x * self.logvar[t.cpu()].to(x.device)\n"
+      "class Table(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.weights = torch.linspace(0, 1, n)\n"
+      "    def forward(self, x, idx):\n"
+      "        w = self.weights[idx.cpu()].cuda()\n"
+      "        return x * w\n";
+  EXPECT_EQ(found(host_index, "DC111"), (Lines{}));
+  const std::string device_index =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Diffusion(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.logvar = torch.zeros(n)\n"
+      "    def forward(self, x, t):\n"
+      "        return x * self.logvar[t].to(x.device)\n";
+  EXPECT_EQ(found(device_index, "DC111"), (Lines{"6 DC111"}));
+}
+
+// `if register: self.register_buffer("c", c)` / `else: self.c = c`: the
+// plain way is the caller's choice; it is reported where the file makes the
+// class (it may choose it), not in a file that never does.
+TEST(LintDC111, APlainWayBesideARegisteredOneCountsWhereTheFileMakesTheClass) {
+  const std::string cls =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Center(nn.Module):\n"
+      "    def __init__(self, n, register=True):\n"
+      "        super().__init__()\n"
+      "        c = torch.zeros(n)\n"
+      "        if register:\n"
+      "            self.register_buffer('c', c)\n"
+      "        else:\n"
+      "            self.c = c\n"
+      "class Stats(nn.Module):\n"
+      "    def __init__(self, n, persistent):\n"
+      "        super().__init__()\n"
+      "        if persistent:\n"
+      "            self.register_buffer('mean', torch.zeros(n))\n"
+      "        else:\n"
+      "            self.mean = torch.zeros(n)\n";
+  EXPECT_EQ(found(cls, "DC111"), (Lines{}));
+  EXPECT_EQ(found(cls + "c = Center(4, register=False)\n", "DC111"), (Lines{"10 DC111"}));
+  const std::string none_registered =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Lin(nn.Module):\n"
+      "    def __init__(self, n, bias):\n"
+      "        super().__init__()\n"
+      "        if bias:\n"
+      "            self.b = torch.zeros(n)\n"
+      "        else:\n"
+      "            self.register_parameter('b', None)\n";
+  EXPECT_EQ(found(none_registered, "DC111"), (Lines{"7 DC111"}));
+}
+
+// A cache: None in __init__, filled in forward where the inputs are under a
+// test that does not ask where, read after it: a call after model.to(other)
+// meets the first device's tensor. Not a cache refilled when the device
+// changes, one registered as a buffer, nor one only its test reads.
+TEST(LintDC111, FindsACacheFilledOnTheFirstInputsDevice) {
+  const std::string by_length =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Causal(nn.Module):\n"
+      "    def __init__(self, d):\n"
+      "        super().__init__()\n"
+      "        self.proj = nn.Linear(d, d)\n"
+      "        self.size = 0\n"
+      "        self.mask = None\n"
+      "    def forward(self, x):\n"
+      "        n = x.shape[1]\n"
+      "        if n != self.size:\n"
+      "            self.mask = torch.ones(n, n, device=x.device).tril()\n"
+      "            self.size = n\n"
+      "        return self.proj(x) * self.mask[:n, :n].sum(0)\n";
+  EXPECT_EQ(found(by_length, "DC111"), (Lines{"8 DC111"}));
+  EXPECT_NE(only(by_length, "DC111").message.find("register_buffer(\"mask\", None"),
+            std::string::npos);
+  const std::string once =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Rotary(nn.Module):\n"
+      "    def __init__(self, dim):\n"
+      "        super().__init__()\n"
+      "        self.dim = dim\n"
+      "        self.table = None\n"
+      "    def build(self, x):\n"
+      "        t = torch.arange(x.shape[1], device=x.device).float()\n"
+      "        return torch.outer(t, t)\n"
+      "    def forward(self, x):\n"
+      "        if self.table is None:\n"
+      "            self.table = self.build(x)\n"
+      "        return x * self.table.cos()\n";
+  EXPECT_EQ(found(once, "DC111"), (Lines{"7 DC111"}));
+  const std::string near_misses =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class ByDevice(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.mask = None\n"
+      "    def forward(self, x):\n"
+      "        if self.mask is None or self.mask.device != x.device:\n"
+      "            self.mask = torch.ones(4, device=x.device)\n"
+      "        return x * self.mask\n"
+      "class Buffer(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.register_buffer('mask', None, persistent=False)\n"
+      "    def forward(self, x):\n"
+      "        if self.mask is None:\n"
+      "            self.mask = torch.ones(4, device=x.device)\n"
+      "        return x * self.mask\n"
+      "class Unused(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.mask = None\n"
+      "    def forward(self, x):\n"
+      "        if self.mask is None or self.mask.size(0) != x.shape[0]:\n"
+      "            self.mask = torch.ones(x.shape[0], device=x.device)\n"
+      "        return x\n";
+  EXPECT_EQ(found(near_misses, "DC111"), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

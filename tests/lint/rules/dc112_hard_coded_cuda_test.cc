@@ -367,5 +367,32 @@ TEST(LintDC112, SaysNothingOfATypeStringGivenATensorAlreadyOnThatDevice) {
   EXPECT_EQ(found(source, "DC112"), (Lines{"6 DC112"}));
 }
 
+// `"cuda" if x.is_cuda else "cpu"` names the current GPU, not x's: found in
+// an assignment, torch.device(...), .to(...) or device=; not x.device, nor a
+// choice made by whether CUDA is there at all.
+TEST(LintDC112, FindsCudaChosenBecauseATensorIsOnAGpu) {
+  const std::string normalise =
+      "import torch\n"
+      "def normalise(adj):\n"
+      "    device = torch.device('cuda' if adj.is_cuda else 'cpu')\n"
+      "    return adj + torch.eye(adj.shape[0]).to(device)\n";
+  EXPECT_EQ(found(normalise, "DC112"), (Lines{"3 DC112"}));
+  EXPECT_NE(only(normalise, "DC112").message.find("use adj.device"), std::string::npos);
+  const std::string inline_choice =
+      "import torch\n"
+      "def pad(x, n):\n"
+      "    z = torch.zeros(n, device='cuda' if x.device.type == 'cuda' else 'cpu')\n"
+      "    return torch.cat([x, z.to('cuda' if x.is_cuda else 'cpu')])\n";
+  EXPECT_EQ(found(inline_choice, "DC112"), (Lines{"3 DC112", "4 DC112"}));
+  const std::string near_misses =
+      "import torch\n"
+      "def f(x):\n"
+      "    a = torch.zeros(3, device=x.device)\n"
+      "    b = torch.zeros(3, device='cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "    c = 'cuda:1' if x.is_cuda else 'cpu'\n"
+      "    return a, b, c\n";
+  EXPECT_EQ(found(near_misses, "DC112"), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

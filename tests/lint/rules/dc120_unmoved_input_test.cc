@@ -766,5 +766,57 @@ TEST(LintDC120, SaysNothingOfADictBatchWhoseEntriesAreEachMoved) {
   EXPECT_EQ(found(source, "DC120"), (Lines{"21 DC120"}));
 }
 
+// nn.Module's cpu() works in place: a checkpoint saved from `m.cpu()` inside
+// the loop that trains m leaves it on the CPU for the next steps. Not where
+// the loop moves it back, nor a loop over several models.
+TEST(LintDC120, FindsAModuleMovedToTheHostInsideTheLoopThatUsesIt) {
+  const std::string checkpoint =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def train(data, steps, device):\n"
+      "    net = nn.Linear(4, 4).to(device)\n"
+      "    opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+      "    for step in range(steps):\n"
+      "        loss = net(data.to(device)).sum()\n"
+      "        loss.backward()\n"
+      "        opt.step()\n"
+      "        if step % 100 == 0:\n"
+      "            torch.save(net.cpu().state_dict(), 'net.pt')\n";
+  EXPECT_EQ(found(checkpoint, "DC120"), (Lines{"11 DC120"}));
+  EXPECT_NE(only(checkpoint, "DC120").message.find("moves the module itself to the CPU"),
+            std::string::npos);
+  const std::string export_each_epoch =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 2)\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x)\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "model = Net()\n"
+      "model.to(device)\n"
+      "for epoch in range(10):\n"
+      "    for x in batches:\n"
+      "        out = model.forward(x.to(device))\n"
+      "    model.to('cpu')\n"
+      "    torch.onnx.export(model, torch.zeros(1, 4), 'net.onnx')\n";
+  EXPECT_EQ(found(export_each_epoch, "DC120"), (Lines{"15 DC120"}));
+  const std::string moved_back =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def train(data, steps, device):\n"
+      "    net = nn.Linear(4, 4).to(device)\n"
+      "    for step in range(steps):\n"
+      "        loss = net(data.to(device)).sum()\n"
+      "        torch.save(net.cpu().state_dict(), 'net.pt')\n"
+      "        net.to(device)\n"
+      "    for m in [net]:\n"
+      "        m.cpu()\n"
+      "    torch.save(net.cpu().state_dict(), 'last.pt')\n";
+  EXPECT_EQ(found(moved_back, "DC120"), (Lines{}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
