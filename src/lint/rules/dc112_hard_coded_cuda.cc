@@ -452,9 +452,14 @@ TSNode tested_tensor(const Source& source, TSNode test) {
 // differ. Where the choice is made: in an assignment, `torch.device(...)`,
 // `.to(...)` or `device=`.
 void check_cuda_of_a_tensor(const RuleContext& c) {
+  // Only a file that writes the choice (`"cuda" if x.is_cuda`, `'cuda' if
+  // x.device.type == "cuda"`) is read further: the walk below visits every
+  // call's arguments.
   const std::string_view text = c.source.text(c.source.root());
-  if (text.find("is_cuda") == std::string_view::npos &&
-      text.find("type ==") == std::string_view::npos) {
+  if ((text.find("\"cuda\" if") == std::string_view::npos &&
+       text.find("'cuda' if") == std::string_view::npos) ||
+      (text.find("is_cuda") == std::string_view::npos &&
+       text.find("type ==") == std::string_view::npos)) {
     return;
   }
   std::vector<TSNode> choices;
