@@ -3,6 +3,8 @@
 // line ignores the choice; and `t.type(x.type())`, which lands on the
 // current CUDA device, not x's.
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "../common.h"
 #include "../flow/flow.h"
@@ -505,11 +507,16 @@ void check_cuda_of_a_tensor(const RuleContext& c) {
     }
     done.push_back(ts_node_start_byte(choice));
     const std::string name(c.source.text(tensor));
-    c.sink.report(choice, "DC112",
-                  "\"cuda\" chosen because " + name +
-                      " is on a GPU names the current CUDA device (cuda:0 unless set_device "
-                      "says otherwise), not " +
-                      name + "'s: on another GPU the two differ; use " + name + ".device");
+    std::string message = "\"cuda\" chosen because ";
+    message += name;
+    message +=
+        " is on a GPU names the current CUDA device (cuda:0 unless set_device says "
+        "otherwise), not ";
+    message += name;
+    message += "'s: on another GPU the two differ; use ";
+    message += name;
+    message += ".device";
+    c.sink.report(choice, "DC112", std::move(message));
   }
 }
 
