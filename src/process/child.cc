@@ -1,10 +1,12 @@
 #include "process/child.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -148,6 +150,87 @@ pid_t fork_exec(const ChildSpec& spec) {
   }
   if (pid > 0) ::setpgid(pid, pid);  // also here, so a kill of the group cannot come first
   return pid;
+}
+
+Coprocess::~Coprocess() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  if (owner_ == ::getpid()) wait_for(pid_);
+}
+
+bool Coprocess::start(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  stop();
+  if (argv.empty()) return false;
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return false;
+  std::vector<char*> args = c_string_array(argv);
+  std::vector<char*> envp = c_string_array(env);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    return false;
+  }
+  fd_ = fds[0];
+  pid_ = pid;
+  owner_ = ::getpid();
+  buffer_.clear();
+  return true;
+}
+
+bool Coprocess::usable() const { return fd_ >= 0 && owner_ == ::getpid(); }
+
+bool Coprocess::write(std::string_view text) {
+  if (!usable()) return false;
+  while (!text.empty()) {
+    const ssize_t n = ::send(fd_, text.data(), text.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+bool Coprocess::read_line(std::string& line, int timeout_ms) {
+  if (!usable()) return false;
+  for (;;) {
+    const auto newline = buffer_.find('\n');
+    if (newline != std::string::npos) {
+      line.assign(buffer_, 0, newline);
+      buffer_.erase(0, newline + 1);
+      return true;
+    }
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, timeout_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
+    char chunk[4096];
+    const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    buffer_.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+void Coprocess::stop() {
+  if (fd_ < 0) return;
+  if (owner_ == ::getpid()) {
+    ::kill(pid_, SIGKILL);
+    ::close(fd_);
+    wait_for(pid_);
+  } else {
+    ::close(fd_);
+  }
+  fd_ = -1;
+  pid_ = 0;
+  buffer_.clear();
 }
 
 }  // namespace devcheck::detail

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace devcheck::detail {
@@ -75,5 +76,39 @@ struct ChildSpec {
 /// process with threads may call it. Returns the child's pid, or -1 with
 /// errno set.
 pid_t fork_exec(const ChildSpec& spec);
+
+/// A program kept running to answer one request after another (addr2line
+/// reading addresses from stdin): its stdin and stdout are one end of a
+/// socket pair, so a write to a program that died fails instead of raising
+/// SIGPIPE; its stderr is /dev/null. Not thread-safe: one user at a time.
+class Coprocess {
+ public:
+  Coprocess() = default;
+  /// Closes this end (the program sees the end of its input) and, in the
+  /// process that started it, waits for the program.
+  ~Coprocess();
+  Coprocess(const Coprocess&) = delete;
+  Coprocess& operator=(const Coprocess&) = delete;
+
+  /// Starts `argv` (argv[0] searched on PATH) with the environment `env`.
+  /// false when it cannot start.
+  bool start(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+  /// Started, not stopped, and owned by this process (a forked child's copy
+  /// is not: the program answers its parent).
+  bool usable() const;
+  /// Writes all of `text`; false when the program is gone.
+  bool write(std::string_view text);
+  /// Reads one line of its output, without the newline. false at the end
+  /// of its output, on an error, or when nothing comes for `timeout_ms`.
+  bool read_line(std::string& line, int timeout_ms);
+  /// Ends the program (SIGKILL) and forgets it.
+  void stop();
+
+ private:
+  int fd_ = -1;
+  pid_t pid_ = 0;
+  pid_t owner_ = 0;
+  std::string buffer_;
+};
 
 }  // namespace devcheck::detail

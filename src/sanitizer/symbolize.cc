@@ -4,9 +4,12 @@
 #include <elf.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string_view>
 #include <unordered_map>
@@ -26,22 +29,87 @@ bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
-// Runs addr2line on one module; returns one inline chain per address.
-std::vector<std::vector<Frame>> run_addr2line(const std::string& module,
-                                              const std::vector<std::uintptr_t>& offsets) {
-  std::vector<std::vector<Frame>> chains(offsets.size());
-  std::vector<std::string> args{"addr2line", "-C", "-f", "-i", "-a", "-e", module};
+std::vector<std::string> addr2line_command(const std::string& module) {
+  return {"addr2line", "-C", "-f", "-i", "-a", "-e", module};
+}
+
+// Without LD_PRELOAD: addr2line must not get the preload library (it would
+// only slow it down) nor start a sanitizer.
+std::vector<std::string> addr2line_environment() {
+  return detail::environment_without({"LD_PRELOAD="});
+}
+
+std::string hex(std::uintptr_t offset) {
   char buf[32];
-  for (auto off : offsets) {
-    std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(off));
-    args.emplace_back(buf);
+  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(offset));
+  return buf;
+}
+
+// One addr2line per module, kept running while the process lives: it reads
+// the module's debug information once and answers every later report at
+// once. Newer binutils read a LibTorch-sized test program's for seconds on
+// each start (2.0-2.5 s with 2.44 and 2.47, 0.24 s with 2.40), which a
+// report that ran addr2line afresh paid every time.
+struct Servers {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<detail::Coprocess>> by_module;
+};
+Servers& servers() {
+  static auto* servers = new Servers;  // never destroyed: reports run at exit too
+  return *servers;
+}
+
+// Asked after each batch of addresses: it names no code, so addr2line
+// answers "??" and "??:0" after echoing it, and the batch's answer is whole.
+constexpr std::string_view kEndOfBatch = "0xffffffffffffffff";
+// Addresses per request: the answer is read before the next batch is
+// written, so neither side fills the socket while the other waits.
+constexpr std::size_t kBatch = 64;
+constexpr int kAnswerTimeoutMs = 120000;
+
+// addr2line's answer for `offsets` from the module's server: false (and the
+// server stopped) when it cannot start or does not answer.
+bool ask_server(const std::string& module, const std::vector<std::uintptr_t>& offsets,
+                std::vector<std::string>& lines) {
+  std::lock_guard<std::mutex> lock(servers().mutex);
+  auto& server = servers().by_module[module];
+  if (!server || !server->usable()) {
+    // A forked child's copy of its parent's server is closed, not used.
+    server = std::make_unique<detail::Coprocess>();
+    if (!server->start(addr2line_command(module), addr2line_environment())) {
+      server.reset();
+      return false;
+    }
   }
-  // Without LD_PRELOAD: addr2line must not get the preload library (it would
-  // only slow it down) nor start a sanitizer.
-  const std::string out =
-      detail::run_capturing_stdout(args, detail::environment_without({"LD_PRELOAD="})).out;
-  // Output: "0xADDR", then (function, file:line) pairs, innermost inline first.
-  int index = -1;
+  const auto fail = [&] {
+    server->stop();
+    server.reset();
+    return false;
+  };
+  for (std::size_t first = 0; first < offsets.size(); first += kBatch) {
+    std::string request;
+    for (std::size_t i = first; i < std::min(offsets.size(), first + kBatch); ++i) {
+      request += hex(offsets[i]);
+      request += '\n';
+    }
+    request += kEndOfBatch;
+    request += '\n';
+    if (!server->write(request)) return fail();
+    std::string line;
+    for (;;) {
+      if (!server->read_line(line, kAnswerTimeoutMs)) return fail();
+      if (line == kEndOfBatch) break;
+      lines.push_back(line);
+    }
+    // The end marker's function and place.
+    if (!server->read_line(line, kAnswerTimeoutMs) || !server->read_line(line, kAnswerTimeoutMs)) {
+      return fail();
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> split_lines(const std::string& out) {
   std::vector<std::string> lines;
   size_t start = 0;
   while (start < out.size()) {
@@ -50,6 +118,23 @@ std::vector<std::vector<Frame>> run_addr2line(const std::string& module,
     lines.push_back(out.substr(start, end - start));
     start = end + 1;
   }
+  return lines;
+}
+
+// Runs addr2line on one module (its server, else once for these addresses);
+// returns one inline chain per address.
+std::vector<std::vector<Frame>> run_addr2line(const std::string& module,
+                                              const std::vector<std::uintptr_t>& offsets) {
+  std::vector<std::vector<Frame>> chains(offsets.size());
+  std::vector<std::string> lines;
+  if (!ask_server(module, offsets, lines)) {
+    lines.clear();
+    std::vector<std::string> args = addr2line_command(module);
+    for (auto off : offsets) args.push_back(hex(off));
+    lines = split_lines(detail::run_capturing_stdout(args, addr2line_environment()).out);
+  }
+  // Output: "0xADDR", then (function, file:line) pairs, innermost inline first.
+  int index = -1;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (starts_with(lines[i], "0x")) {
       ++index;

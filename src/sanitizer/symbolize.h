@@ -1,6 +1,7 @@
 #pragma once
 // Turns raw return addresses into file:line, only when a report needs them.
-// Uses dladdr for the module and addr2line (binutils) for lines; frames in
+// Uses dladdr for the module and addr2line (binutils) for lines, one
+// addr2line per module kept running for the process's later reports; frames in
 // LibTorch, the C++ runtime, Python and devcheck itself are not the user's.
 
 #include <string>

@@ -135,6 +135,73 @@ TEST(RunCapturingStdout, AProgramThatCannotStartIsNotStarted) {
   EXPECT_FALSE(run_capturing_stdout({}, {}).started);
 }
 
+TEST(Coprocess, AnswersOneRequestAfterAnotherFromOneProgram) {
+  Coprocess cat;
+  ASSERT_TRUE(cat.start(
+      {"sh", "-c", "echo started $$ >&2; while read -r line; do echo \"got $line\"; done"},
+      environment_without({})));
+  EXPECT_TRUE(cat.usable());
+  std::string line;
+  for (const char* request : {"one", "two", "three"}) {
+    ASSERT_TRUE(cat.write(std::string(request) + "\n"));
+    ASSERT_TRUE(cat.read_line(line, 10000)) << request;
+    EXPECT_EQ(line, std::string("got ") + request);  // its stderr went to /dev/null
+  }
+  ASSERT_TRUE(cat.write("a\nb\n"));
+  ASSERT_TRUE(cat.read_line(line, 10000));
+  EXPECT_EQ(line, "got a");
+  ASSERT_TRUE(cat.read_line(line, 10000));
+  EXPECT_EQ(line, "got b");
+}
+
+TEST(Coprocess, AProgramThatEndedFailsWritesAndReadsWithoutASignal) {
+  Coprocess done;
+  ASSERT_TRUE(done.start({"sh", "-c", "echo last; exit 0"}, environment_without({})));
+  std::string line;
+  ASSERT_TRUE(done.read_line(line, 10000));
+  EXPECT_EQ(line, "last");
+  EXPECT_FALSE(done.read_line(line, 10000));  // its output ended
+  // Writing to a program that is gone: false, and no SIGPIPE ends this test.
+  bool wrote = true;
+  for (int i = 0; i < 100 && wrote; ++i) wrote = done.write(std::string(4096, 'x'));
+  EXPECT_FALSE(wrote);
+  done.stop();
+  EXPECT_FALSE(done.usable());
+  EXPECT_FALSE(done.write("x\n"));
+}
+
+TEST(Coprocess, ReadingGivesUpAfterItsTimeoutAndAMissingProgramDoesNotStart) {
+  Coprocess quiet;
+  ASSERT_TRUE(quiet.start({"sleep", "30"}, environment_without({})));
+  std::string line;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(quiet.read_line(line, 200));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  quiet.stop();  // SIGKILL: does not wait the 30 s
+
+  Coprocess missing;
+  EXPECT_FALSE(missing.start({"no-such-program-xyz"}, environment_without({})));
+  EXPECT_FALSE(missing.usable());
+  EXPECT_FALSE(missing.start({}, {}));
+}
+
+TEST(Coprocess, AForkedChildsCopyIsNotUsableThere) {
+  Coprocess cat;
+  ASSERT_TRUE(cat.start({"cat"}, environment_without({})));
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) ::_exit(cat.usable() ? 1 : 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child could use its parent's program";
+  EXPECT_TRUE(cat.usable());
+  std::string line;
+  ASSERT_TRUE(cat.write("still mine\n"));
+  ASSERT_TRUE(cat.read_line(line, 10000));
+  EXPECT_EQ(line, "still mine");
+}
+
 TEST(ExecProgram, ReturnsTheErrorNumberWhenItCannotReplaceThisProcess) {
   EXPECT_EQ(exec_program("/nonexistent/prog", {"prog"}), ENOENT);
 }

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "sanitizer/stack.h"
 
@@ -36,6 +39,37 @@ TEST(Symbolize, ASiteNamesTheUsersFileAndLine) {
   EXPECT_EQ(text.location, "symbolize_test.cc:" + std::to_string(line));
   ASSERT_FALSE(text.stack.empty());
   EXPECT_THAT(text.stack[0], HasSubstr("symbolize_test.cc:" + std::to_string(line)));
+}
+
+// Distinct functions of this file, each its own address.
+template <int N>
+[[gnu::noinline]] int marker() {
+  return N;
+}
+
+template <int... N>
+std::vector<void*> marker_pcs(std::integer_sequence<int, N...> /*unused*/) {
+  // A return address points after a call; symbolize looks up pc - 1.
+  return {reinterpret_cast<void*>(reinterpret_cast<char*>(&marker<N>) + 1)...};
+}
+
+// Reports ask one addr2line per module, kept running: more addresses than
+// one request carries (64), then more again, each answered in its order.
+TEST(Symbolize, EveryAddressOfManyRequestsIsAnsweredInItsOrder) {
+  const std::vector<void*> pcs = marker_pcs(std::make_integer_sequence<int, 100>());
+  const std::vector<void*> first(pcs.begin(), pcs.begin() + 70);
+  const std::vector<void*> second(pcs.begin() + 70, pcs.end());
+  for (const auto& batch : {first, second}) {
+    const std::vector<Frame> frames = symbolize(batch);
+    ASSERT_EQ(frames.size(), batch.size());
+  }
+  const std::vector<Frame> frames = symbolize(pcs);  // cached now
+  ASSERT_EQ(frames.size(), pcs.size());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    EXPECT_THAT(frames[i].function, HasSubstr("marker<" + std::to_string(i) + ">")) << i;
+    EXPECT_THAT(frames[i].file, HasSubstr("symbolize_test.cc")) << i;
+    EXPECT_TRUE(frames[i].user) << i;
+  }
 }
 
 TEST(Symbolize, LibraryFramesAreNotTheUsers) {
