@@ -15,7 +15,9 @@ For every corpus/<kind>_<n>_bug.py and its twin <kind>_<n>_fixed.py:
                    at least --sync-min synchronizing ops at the `# BUG:sync`
                    line (they need --devcheck; without it they only have to run).
   bug, plain CPU   `python3 prog.py` exits 0: on a machine without a GPU the bug
-                   is invisible, which is why fake CUDA exists.
+                   is invisible, which is why fake CUDA exists. (Plain-CPU runs
+                   are forks of one interpreter that imported torch once; see
+                   CPU_SERVER. --no-cpu-server starts each as its own process.)
   fixed twin       exits 0 under fake CUDA (and on the CPU); with --devcheck its
                    report has no finding (and no sync site reaching --sync-min).
 
@@ -48,6 +50,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -98,6 +101,105 @@ def run(cmd, cwd, timeout, env=None):
         return dict(rc=None, out=out, err=err, seconds=time.monotonic() - start, timed_out=True)
 
 
+# ---- plain-CPU runs from one interpreter ---------------------------------------
+# A plain-CPU run is `python3 prog.py`, and half the corpus's runs are such
+# runs: each paid torch's import (1.5 s on torch 1.13, 2.5 s on 2.x) before the
+# program's first line. The server imports torch once and runs each program in
+# a fork of itself as the interpreter runs a script: its own process group,
+# stdin on /dev/null, stdout and stderr to files, in the run's folder, the
+# program's folder first on sys.path, sys.argv = [prog], run as __main__, and
+# it ends as the interpreter ends (an uncaught exception prints its traceback
+# and exits 1; atexit handlers run; non-daemon threads are joined). The server
+# runs no torch op before it forks (torch starts its thread pools at the
+# first op). --no-cpu-server runs `python3 prog.py` instead.
+CPU_SERVER = r"""
+import json, os, runpy, signal, sys, time
+import torch  # noqa: F401 -- what every plain-CPU run would import again
+
+def run_program(request):
+    os.setpgid(0, 0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    for fd, path in ((1, request["out"]), (2, request["err"])):
+        f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(f, fd)
+        os.close(f)
+    sys.stdin = open(os.devnull)
+    os.chdir(request["cwd"])
+    sys.argv = [request["prog"]]
+    sys.path[0] = os.path.dirname(request["prog"])
+    if request.get("start_method"):
+        import multiprocessing
+        multiprocessing.set_start_method(request["start_method"], force=True)
+    runpy.run_path(request["prog"], run_name="__main__")
+    sys.exit(0)
+
+answers = os.fdopen(os.dup(1), "w")
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    request = json.loads(line)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    answers.flush()
+    pid = os.fork()
+    if pid == 0:
+        answers = None
+        run_program(request)  # ends this process, as the interpreter ends a script
+    deadline = time.monotonic() + request["timeout"]
+    timed_out = False
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            timed_out = True
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            done, status = os.waitpid(pid, 0)
+            break
+        time.sleep(0.02)
+    code = os.waitstatus_to_exitcode(status)
+    answers.write(json.dumps(dict(rc=None if timed_out else code, timed_out=timed_out)) + "\n")
+    answers.flush()
+"""
+
+
+class CpuServer:
+    """One CPU_SERVER process: runs one program at a time."""
+
+    def __init__(self, python):
+        self.process = subprocess.Popen([python, "-c", CPU_SERVER], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+
+    def run(self, prog, cwd, timeout, start_method=None):
+        start = time.monotonic()
+        out, err = os.path.join(cwd, ".cpu-run.out"), os.path.join(cwd, ".cpu-run.err")
+        request = dict(prog=prog, cwd=cwd, timeout=timeout, out=out, err=err,
+                       start_method=start_method)
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        if not answer:
+            raise RuntimeError("the plain-CPU server ended (exit %s)" % self.process.wait())
+        answer = json.loads(answer)
+        texts = []
+        for path in (out, err):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                texts.append(f.read())
+            os.remove(path)
+        return dict(rc=answer["rc"], out=texts[0], err=texts[1],
+                    seconds=time.monotonic() - start, timed_out=answer["timed_out"])
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
 EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)): (.*)$")
 
 
@@ -123,6 +225,30 @@ def last_error_line(text):
 class Runner:
     def __init__(self, options):
         self.o = options
+        self.local = threading.local()
+        self.servers = []
+        self.lock = threading.Lock()
+
+    def cpu_server(self):
+        """This thread's plain-CPU server (None with --no-cpu-server)."""
+        if not self.o.cpu_server:
+            return None
+        server = getattr(self.local, "server", None)
+        if server is None:
+            server = self.local.server = CpuServer(self.o.python)
+            with self.lock:
+                self.servers.append(server)
+        return server
+
+    def run_on_cpu(self, prog, header, cwd):
+        server = self.cpu_server()
+        if server is None:
+            return run(self.program(prog, header), cwd, self.o.timeout)
+        return server.run(prog, cwd, self.o.timeout, first(header, "start-method"))
+
+    def close(self):
+        for server in self.servers:
+            server.close()
 
     def program(self, prog, header):
         """The command that runs `prog` as its author ran it. `# start-method:
@@ -152,9 +278,9 @@ class Runner:
         if fake:
             cmd = [self.o.python, LAUNCH, "--lib", self.o.lib, "--devices",
                    str(self.o.prepare_devices), path]
+            r = run(cmd, cwd, self.o.timeout)
         else:
-            cmd = [self.o.python, path]
-        r = run(cmd, cwd, self.o.timeout)
+            r = self.run_on_cpu(path, {}, cwd)
         if r["rc"] != 0:
             return "prepare %s failed: %s" % (script, last_error_line(r["err"]))
         return None
@@ -168,8 +294,10 @@ class Runner:
                 return dict(rc=None, out="", err=problem, seconds=0.0, timed_out=False,
                             prepare_failed=True), None
             json_path = os.path.join(cwd, "report.json")
-            cmd = self.fake_cmd(prog, devices, json_path, header) if fake else self.program(prog, header)
-            r = run(cmd, cwd, self.o.timeout)
+            if fake:
+                r = run(self.fake_cmd(prog, devices, json_path, header), cwd, self.o.timeout)
+            else:
+                r = self.run_on_cpu(prog, header, cwd)
             report = None
             if fake and self.o.devcheck and os.path.exists(json_path):
                 try:
@@ -375,6 +503,9 @@ def main():
     parser.add_argument("--strict-messages", action="store_true",
                         help="count a GPU message that differs past its `# expect:` text as a miss")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="entries run at once (default 1)")
+    parser.add_argument("--no-cpu-server", dest="cpu_server", action="store_false",
+                        help="run each plain-CPU run as its own `python3 prog.py` (default: a fork of "
+                             "one interpreter that imported torch once)")
     parser.add_argument("files", nargs="*", help="bug files (default: every corpus/*_bug.py)")
     options = parser.parse_args()
     options.lib = os.path.abspath(options.lib)
@@ -391,8 +522,11 @@ def main():
     torch_major = int(version.split(".")[0])
 
     runner = Runner(options)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        results = list(pool.map(lambda b: check_entry(runner, b, torch_major), bugs))
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+            results = list(pool.map(lambda b: check_entry(runner, b, torch_major), bugs))
+    finally:
+        runner.close()
 
     lane = "devcheck run --fake-cuda" if options.devcheck else "launch.py (no sanitizer)"
     print("fake CUDA corpus: torch %s, %s, %d entries" % (version, lane, len(results)))
