@@ -50,11 +50,9 @@ inline std::string fixture(const std::string& name) {
 // The file a malicious fixture would create if anything ran its pickle.
 inline std::filesystem::path pwned_marker() { return checkpoint_fixtures() / "pwned-marker"; }
 
-// Runs tests/checkpoint/torch_check.py with real PyTorch.
+// Runs tests/checkpoint/torch_check.py with real PyTorch (run_torch_script).
 inline ProcessResult torch_check(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{DEVCHECK_PYTHON, source_dir() + "/tests/checkpoint/torch_check.py"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv);
+  return run_torch_script(source_dir() + "/tests/checkpoint/torch_check.py", args);
 }
 
 // torch_check.py weights-only: `path` uses only what torch.load(weights_only=True)

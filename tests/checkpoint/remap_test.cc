@@ -36,6 +36,20 @@ void expect_torch_equal(const std::string& original, const std::string& remapped
   EXPECT_THAT(r.output, HasSubstr("OK"));
 }
 
+// The check itself (torch_check.py through tests/support/fork_server.py): a
+// file real torch cannot load without map_location fails it with torch's
+// own message, and a good one passes after it in the same server.
+TEST(TorchCheck, AFileTorchCannotLoadFailsWithTorchsMessageAndTheNextCheckStillRuns) {
+  const auto bad = torch_check({"compare", fixture("cpu_state_dict.pt"), fixture("cuda1.pt")});
+  EXPECT_NE(bad.exit_code, 0) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("Attempting to deserialize object on a CUDA device"));
+  EXPECT_THAT(bad.output, HasSubstr("torch_check.py"));  // the traceback names the script
+  const auto good =
+      torch_check({"compare", fixture("cpu_state_dict.pt"), fixture("cpu_state_dict.pt")});
+  EXPECT_EQ(good.exit_code, 0) << good.output;
+  EXPECT_THAT(good.output, HasSubstr("OK"));
+}
+
 TEST(Remap, CudaTaggedFileLoadsInTorchWithoutMapLocation) {
   TempDir dir;
   for (const char* name : {"cuda1.pt", "cuda1_state_dict.pt", "mixed.pt", "optimizer.pt",

@@ -230,4 +230,5 @@ def main():
         weights_only(*sys.argv[2:5])
 
 
-main()
+if __name__ == "__main__":
+    main()

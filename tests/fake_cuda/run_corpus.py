@@ -16,8 +16,9 @@ For every corpus/<kind>_<n>_bug.py and its twin <kind>_<n>_fixed.py:
                    line (they need --devcheck; without it they only have to run).
   bug, plain CPU   `python3 prog.py` exits 0: on a machine without a GPU the bug
                    is invisible, which is why fake CUDA exists. (Plain-CPU runs
-                   are forks of one interpreter that imported torch once; see
-                   CPU_SERVER. --no-cpu-server starts each as its own process.)
+                   are forks of one interpreter that imported torch once:
+                   tests/support/fork_server.py. --no-cpu-server starts each
+                   as its own process.)
   fixed twin       exits 0 under fake CUDA (and on the CPU); with --devcheck its
                    report has no finding (and no sync site reaching --sync-min).
 
@@ -104,76 +105,17 @@ def run(cmd, cwd, timeout, env=None):
 # ---- plain-CPU runs from one interpreter ---------------------------------------
 # A plain-CPU run is `python3 prog.py`, and half the corpus's runs are such
 # runs: each paid torch's import (1.5 s on torch 1.13, 2.5 s on 2.x) before the
-# program's first line. The server imports torch once and runs each program in
-# a fork of itself as the interpreter runs a script: its own process group,
-# stdin on /dev/null, stdout and stderr to files, in the run's folder, the
-# program's folder first on sys.path, sys.argv = [prog], run as __main__, and
-# it ends as the interpreter ends (an uncaught exception prints its traceback
-# and exits 1; atexit handlers run; non-daemon threads are joined). The server
-# runs no torch op before it forks (torch starts its thread pools at the
-# first op). --no-cpu-server runs `python3 prog.py` instead.
-CPU_SERVER = r"""
-import json, os, runpy, signal, sys, time
-import torch  # noqa: F401 -- what every plain-CPU run would import again
-
-def run_program(request):
-    os.setpgid(0, 0)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    for fd, path in ((1, request["out"]), (2, request["err"])):
-        f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(f, fd)
-        os.close(f)
-    sys.stdin = open(os.devnull)
-    os.chdir(request["cwd"])
-    sys.argv = [request["prog"]]
-    sys.path[0] = os.path.dirname(request["prog"])
-    if request.get("start_method"):
-        import multiprocessing
-        multiprocessing.set_start_method(request["start_method"], force=True)
-    runpy.run_path(request["prog"], run_name="__main__")
-    sys.exit(0)
-
-answers = os.fdopen(os.dup(1), "w")
-while True:
-    line = sys.stdin.readline()
-    if not line:
-        break
-    request = json.loads(line)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    answers.flush()
-    pid = os.fork()
-    if pid == 0:
-        answers = None
-        run_program(request)  # ends this process, as the interpreter ends a script
-    deadline = time.monotonic() + request["timeout"]
-    timed_out = False
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if time.monotonic() > deadline:
-            timed_out = True
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            done, status = os.waitpid(pid, 0)
-            break
-        time.sleep(0.02)
-    code = os.waitstatus_to_exitcode(status)
-    answers.write(json.dumps(dict(rc=None if timed_out else code, timed_out=timed_out)) + "\n")
-    answers.flush()
-"""
+# program's first line. tests/support/fork_server.py imports torch once and
+# runs each program in a fork of itself as the interpreter runs a script.
+# --no-cpu-server runs `python3 prog.py` instead.
+FORK_SERVER = os.path.join(os.path.dirname(HERE), "support", "fork_server.py")
 
 
 class CpuServer:
-    """One CPU_SERVER process: runs one program at a time."""
+    """One fork_server.py process: runs one program at a time."""
 
     def __init__(self, python):
-        self.process = subprocess.Popen([python, "-c", CPU_SERVER], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([python, FORK_SERVER], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True)
 
     def run(self, prog, cwd, timeout, start_method=None):

@@ -9,10 +9,16 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "devcheck/device.h"
+#include "process/child.h"
+#include "process/environment.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
@@ -87,6 +93,47 @@ ProcessResult run_python(const std::string& code, const std::vector<std::string>
   std::vector<std::string> argv{DEVCHECK_PYTHON, "-c", code};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, env);
+}
+
+ProcessResult run_torch_script(const std::string& script, const std::vector<std::string>& args) {
+  static std::mutex mutex;
+  static auto* server = new detail::Coprocess;  // never destroyed: the program's end closes it
+  constexpr int kTimeoutSeconds = 600;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!server->usable() &&
+      !server->start({DEVCHECK_PYTHON, source_dir() + "/tests/support/fork_server.py"},
+                     detail::environment_without({}))) {
+    std::vector<std::string> argv{DEVCHECK_PYTHON, script};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_process(argv);
+  }
+  TempDir dir;
+  const std::string out = (dir / "output").string();
+  const nlohmann::json request = {{"prog", script},
+                                  {"args", args},
+                                  {"cwd", dir.path().string()},
+                                  {"out", out},
+                                  {"err", out},
+                                  {"timeout", kTimeoutSeconds},
+                                  {"start_method", nullptr}};
+  std::string answer;
+  if (!server->write(request.dump() + "\n") ||
+      !server->read_line(answer, (kTimeoutSeconds + 60) * 1000)) {
+    server->stop();
+    ProcessResult failed;
+    failed.output = "tests/support/fork_server.py did not answer for " + script;
+    return failed;
+  }
+  const nlohmann::json reply = nlohmann::json::parse(answer);
+  ProcessResult result;
+  result.output = read_file(out);
+  if (reply.at("timed_out").get<bool>()) {
+    result.output += "\n[timed out after " + std::to_string(kTimeoutSeconds) + " s]";
+    return result;
+  }
+  const int rc = reply.at("rc").get<int>();
+  result.exit_code = rc >= 0 ? rc : 128 - rc;  // as run_process: 128 + the signal
+  return result;
 }
 
 bool python_torch_available() {

@@ -40,6 +40,14 @@ ProcessResult run_process(const std::vector<std::string>& argv,
 ProcessResult run_python(const std::string& code, const std::vector<std::string>& args = {},
                          const std::vector<std::string>& env = {});
 
+// Runs the Python script `script` with real PyTorch as `DEVCHECK_PYTHON
+// script args...` would (stdout and stderr together), in a fork of one
+// interpreter that imported torch once (tests/support/fork_server.py): torch's
+// import costs 1.5-2.5 s, more than most checks. For scripts that read only
+// their arguments and files: the environment is the one this process had when
+// the server started. Runs it as its own process when the server cannot start.
+ProcessResult run_torch_script(const std::string& script, const std::vector<std::string>& args);
+
 // Whether real PyTorch is importable (tests that need it fail loudly if not:
 // install-deps.sh installs python3-torch, so absence is a broken setup).
 bool python_torch_available();
