@@ -48,6 +48,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -117,10 +118,12 @@ class CpuServer:
     def __init__(self, python):
         self.process = subprocess.Popen([python, FORK_SERVER], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True)
+        # Outside the run's folder: a program that lists its folder sees its own files only.
+        self.outputs = tempfile.mkdtemp(prefix="fake-cuda-cpu-output-")
 
     def run(self, prog, cwd, timeout, start_method=None):
         start = time.monotonic()
-        out, err = os.path.join(cwd, ".cpu-run.out"), os.path.join(cwd, ".cpu-run.err")
+        out, err = os.path.join(self.outputs, "out"), os.path.join(self.outputs, "err")
         request = dict(prog=prog, cwd=cwd, timeout=timeout, out=out, err=err,
                        start_method=start_method)
         self.process.stdin.write(json.dumps(request) + "\n")
@@ -140,6 +143,7 @@ class CpuServer:
     def close(self):
         self.process.stdin.close()
         self.process.wait()
+        shutil.rmtree(self.outputs, ignore_errors=True)
 
 
 EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)): (.*)$")
