@@ -54,6 +54,24 @@ namespace {
   ::_exit(127);
 }
 
+// Starts `argv` (PATH searched) with `fd` as its stdout (and its stdin when
+// `also_stdin`), its stderr on /dev/null; closes `fd` here. posix_spawnp's
+// result: 0 and `pid` set, or the error number.
+int spawn_on(const std::vector<std::string>& argv, const std::vector<std::string>& env, int fd,
+             bool also_stdin, pid_t& pid) {
+  std::vector<char*> args = c_string_array(argv);
+  std::vector<char*> envp = c_string_array(env);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (also_stdin) posix_spawn_file_actions_adddup2(&actions, fd, 0);
+  posix_spawn_file_actions_adddup2(&actions, fd, 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fd);
+  return rc;
+}
+
 }  // namespace
 
 std::string resolve_program(const std::string& name) {
@@ -106,16 +124,8 @@ Captured run_capturing_stdout(const std::vector<std::string>& argv,
   if (argv.empty()) return result;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return result;
-  std::vector<char*> args = c_string_array(argv);
-  std::vector<char*> envp = c_string_array(env);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(fds[1]);
+  const int rc = spawn_on(argv, env, fds[1], /*also_stdin=*/false, pid);
   if (rc == 0) {
     result.started = true;
     char chunk[4096];
@@ -163,17 +173,8 @@ bool Coprocess::start(const std::vector<std::string>& argv, const std::vector<st
   if (argv.empty()) return false;
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return false;
-  std::vector<char*> args = c_string_array(argv);
-  std::vector<char*> envp = c_string_array(env);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(fds[1]);
+  const int rc = spawn_on(argv, env, fds[1], /*also_stdin=*/true, pid);
   if (rc != 0) {
     ::close(fds[0]);
     return false;
