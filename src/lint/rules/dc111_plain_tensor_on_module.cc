@@ -5,7 +5,8 @@
 // plain list or dict of modules or tensors: model.to(device) moves neither. Not a 0-dim tensor,
 // which mixes with tensors on any device, nor one the class's own to() (or
 // cuda(), _apply()) sets again, nor one __init__ sets again as an
-// nn.Parameter on every way, nor one every read indexes on the host and moves.
+// nn.Parameter on every way, nor one every read indexes on the host and moves,
+// nor one the class packs with a quantized op (a CPU-only module).
 // And a cache: `self.x = None` in __init__, filled by another method with a
 // tensor where the inputs are, under a test that does not ask where.
 #include <algorithm>
@@ -104,6 +105,23 @@ bool moved_by_own_to(const std::vector<std::pair<int, std::string_view>>& overri
                      const AttributeSet& set) {
   return std::find(overrides.begin(), overrides.end(), std::make_pair(set.class_scope, set.name)) !=
          overrides.end();
+}
+
+// Whether a method of the class hands `self.x` (`name`) to a quantized op
+// (`torch.ops.quantized.linear_prepack(w, self.bias)`): the op packs it into
+// a quantized engine's weights, which exist on the CPU only (a dynamically
+// quantized RNN cell): the module cannot move, so nothing is left behind.
+bool packed_by_quantized_op(const Source& source, int class_scope, std::string_view name) {
+  for (const Call& call : source.calls()) {
+    if (call.qualified.rfind("torch.ops.quantized.", 0) != 0 ||
+        source.scopes()[call.scope].owner_class != class_scope) {
+      continue;
+    }
+    for (const TSNode arg : source.positional(call.node)) {
+      if (source.text(arg) == name) return true;
+    }
+  }
+  return false;
 }
 
 // Whether `inner` lies inside `outer` in the text.
@@ -281,7 +299,8 @@ void check(const RuleContext& c) {
     if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
       if (moved_at_each_use(c.source, set) || moved_by_own_to(overrides, set) ||
           registered_by_class(c.source, set.class_scope, attribute, set.value) ||
-          registered_later(c.flow.attributes(), set)) {
+          registered_later(c.flow.attributes(), set) ||
+          packed_by_quantized_op(c.source, set.class_scope, set.name)) {
         continue;
       }
       if (attribute.find('.') != std::string::npos) {  // self.hparams.x

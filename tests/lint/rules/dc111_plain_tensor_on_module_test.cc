@@ -457,5 +457,65 @@ TEST(LintDC111, FindsACacheFilledOnTheFirstInputsDevice) {
   EXPECT_EQ(found(near_misses, "DC111"), (Lines{}));
 }
 
+// A plain tensor the class packs with a quantized op
+// (`torch.ops.quantized.linear_prepack(w, self.bias_ih)`) lives in a module
+// whose packed weights exist on the CPU only: it cannot move, nothing is
+// left behind. A plain tensor beside it that no quantized op packs, or one
+// a float op reads (`F.linear(x, self.weight)`), is still found.
+TEST(LintDC111, SilentOnATensorPackedByAQuantizedOp) {
+  const std::string cell =
+      "import torch\n"
+      "class RNNCellBase(torch.nn.Module):\n"
+      "    def __init__(self, input_size, hidden_size, bias=True):\n"
+      "        super().__init__()\n"
+      "        if bias:\n"
+      "            self.bias_ih = torch.randn(4 * hidden_size).to(dtype=torch.float)\n"
+      "            self.bias_hh = torch.randn(4 * hidden_size).to(dtype=torch.float)\n"
+      "        else:\n"
+      "            self.register_parameter('bias_ih', None)\n"
+      "            self.register_parameter('bias_hh', None)\n"
+      "        w_ih = torch.randn(4 * hidden_size, input_size)\n"
+      "        w_hh = torch.randn(4 * hidden_size, hidden_size)\n"
+      "        self._packed_ih = torch.ops.quantized.linear_prepack(w_ih, self.bias_ih)\n"
+      "        self._packed_hh = torch.ops.quantized.linear_prepack(w_hh, self.bias_hh)\n";
+  EXPECT_EQ(found(cell, "DC111"), (Lines{}));
+  const std::string linear =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torch import ops\n"
+      "class DynamicLinear(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.weight = torch.randn(n, n).half()\n"
+      "        self.bias = torch.zeros(n)\n"
+      "        self._pack()\n"
+      "    def _pack(self):\n"
+      "        self._packed = ops.quantized.linear_prepack_fp16(self.weight, self.bias)\n"
+      "    def forward(self, x):\n"
+      "        return ops.quantized.linear_dynamic_fp16(x, self._packed)\n";
+  EXPECT_EQ(found(linear, "DC111"), (Lines{}));
+  const std::string near_misses =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import torch.nn.functional as F\n"
+      "class Cell(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.bias = torch.zeros(n)\n"
+      "        self.scale = torch.ones(n)\n"
+      "        self._packed = torch.ops.quantized.linear_prepack(torch.randn(n, n), self.bias)\n"
+      "class FunctionalLinear(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.weight = torch.rand((5, 5))\n"
+      "    def forward(self, x):\n"
+      "        return F.linear(x, self.weight)\n";
+  EXPECT_EQ(found(near_misses, "DC111"), (Lines{"8 DC111", "13 DC111"}));
+  EXPECT_EQ(
+      only(near_misses.substr(0, near_misses.find("class FunctionalLinear")), "DC111").message,
+      "self.scale holds a plain tensor, which model.to(device) does not move; use "
+      "self.register_buffer(\"scale\", ...) or nn.Parameter(...)");
+}
+
 }  // namespace
 }  // namespace devcheck::lint
