@@ -3,6 +3,10 @@
 // never moved at all. DDP takes the parameters' devices when it is built.
 // And DataParallel(model, device_ids=ids).cuda(): moved after the wrap to
 // the current device, which need not be device_ids[0].
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "../common.h"
 #include "../flow/flow.h"
 #include "../rule.h"
@@ -168,6 +172,70 @@ void data_parallel_on_cpu(const RuleContext& c, const Call& call) {
   }
 }
 
+// Whether `made` builds a module of a class of the file that only holds the
+// modules it is given (every `self.x = ...` of its methods is a parameter of
+// the method or a literal; nothing registered), from names, one of them with
+// no value in the file (`Trainable(student_model, projection)`, the student
+// a parameter): the wrapper is where those modules are, which this file does
+// not tell (a training script moved the student). Built from layers made in
+// the file (`Trainable(nn.Linear(4, 4))`, or a name holding one), or holding
+// a layer of its own, it is on the CPU.
+bool holds_given_modules(const Source& source, TSNode made) {
+  if (!is(made, "call")) return false;
+  const TSNode function = field(made, "function");
+  if (!is(function, "identifier")) return false;
+  const auto cls = source.classes().find(std::string(source.text(function)));
+  if (cls == source.classes().end()) return false;
+  // Every argument a name (or None), one of them with no value in the file
+  // (a parameter: a module handed in).
+  const std::vector<TSNode> args = source.positional(made);
+  const int scope = source.scope_of(made);
+  if (source.has_splat(made) || args.empty() ||
+      !std::all_of(
+          args.begin(), args.end(),
+          [](TSNode a) { return is(a, "identifier") || is(a, "attribute") || is(a, "none"); }) ||
+      std::none_of(args.begin(), args.end(), [&](TSNode a) {
+        return !is(a, "none") && ts_node_is_null(value_of_object(source, a, scope));
+      })) {
+    return false;
+  }
+  bool holds = false;
+  for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+    const Scope& scope = source.scopes()[s];
+    if (scope.kind != ScopeKind::kFunction || scope.owner_class != cls->second.scope) continue;
+    const TSNode parameters = field(scope.node, "parameters");
+    for (const auto& [name, values] : scope.assigns) {
+      if (name.rfind("self.", 0) != 0) continue;
+      for (const TSNode value : values) {
+        if (is(value, "none") || is(value, "true") || is(value, "false") || is(value, "integer") ||
+            is(value, "float") || is(value, "string")) {
+          continue;
+        }
+        bool given = false;
+        for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n && !given; ++i) {
+          TSNode p = ts_node_named_child(parameters, i);
+          if (!is(p, "identifier")) {
+            p = is(field(p, "name"), "identifier") ? field(p, "name") : ts_node_named_child(p, 0);
+          }
+          given = is(value, "identifier") && !ts_node_is_null(p) &&
+                  source.text(p) == source.text(value);
+        }
+        if (!given) return false;
+        holds = true;
+      }
+    }
+  }
+  for (const Call& call : source.calls()) {
+    const int function_scope = source.function_of(call.scope);
+    if (function_scope >= 0 && source.scopes()[function_scope].owner_class == cls->second.scope &&
+        (call.method == "register_buffer" || call.method == "register_parameter" ||
+         call.method == "add_module" || call.method == "register_module")) {
+      return false;
+    }
+  }
+  return holds;
+}
+
 void check(const RuleContext& c) {
   for (const Call& call : c.source.calls()) {
     if (is_data_parallel(call.qualified)) {
@@ -181,7 +249,8 @@ void check(const RuleContext& c) {
     if (ts_node_is_null(c.source.keyword(call.node, "device_ids"))) continue;
     for (const Wrap& wrap : c.flow.wraps()) {
       if (!ts_node_eq(wrap.call, call.node) || wrap.value.kind != Kind::kModule ||
-          wrap.value.place != Place::kHost || wrap.value.origin != Origin::kUnmovedModule) {
+          wrap.value.place != Place::kHost || wrap.value.origin != Origin::kUnmovedModule ||
+          holds_given_modules(c.source, wrap.value.made)) {
         continue;
       }
       const std::string model(c.source.text(wrap.model));

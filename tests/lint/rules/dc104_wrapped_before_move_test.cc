@@ -186,5 +186,65 @@ TEST(LintDC104, FindsAWrapperMovedAsItIsMadeUnderAnyDdpName) {
   EXPECT_EQ(found(moved_first, "DC104"), (Lines{}));
 }
 
+// A module of a class of the file that only holds the modules it is given
+// (timm's distillation task: `Trainable(student_model, projection)`, the
+// student a parameter) is where those are, which the file does not tell:
+// DDP with device_ids says nothing. Built from layers made in the file, or
+// holding a layer of its own, it is on the CPU and still found.
+TEST(LintDC104, SaysNothingOfAWrapperHoldingModulesHandedIn) {
+  const std::string head =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+      "from .task import TrainingTask\n"
+      "class Pair(nn.Module):\n"
+      "    def __init__(self, student, projection=None):\n"
+      "        super().__init__()\n"
+      "        self.student = student\n"
+      "        self.projection = projection\n"
+      "        self.frozen = False\n"
+      "    def forward(self, x):\n"
+      "        return self.projection(self.student(x))\n";
+  const std::string task =
+      "class Task(TrainingTask):\n"
+      "    def __init__(self, student_model, dim, device):\n"
+      "        super().__init__()\n"
+      "        projection = nn.Linear(dim, dim, device=device)\n"
+      "        self.trainable = Pair(student_model, projection)\n"
+      "    def prepare_distributed(self, device_ids=None):\n"
+      "        self.trainable = DDP(self.trainable, device_ids=device_ids)\n"
+      "        return self\n";
+  EXPECT_EQ(found(head + task, "DC104"), Lines{});
+  const std::string function =
+      "def wrap(encoder, gpu):\n"
+      "    model = Pair(encoder)\n"
+      "    return DDP(model, device_ids=[gpu])\n";
+  EXPECT_EQ(found(head + function, "DC104"), Lines{});
+  const std::string near_misses =
+      "class WithHead(nn.Module):\n"
+      "    def __init__(self, body):\n"
+      "        super().__init__()\n"
+      "        self.body = body\n"
+      "        self.head = nn.Linear(4, 2)\n"
+      "def made_here(gpu):\n"
+      "    enc = nn.Linear(4, 4)\n"
+      "    a = DDP(Pair(enc), device_ids=[gpu])\n"
+      "    b = DDP(Pair(nn.Linear(4, 4)), device_ids=[gpu])\n"
+      "    return a, b\n"
+      "def own_layer(encoder, gpu):\n"
+      "    model = WithHead(encoder)\n"
+      "    return DDP(model, device_ids=[gpu])\n";
+  EXPECT_EQ(found(head + near_misses, "DC104"), (Lines{"20 DC104", "21 DC104", "25 DC104"}));
+  const std::vector<Finding> all = lint_source(head + near_misses, "t.py", [] {
+    LintOptions o;
+    o.select = {"DC104"};
+    return o;
+  }());
+  ASSERT_EQ(all.size(), 3U);
+  EXPECT_EQ(all[2].message,
+            "DistributedDataParallel(model, device_ids=...) of a model made on the CPU (line 24) "
+            "and never moved to its GPU: DDP refuses it; move it first: model.to(device)");
+}
+
 }  // namespace
 }  // namespace devcheck::lint
