@@ -3,12 +3,38 @@
 // pageable host memory: a batch of a DataLoader without pin_memory=True, a
 // tensor just made by a factory or from NumPy. The copy is synchronous anyway.
 #include <set>
+#include <string>
+#include <vector>
 
 #include "../flow/flow.h"
 #include "../rule.h"
 
 namespace devcheck::lint::detail {
 namespace {
+
+// Whether the batches come from a loader that is a parameter of the
+// function that loops over it (`def evaluate(model, loader, device): for
+// batch in loader:`, or `tqdm(loader)`, `enumerate(loader)`): its callers
+// choose whether it pins, maybe in another file.
+bool loader_is_parameter(const Source& source, TSNode iterable) {
+  while (is(iterable, "call")) {
+    const std::vector<TSNode> args = source.positional(iterable);
+    if (args.empty()) return false;
+    iterable = args[0];
+  }
+  if (!is(iterable, "identifier")) return false;
+  const int function = source.function_of(source.scope_of(iterable));
+  if (function < 0) return false;
+  const TSNode parameters = field(source.scopes()[function].node, "parameters");
+  for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+    TSNode p = ts_node_named_child(parameters, i);
+    if (!is(p, "identifier")) {
+      p = is(field(p, "name"), "identifier") ? field(p, "name") : ts_node_named_child(p, 0);
+    }
+    if (is(p, "identifier") && source.text(p) == source.text(iterable)) return true;
+  }
+  return false;
+}
 
 void check(const RuleContext& c) {
   std::set<uint32_t> done;
@@ -19,8 +45,11 @@ void check(const RuleContext& c) {
       continue;
     }
     // A loader from elsewhere may pin: say so only where nothing in the
-    // file pins memory.
-    if (v.pin_unknown && c.source.mentions("pin_memory")) continue;
+    // file pins memory, and never of one handed in as a parameter.
+    if (v.pin_unknown && (c.source.mentions("pin_memory") ||
+                          (v.origin == Origin::kBatch && loader_is_parameter(c.source, v.made)))) {
+      continue;
+    }
     if (!done.insert(ts_node_start_byte(move.call)).second) continue;
     const char* what = v.origin == Origin::kBatch
                            ? "a batch of a DataLoader that does not pin memory"

@@ -56,5 +56,52 @@ TEST(LintDC108, FindsUnpinnedLoadersAndFreshTensors) {
             std::string::npos);
 }
 
+// A loader handed in as a parameter pins or not as its callers choose
+// (maybe in another file): nothing is said of its batches. A loader the
+// file makes without pin_memory=True beside it, or hands to the parameter,
+// is still found.
+TEST(LintDC108, SaysNothingOfBatchesOfALoaderHandedIn) {
+  const std::string evaluate =
+      "import torch\n"
+      "def evaluate(model, loader, device):\n"
+      "    for batch, t in loader:\n"
+      "        for k, v in batch.items():\n"
+      "            batch[k] = batch[k].to(device, non_blocking=True)\n"
+      "        t = t.to(device, non_blocking=True)\n";
+  EXPECT_EQ(found(evaluate, "DC108"), Lines{});
+  const std::string train =
+      "from tqdm import tqdm\n"
+      "def train_one_epoch(model, optimizer, data_loader: 'DataLoader', device):\n"
+      "    for i, (images, targets) in enumerate(tqdm(data_loader)):\n"
+      "        images = images.cuda(non_blocking=True)\n"
+      "        loss = model(images, targets)\n";
+  EXPECT_EQ(found(train, "DC108"), Lines{});
+  const std::string near_miss =
+      "import torch\n"
+      "from torch.utils.data import DataLoader\n"
+      "def evaluate(model, loader, device):\n"
+      "    for x, t in loader:\n"
+      "        x = x.to(device, non_blocking=True)\n"
+      "def main(model, data, device):\n"
+      "    loader = DataLoader(data, batch_size=8)\n"
+      "    for x, t in loader:\n"
+      "        x = x.to(device, non_blocking=True)\n";
+  EXPECT_EQ(found(near_miss, "DC108"), (Lines{"9 DC108"}));
+  EXPECT_EQ(only(near_miss, "DC108").message,
+            "non_blocking=True of a batch of a DataLoader that does not pin memory is a "
+            "synchronous copy: the host waits anyway; use DataLoader(pin_memory=True) or "
+            "tensor.pin_memory()");
+  // The file hands the parameter an unpinned loader of its own: known.
+  const std::string handed_unpinned =
+      "import torch\n"
+      "from torch.utils.data import DataLoader\n"
+      "def evaluate(model, loader, device):\n"
+      "    for x, t in loader:\n"
+      "        x = x.to(device, non_blocking=True)\n"
+      "def main(model, data, device):\n"
+      "    evaluate(model, DataLoader(data, batch_size=8), device)\n";
+  EXPECT_EQ(found(handed_unpinned, "DC108"), (Lines{"5 DC108"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
