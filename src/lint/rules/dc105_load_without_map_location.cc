@@ -12,6 +12,12 @@
 namespace devcheck::lint::detail {
 namespace {
 
+// Whether `inner` lies inside `outer` in the text.
+bool within(TSNode inner, TSNode outer) {
+  return !ts_node_is_null(outer) && ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
+         ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
 // The file argument of torch.save (its second) or torch.load (its first).
 TSNode file_argument(const Source& source, TSNode call, std::size_t position) {
   const TSNode f = source.keyword(call, "f");
@@ -189,6 +195,141 @@ bool written_here_on_host(const Source& source, const Call& load) {
   return written && !uses_a_device(source);
 }
 
+// Whether `node` is an argument of an assertion (`assert_close(...)`,
+// `self.assertEqual(...)`) or inside an `assert` statement, within its
+// function.
+bool in_assertion(const Source& source, TSNode node) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition") || is(n, "block")) return false;
+    if (is(n, "assert_statement")) return true;
+    if (!is(n, "call")) continue;
+    const TSNode function = field(n, "function");
+    const TSNode last = is(function, "attribute") ? field(function, "attribute") : function;
+    if (within(node, field(n, "arguments")) && names_any(source.text(last), {"assert"})) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether the result of `load` is only compared: the load is an argument of
+// an assertion, or the name it is assigned to is read only inside
+// assertions, never called nor asked for a module's parts (`m(x)`,
+// `m.state_dict()`): a test's expected values.
+bool only_compared(const Source& source, const Call& load) {
+  if (in_assertion(source, load.node)) return true;
+  const TSNode parent = ts_node_parent(load.node);
+  if (!is(parent, "assignment") || !is(field(parent, "left"), "identifier")) return false;
+  const std::string_view name = source.text(field(parent, "left"));
+  const int function = source.function_of(load.scope);
+  if (function < 0) return false;
+  int reads = 0;
+  bool other = false;
+  std::vector<TSNode> stack{source.scopes()[function].node};
+  while (!stack.empty() && !other) {
+    const TSNode n = stack.back();
+    stack.pop_back();
+    if (is(n, "identifier") && source.text(n) == name &&
+        ts_node_start_byte(n) > ts_node_end_byte(parent)) {
+      const TSNode up = ts_node_parent(n);
+      const bool called = is(up, "call") && ts_node_eq(field(up, "function"), n);
+      const bool module_part = is(up, "attribute") && ts_node_eq(field(up, "object"), n) &&
+                               names_any(source.text(field(up, "attribute")),
+                                         {"state_dict", "parameters", "buffers", "modules",
+                                          "children", "forward", "eval", "train"});
+      const bool assigned = is(up, "assignment") && ts_node_eq(field(up, "left"), n);
+      other = called || module_part || assigned || !in_assertion(source, n);
+      ++reads;
+      continue;
+    }
+    for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; ++i) {
+      stack.push_back(ts_node_named_child(n, i));
+    }
+  }
+  return reads > 0 && !other;
+}
+
+// The words of a path that name one file of the project: `self.x`, a
+// module-level name, or a function of the file that makes the path
+// (`_get_expected_file(name)`).
+std::vector<std::string_view> file_words(const Source& source, TSNode path, int scope) {
+  std::vector<std::string_view> words;
+  path_words(source, path, scope, words);
+  const auto& constants = source.scopes()[0].assigns;
+  const auto names_file = [&](std::string_view w) {
+    if (w.rfind("self.", 0) == 0 || constants.count(std::string(w)) != 0) return true;
+    return std::any_of(source.scopes().begin(), source.scopes().end(), [&](const Scope& s) {
+      return s.kind == ScopeKind::kFunction && s.name == w;
+    });
+  };
+  words.erase(std::remove_if(words.begin(), words.end(), [&](auto w) { return !names_file(w); }),
+              words.end());
+  return words;
+}
+
+// Whether `a` and `b` lie in different branches of one `if` (`if ACCEPT:
+// torch.save(...)` / `else: torch.load(...)`): never in one run.
+bool other_branches(TSNode a, TSNode b) {
+  for (TSNode n = a; !ts_node_is_null(n); n = ts_node_parent(n)) {
+    const TSNode parent = ts_node_parent(n);
+    if (is(n, "function_definition")) return false;
+    const bool branch = (is(parent, "if_statement") && is(n, "block")) || is(n, "elif_clause") ||
+                        is(n, "else_clause");
+    if (branch && within(b, is(parent, "if_statement") ? parent : ts_node_parent(parent)) &&
+        !within(b, n)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether `saved` reads as a module: a name or attribute that says so
+// (`model`, `self.net`), or one holding a torch.nn layer or a module class
+// of the file.
+bool saves_a_module(const Source& source, TSNode saved, int scope) {
+  if (names_any(source.text(saved), {"model", "net", "module"})) return true;
+  const TSNode value = value_of_object(source, saved, scope);
+  if (!is(value, "call")) return false;
+  const TSNode function = field(value, "function");
+  if (source.qualify(function).rfind("torch.nn.", 0) == 0) return true;
+  const auto cls = source.classes().find(std::string(source.text(function)));
+  return cls != source.classes().end() && cls->second.is_module;
+}
+
+// Whether `load` reads a test's expected values: a file this file writes
+// itself with torch.save (both paths made alike: the same `self.x`,
+// module-level name or path function of the file, `_get_expected_file(name)`,
+// or in one function the same name), saved in another function or in another
+// branch of an `if` (a save just before the load in one function is
+// round_trip's), and whose contents are only compared. The test records what it compares
+// (`if ACCEPT: torch.save(output, f)` / `else: assert_close(output,
+// torch.load(f))`): made by the code that makes what it is compared with.
+// Not a module saved so (torch 2.6's default refuses it).
+bool expected_values(const Source& source, const Call& load) {
+  const TSNode file = file_argument(source, load.node, 0);
+  if (ts_node_is_null(file)) return false;
+  const std::vector<std::string_view> read = file_words(source, file, load.scope);
+  const int function = source.function_of(load.scope);
+  for (const Call& save : source.calls()) {
+    if (save.qualified != "torch.save") continue;
+    const TSNode written = written_path(source, save.node);
+    const bool same_function = source.function_of(save.scope) == function;
+    if (same_function && !other_branches(save.node, load.node)) continue;
+    bool same_file =
+        same_function && is(written, "identifier") && source.text(written) == source.text(file);
+    for (const std::string_view w : file_words(source, written, save.scope)) {
+      same_file = same_file || std::find(read.begin(), read.end(), w) != read.end();
+    }
+    if (!same_file) continue;
+    const std::vector<TSNode> args = source.positional(save.node);
+    TSNode saved = source.keyword(save.node, "obj");
+    if (ts_node_is_null(saved) && !args.empty()) saved = args[0];
+    return !ts_node_is_null(saved) && !saves_a_module(source, saved, save.scope) &&
+           only_compared(source, load);
+  }
+  return false;
+}
+
 // A function of the file that loads with the map_location its caller passes
 // (`def load_state(path, map_location=None): return torch.load(path,
 // map_location)`), directly or through another such function: its scope,
@@ -360,7 +501,7 @@ void check(const RuleContext& c) {
     if (call.qualified != "torch.load" || c.source.has_splat(call.node)) continue;
     if (!ts_node_is_null(c.source.keyword(call.node, "map_location")) ||
         c.source.positional(call.node).size() >= 2 || round_trip(c.source, call) ||
-        written_here_on_host(c.source, call)) {
+        written_here_on_host(c.source, call) || expected_values(c.source, call)) {
       continue;
     }
     c.sink.report(call.node, "DC105",

@@ -183,5 +183,70 @@ TEST(LintDC105, FindsOpenMMLabsLoadersWithoutMapLocation) {
   EXPECT_EQ(testing::found(source, "DC105"), (testing::Lines{"3 DC105", "6 DC105"}));
 }
 
+// A test's expected values: a file the test file records itself with
+// torch.save (`if ACCEPT: torch.save(output, f)` / `else: ...`, the path made
+// alike: the same path function of the file, `self.x` or module-level name)
+// and reads back only to compare: made by the code that makes what it is
+// compared with. Read back for another use, or holding a module (torch
+// 2.6's default refuses it), it is still found.
+TEST(LintDC105, SaysNothingOfExpectedValuesATestRecordsAndCompares) {
+  const std::string record_compare =
+      "import os\n"
+      "import torch\n"
+      "ACCEPT = os.getenv('ACCEPT') == '1'\n"
+      "def _expected_file(name):\n"
+      "    return os.path.join(os.path.dirname(__file__), 'expect', name + '.pkl')\n"
+      "def assert_expected(output, name):\n"
+      "    expected_file = _expected_file(name)\n"
+      "    if ACCEPT:\n"
+      "        torch.save(output, expected_file)\n"
+      "    else:\n"
+      "        expected = torch.load(expected_file)\n"
+      "        torch.testing.assert_close(output, expected, check_device=False)\n"
+      "def test_model(model, x, dev):\n"
+      "    out = model.to(dev)(x.to(dev))\n"
+      "    try:\n"
+      "        assert_expected(out.cpu(), 'model')\n"
+      "    except AssertionError:\n"
+      "        expected = torch.load(_expected_file('model'))\n"
+      "        torch.testing.assert_close(out.argmax(1), expected[0].argmax(1))\n";
+  EXPECT_EQ(found(record_compare, "DC105"), Lines{});
+  const std::string golden =
+      "import unittest\n"
+      "import torch\n"
+      "class GoldenTest(unittest.TestCase):\n"
+      "    golden = 'golden/out.pt'\n"
+      "    def compute(self):\n"
+      "        return torch.ones(3, device='cuda').cumsum(0).cpu()\n"
+      "    def record(self):\n"
+      "        torch.save({'y': self.compute()}, self.golden)\n"
+      "    def test_matches(self):\n"
+      "        self.assertTrue(torch.allclose(self.compute(), torch.load(self.golden)['y']))\n";
+  EXPECT_EQ(found(golden, "DC105"), Lines{});
+  const std::string near_misses =
+      "import os\n"
+      "import unittest\n"
+      "import torch\n"
+      "def _expected_file(name):\n"
+      "    return os.path.join('expect', name + '.pkl')\n"
+      "def record(output, name):\n"
+      "    torch.save(output, _expected_file(name))\n"
+      "def load_expected(name):\n"
+      "    return torch.load(_expected_file(name))\n"
+      "class ResumeTest(unittest.TestCase):\n"
+      "    def setUp(self):\n"
+      "        self.model = torch.nn.Linear(2, 2).cuda()\n"
+      "    def save(self):\n"
+      "        torch.save(self.model, self.path)\n"
+      "    def test_resume(self):\n"
+      "        m = torch.load(self.path)\n"
+      "        self.assertEqual(m.weight, self.model.weight)\n";
+  EXPECT_EQ(found(near_misses, "DC105"), (Lines{"9 DC105", "16 DC105"}));
+  EXPECT_EQ(only(near_misses.substr(0, near_misses.find("class ResumeTest")), "DC105").message,
+            "torch.load without map_location: tensors saved on a GPU fail to load where that "
+            "device is missing; pass map_location=\"cpu\" (or the target device) and "
+            "weights_only= explicitly (its default changed in torch 2.6)");
+}
+
 }  // namespace
 }  // namespace devcheck::lint
