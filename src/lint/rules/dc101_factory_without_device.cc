@@ -1,9 +1,11 @@
 // DC101 factory-without-device: a tensor made by torch.zeros(...) and the
 // other factories without device= is on the CPU; found where the device flow
-// sees it meet a tensor on a device (docs/lint.md, "The device flow").
+// sees it meet a tensor on a device (docs/lint.md, "The device flow"). Not
+// in a module only ever built on an RPC worker (torch.distributed.rpc.remote).
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "../common.h"
 #include "../flow/flow.h"
@@ -11,6 +13,32 @@
 
 namespace devcheck::lint::detail {
 namespace {
+
+// Whether the class whose method `scope` is, is only ever built on an RPC
+// worker: handed as the callable to torch.distributed.rpc.remote
+// (`rpc.remote(worker, RemoteEM, args=(...))`) and never called in the
+// file. The worker makes it on the CPU from the arguments the call sends,
+// keeps it there (the caller holds an RRef), and nothing moves it: the
+// module's device is the CPU.
+bool built_only_by_rpc(const Source& source, int scope) {
+  const int function = source.function_of(scope);
+  const int cls = function < 0 ? -1 : source.scopes()[function].owner_class;
+  if (cls < 0) return false;
+  const std::string_view name = source.scopes()[cls].name;
+  bool remote = false;
+  for (const Call& call : source.calls()) {
+    if (source.text(field(call.node, "function")) == name) return false;
+    if (call.qualified != "torch.distributed.rpc.remote" &&
+        call.qualified != "torch.distributed.rpc.api.remote") {
+      continue;
+    }
+    const std::vector<TSNode> args = source.positional(call.node);
+    TSNode callable = source.keyword(call.node, "func");
+    if (ts_node_is_null(callable) && args.size() > 1) callable = args[1];
+    remote = remote || (!ts_node_is_null(callable) && source.text(callable) == name);
+  }
+  return remote;
+}
 
 void check(const RuleContext& c) {
   std::set<uint32_t> done;
@@ -34,6 +62,7 @@ void check(const RuleContext& c) {
       c.sink.report(m.host.made, "DC101", std::move(message));
       continue;
     }
+    if (m.other.place == Place::kModuleDevice && built_only_by_rpc(c.source, m.scope)) continue;
     const char* other = m.other.place == Place::kModuleDevice ? "the module's device" : "a device";
     c.sink.report(m.host.made, "DC101",
                   factory + "(...) without device= makes a tensor on the CPU, and " +

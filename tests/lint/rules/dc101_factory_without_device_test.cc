@@ -469,5 +469,46 @@ TEST(LintDC101, AFactoryTypedAsADeviceTensorIsOnItsDevice) {
   EXPECT_EQ(found(typed, "DC101"), (Lines{"5 DC101", "8 DC101"}));
 }
 
+// A module only ever built on an RPC worker (`rpc.remote(worker, RemoteEM,
+// args=...)`, never called in the file) is made there on the CPU and stays
+// there: its tensors are on the CPU, a CPU factory meets nothing on a
+// device. The same class also built in the file (and moved) is found.
+TEST(LintDC101, SaysNothingInAModuleOnlyBuiltOnAnRpcWorker) {
+  const std::string embedding =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import torch.distributed.rpc as rpc\n"
+      "class RemoteEM(nn.Module):\n"
+      "    def __init__(self, num_embeddings, embedding_dim):\n"
+      "        super().__init__()\n"
+      "        self.em = nn.EmbeddingBag(num_embeddings, embedding_dim)\n"
+      "    def forward(self, input):\n"
+      "        return self.em(input, offsets=torch.arange(input.shape[0]))\n"
+      "class Trainer:\n"
+      "    def __init__(self, worker):\n"
+      "        self.remote_em_rref = rpc.remote(worker, RemoteEM, args=(100, 16))\n";
+  EXPECT_EQ(found(embedding, "DC101"), Lines{});
+  const std::string server =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from torch.distributed.rpc import remote\n"
+      "class ParameterServer(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.weight = nn.Parameter(torch.randn(n, n))\n"
+      "    def forward(self, x):\n"
+      "        bias = torch.zeros(x.size(0), 1)\n"
+      "        return x @ self.weight + bias\n"
+      "def run(ps_name, n):\n"
+      "    return remote(ps_name, ParameterServer, args=(n,))\n";
+  EXPECT_EQ(found(server, "DC101"), Lines{});
+  const std::string also_local = server + "def local(n):\n    return ParameterServer(n).cuda()\n";
+  EXPECT_EQ(found(also_local, "DC101"), (Lines{"9 DC101"}));
+  EXPECT_EQ(only(also_local, "DC101").message,
+            "torch.zeros(...) without device= makes a tensor on the CPU, and line 10 (in "
+            "'forward') uses it with tensors on the module's device: a device mismatch there; "
+            "pass device= (e.g. device=x.device)");
+}
+
 }  // namespace
 }  // namespace devcheck::lint
