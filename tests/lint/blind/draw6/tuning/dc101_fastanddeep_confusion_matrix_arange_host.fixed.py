@@ -25,8 +25,7 @@ def confusion_matrix(dataset, device=None, net=None):
     correct_per_pattern = np.zeros((num_labels, num_labels))
     for label in range(num_labels):
         idcs = labels == label
-        classifications = selected_classes[idcs].reshape((-1, 1)) == \
-            torch.arange(num_labels).reshape((1, -1)).to(device)  # <- fixed
+        classifications = selected_classes[idcs].reshape((-1, 1)) == torch.arange(num_labels).reshape((1, -1)).to(device)  # <- fixed
         correct_per_pattern[label] = classifications.sum(axis=0).cpu() / idcs.sum()  # <- fixed
     accuracy = torch.eq(selected_classes, torch.Tensor(labels).to(device)).cpu().numpy().astype(float).mean()  # <- fixed
     print(f"accuracy {accuracy}")
