@@ -1,6 +1,6 @@
 # devcheck bug corpus: DC102
 # From: https://github.com/Michaelvll/DeepCCA/issues/17
-# Solver.fit() "moves" both views and the validation and test views with bare
+# Solver.fit() "moves" both views and the two validation views with bare
 # x1.to(self.device) statements: Tensor.to returns a copy, which is dropped,
 # so the data the model is trained and evaluated on stays on the CPU.
 # Written for devcheck's tests after the thread; not the project's code.
