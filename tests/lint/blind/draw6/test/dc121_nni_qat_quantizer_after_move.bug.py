@@ -8,7 +8,7 @@
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from nni.algorithms.compression.pytorch.quantization import QAT_Quantizer
+from nni.compression.torch import QAT_Quantizer
 from torchvision import datasets, transforms
 
 
