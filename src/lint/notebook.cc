@@ -304,13 +304,23 @@ void Notebook::build_program() {
                             !runs_python(std::string_view(text).substr(first + 2));
     std::size_t begin = 0;
     int number = 0;
+    // A magic or shell line that ends with a backslash goes on in the next
+    // line (`!pip install \` / `    torch`): IPython joins them first.
+    bool continued = false;
     while (begin < text.size()) {
       const auto nl = text.find('\n', begin);
       const std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
       const std::string_view line(text.data() + begin, end - begin);
       ProgramLine p{cells_[c].number, ++number, program_.size(), begin, c, false};
-      p.left_out = cell_magic || is_magic_line(line);
-      if (p.left_out) {
+      const bool continuation = continued;
+      p.left_out = cell_magic || continuation || is_magic_line(line);
+      if (p.left_out && !cell_magic) {
+        const auto last = line.find_last_not_of(" \t\r\n");
+        continued = last != std::string_view::npos && line[last] == '\\';
+      }
+      if (continuation) {
+        program_ += '\n';  // the magic's own `pass` stands for it
+      } else if (p.left_out) {
         const auto indent = cell_magic ? 0 : line.find_first_not_of(" \t");
         program_.append(line.substr(0, indent));
         program_ += "pass\n";

@@ -94,6 +94,21 @@ TEST(Notebook, MagicsAndShellLinesAreLeftOut) {
             (std::vector<std::string>{"cell 3:2:5 DC101", "cell 5:1:37 DC101"}));
 }
 
+TEST(Notebook, ShellAndMagicLinesGoOnAfterABackslash) {
+  // As Colab notebooks install packages (diffusers' sd3_dreambooth_lora_16gb
+  // notebook): the lines after `\` belong to the shell command.
+  const std::string json = notebook({
+      "!pip install -q -U \\\n    transformers \\\n    accelerate\nimport torch\n",
+      "%env A=1 \\\n  B=2\nif True:\n    !echo a \\\n        b\n    y = torch.zeros(4)\n",
+      "x = torch.randn(4, device='cuda') + y\n",
+  });
+  EXPECT_EQ(where(lint_notebook(json)), (std::vector<std::string>{"cell 2:6:9 DC101"}));
+  // A line of Python ending in a backslash is not a magic's: still checked.
+  EXPECT_EQ(where(lint_notebook(notebook({"import torch\nx = torch.zeros(4) + \\\n"
+                                          "    torch.ones(4, device='cuda')\n"}))),
+            (std::vector<std::string>{"cell 1:2:5 DC101"}));
+}
+
 TEST(Notebook, SyntaxErrorIsDc100InItsCell) {
   const std::vector<Finding> found =
       lint_notebook(notebook({"import torch\n", "x = 1\ndef f(:\n    pass\n", "z = 3\n"}));
