@@ -320,12 +320,14 @@ void plain_object_on_module(const RuleContext& c,
     if (info == c.source.classes().end() || info->second.is_module || info->second.is_dataset ||
         !in_init(c.source, set.method_scope) || set.v.kind != Kind::kTensor ||
         set.v.place != Place::kHost || set.v.scalar || set.v.registered ||
-        !plain_class(c.source, set.class_scope) || moved_at_each_use(c.source, set) ||
-        moved_by_own_to(overrides, set)) {
+        !plain_class(c.source, set.class_scope)) {
       continue;
     }
     const TSNode kept = kept_by_module(c, name);
-    if (ts_node_is_null(kept)) continue;
+    if (ts_node_is_null(kept) || moved_at_each_use(c.source, set) ||
+        moved_by_own_to(overrides, set)) {
+      continue;
+    }
     std::string message(set.name);
     message += " of ";
     message += name;
