@@ -8,7 +8,8 @@
 // nn.Parameter on every way, nor one every read indexes on the host and moves,
 // nor one the class packs with a quantized op (a CPU-only module).
 // And a cache: `self.x = None` in __init__, filled by another method with a
-// tensor where the inputs are, under a test that does not ask where.
+// tensor where the inputs are, under a test that does not ask where. And a
+// host tensor in the __init__ of a plain class whose object a module keeps.
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -273,6 +274,76 @@ void cached_on_first_device(const RuleContext& c,
   }
 }
 
+// Whether the class of `class_scope` is a plain class: one without bases (or
+// only `object`), so nothing it inherits can be an nn.Module.
+bool plain_class(const Source& source, int class_scope) {
+  const TSNode bases = field(source.scopes()[class_scope].node, "superclasses");
+  if (ts_node_is_null(bases)) return true;
+  for (uint32_t i = 0, n = ts_node_named_child_count(bases); i < n; ++i) {
+    if (source.text(ts_node_named_child(bases, i)) != "object") return false;
+  }
+  return true;
+}
+
+// Where an nn.Module of the file keeps an object of the plain class
+// `name` in its __init__ (`self.observer = Observer(...)`), and its class
+// moves nothing itself (no to(), cuda() or _apply() of its own): the set's
+// value, or a null node.
+TSNode kept_by_module(const RuleContext& c, std::string_view name) {
+  for (const AttributeSet& set : c.flow.attributes()) {
+    const Scope& cls = c.source.scopes()[set.class_scope];
+    const auto info = c.source.classes().find(cls.name);
+    if (info == c.source.classes().end() || !info->second.is_module ||
+        !in_init(c.source, set.method_scope) || !is(set.value, "call") ||
+        c.source.text(field(set.value, "function")) != name) {
+      continue;
+    }
+    const bool moves_itself =
+        std::any_of(c.source.scopes().begin(), c.source.scopes().end(), [&](const Scope& s) {
+          return s.owner_class == set.class_scope &&
+                 (s.name == "to" || s.name == "cuda" || s.name == "_apply");
+        });
+    if (!moves_itself) return set.value;
+  }
+  return TSNode{};
+}
+
+// A plain object kept by a module: `self.x = <a host tensor>` in the
+// __init__ of a plain class (or a method __init__ calls) whose objects an
+// nn.Module of the file keeps. model.to(device) walks submodules, parameters
+// and buffers only: the object's tensors stay on the host.
+void plain_object_on_module(const RuleContext& c,
+                            const std::vector<std::pair<int, std::string_view>>& overrides) {
+  for (const AttributeSet& set : c.flow.attributes()) {
+    const std::string& name = c.source.scopes()[set.class_scope].name;
+    const auto info = c.source.classes().find(name);
+    if (info == c.source.classes().end() || info->second.is_module || info->second.is_dataset ||
+        !in_init(c.source, set.method_scope) || set.v.kind != Kind::kTensor ||
+        set.v.place != Place::kHost || set.v.scalar || set.v.registered ||
+        !plain_class(c.source, set.class_scope)) {
+      continue;
+    }
+    const TSNode kept = kept_by_module(c, name);
+    if (ts_node_is_null(kept) || moved_at_each_use(c.source, set) ||
+        moved_by_own_to(overrides, set)) {
+      continue;
+    }
+    std::string message(set.name);
+    message += " of ";
+    message += name;
+    message += ", a plain class whose object a module keeps (";
+    message += line_of(kept);
+    message +=
+        "), holds a plain tensor, which model.to(device) does not move (it moves submodules, "
+        "parameters and buffers only); make ";
+    message += name;
+    message += " an nn.Module and use self.register_buffer(\"";
+    message += set.name.substr(5);
+    message += "\", ...)";
+    c.sink.report(set.value, "DC111", std::move(message));
+  }
+}
+
 void check(const RuleContext& c) {
   std::vector<std::pair<int, std::string_view>> overrides;
   for (const AttributeSet& set : c.flow.attributes()) {
@@ -330,6 +401,7 @@ void check(const RuleContext& c) {
     c.sink.report(set.value, "DC111", std::move(message));
   }
   cached_on_first_device(c, overrides);
+  plain_object_on_module(c, overrides);
 }
 
 }  // namespace

@@ -517,5 +517,96 @@ TEST(LintDC111, SilentOnATensorPackedByAQuantizedOp) {
       "self.register_buffer(\"scale\", ...) or nn.Parameter(...)");
 }
 
+// A plain object a module keeps: model.to(device) walks submodules,
+// parameters and buffers, not the tensors of a plain class's object.
+TEST(LintDC111, FindsHostTensorsOfAPlainObjectAModuleKeeps) {
+  const std::string stats =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class RunningStats:\n"
+      "    def __init__(self, n):\n"
+      "        self.mean = torch.zeros(n)\n"
+      "        self.count = 0\n"
+      "    def update(self, x):\n"
+      "        self.mean = self.mean + (x.mean(0) - self.mean) / (self.count + 1)\n"
+      "class Normalizer(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.stats = RunningStats(n)\n"
+      "    def forward(self, x):\n"
+      "        self.stats.update(x)\n"
+      "        return x - self.stats.mean\n";
+  const Finding f = only(stats, "DC111");
+  EXPECT_EQ(f.line, 5);
+  EXPECT_EQ(f.message,
+            "self.mean of RunningStats, a plain class whose object a module keeps (line 12), "
+            "holds a plain tensor, which model.to(device) does not move (it moves submodules, "
+            "parameters and buffers only); make RunningStats an nn.Module and use "
+            "self.register_buffer(\"mean\", ...)");
+  // Set by a method __init__ calls, in a class based on `object` only.
+  const std::string scaler =
+      "import torch\n"
+      "from torch import nn\n"
+      "class Scaler(object):\n"
+      "    def __init__(self, k):\n"
+      "        self.k = k\n"
+      "        self.reset()\n"
+      "    def reset(self):\n"
+      "        self.scale = torch.ones(self.k)\n"
+      "        self.shift = torch.full((self.k,), 0.5)\n"
+      "    def apply(self, x):\n"
+      "        return x * self.scale + self.shift\n"
+      "class Head(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(8, 4)\n"
+      "        self.scaler = Scaler(4)\n"
+      "    def forward(self, x):\n"
+      "        return self.scaler.apply(self.fc(x))\n";
+  EXPECT_EQ(found(scaler, "DC111"), (Lines{"8 DC111", "9 DC111"}));
+}
+
+TEST(LintDC111, SilentOnPlainObjectsNoModuleKeepsOrThatMoveThemselves) {
+  // No module keeps it; a class with a base (which may be a module); one
+  // with its own to(); one made with device=; a holder that moves it.
+  EXPECT_EQ(found("import torch\n"
+                  "import torch.nn as nn\n"
+                  "from lib import Base\n"
+                  "class Stats:\n"
+                  "    def __init__(self, n):\n"
+                  "        self.mean = torch.zeros(n)\n"
+                  "class Derived(Base):\n"
+                  "    def __init__(self, n):\n"
+                  "        self.mean = torch.zeros(n)\n"
+                  "class Movable:\n"
+                  "    def __init__(self, n):\n"
+                  "        self.mean = torch.zeros(n)\n"
+                  "    def to(self, device):\n"
+                  "        self.mean = self.mean.to(device)\n"
+                  "        return self\n"
+                  "class Placed:\n"
+                  "    def __init__(self, n, device):\n"
+                  "        self.mean = torch.zeros(n, device=device)\n"
+                  "class Kept:\n"
+                  "    def __init__(self, n):\n"
+                  "        self.mean = torch.zeros(n)\n"
+                  "class Net(nn.Module):\n"
+                  "    def __init__(self, device):\n"
+                  "        super().__init__()\n"
+                  "        self.a = Derived(4)\n"
+                  "        self.b = Movable(4)\n"
+                  "        self.c = Placed(4, device)\n"
+                  "class Holder(nn.Module):\n"
+                  "    def __init__(self):\n"
+                  "        super().__init__()\n"
+                  "        self.kept = Kept(4)\n"
+                  "    def _apply(self, fn):\n"
+                  "        self.kept.mean = fn(self.kept.mean)\n"
+                  "        return super()._apply(fn)\n"
+                  "stats = Stats(4)\n",
+                  "DC111"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
