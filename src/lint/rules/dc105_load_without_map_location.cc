@@ -458,18 +458,16 @@ void check_loader_calls(const RuleContext& c) {
 
 // Loaders whose map_location defaults to None and goes to torch.load as it
 // is: torch.hub's load_state_dict_from_url (torch.utils.model_zoo.load_url
-// is the same function, and so is older torchvision's
-// torchvision.models.utils.load_state_dict_from_url), and OpenMMLab's checkpoint loaders
-// (mmengine's, and mmcv's before it). The function and the position of map_location among its
-// arguments.
+// is the same function), and OpenMMLab's checkpoint loaders (mmengine's, and
+// mmcv's before it). The function and the position of map_location among
+// its arguments.
 struct LibraryLoader {
   std::string_view qualified;
   std::size_t position;
 };
-constexpr std::array<LibraryLoader, 13> kLibraryLoaders = {{
+constexpr std::array<LibraryLoader, 12> kLibraryLoaders = {{
     {"torch.hub.load_state_dict_from_url", 2},
     {"torch.utils.model_zoo.load_url", 2},
-    {"torchvision.models.utils.load_state_dict_from_url", 2},
     {"mmengine.runner.load_checkpoint", 2},
     {"mmengine.runner.checkpoint.load_checkpoint", 2},
     {"mmengine.runner.checkpoint._load_checkpoint", 1},
@@ -504,7 +502,7 @@ void check_library_loaders(const RuleContext& c, const Call& call) {
 void check(const RuleContext& c) {
   check_loader_calls(c);
   for (const Call& call : c.source.calls()) {
-    if (call.qualified.rfind("mm", 0) == 0 || call.qualified.rfind("torch", 0) == 0) {
+    if (call.qualified.rfind("mm", 0) == 0 || call.qualified.rfind("torch.", 0) == 0) {
       check_library_loaders(c, call);
     }
     if (call.qualified != "torch.load" || c.source.has_splat(call.node)) continue;

@@ -184,9 +184,8 @@ TEST(LintDC105, FindsOpenMMLabsLoadersWithoutMapLocation) {
 }
 
 // torch.hub's load_state_dict_from_url (and torch.utils.model_zoo.load_url,
-// the same function, as older torchvision's torchvision.models.utils's was)
-// hands its map_location, None by default, to torch.load: found under any
-// import without one, not with one by keyword or position.
+// the same function) hands its map_location, None by default, to torch.load:
+// found under any import without one, not with one by keyword or position.
 TEST(LintDC105, FindsTorchHubsUrlLoaderWithoutMapLocation) {
   const std::string pretrained =
       "import torch.nn as nn\n"
@@ -213,12 +212,6 @@ TEST(LintDC105, FindsTorchHubsUrlLoaderWithoutMapLocation) {
       "        other = torch.hub.load_state_dict_from_url(url, map_location=self.device)\n"
       "        return torch.hub.load(url, 'model')\n";
   EXPECT_EQ(testing::found(zoo, "DC105"), (testing::Lines{"5 DC105"}));
-  // Older torchvision re-exported it from torchvision.models.utils.
-  EXPECT_EQ(testing::found("from torchvision.models.utils import load_state_dict_from_url\n"
-                           "a = load_state_dict_from_url(URL)\n"
-                           "b = load_state_dict_from_url(URL, None, 'cpu')\n",
-                           "DC105"),
-            (testing::Lines{"2 DC105"}));
 }
 
 // A test's expected values: a file the test file records itself with
