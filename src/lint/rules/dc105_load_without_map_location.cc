@@ -1,6 +1,5 @@
 // DC105 load-without-map-location: torch.load(f) without map_location (and
-// torch.hub's load_state_dict_from_url and OpenMMLab's checkpoint loaders,
-// which pass theirs, None by default, to it).
+// OpenMMLab's checkpoint loaders, which pass theirs, None by default, to it).
 #include <algorithm>
 #include <array>
 #include <string>
@@ -456,18 +455,14 @@ void check_loader_calls(const RuleContext& c) {
   }
 }
 
-// Loaders whose map_location defaults to None and goes to torch.load as it
-// is: torch.hub's load_state_dict_from_url (torch.utils.model_zoo.load_url
-// is the same function), and OpenMMLab's checkpoint loaders (mmengine's, and
-// mmcv's before it). The function and the position of map_location among
-// its arguments.
+// OpenMMLab's checkpoint loaders (mmengine's, and mmcv's before it), whose
+// map_location defaults to None and goes to torch.load as it is: the
+// function and the position of map_location among its arguments.
 struct LibraryLoader {
   std::string_view qualified;
   std::size_t position;
 };
-constexpr std::array<LibraryLoader, 12> kLibraryLoaders = {{
-    {"torch.hub.load_state_dict_from_url", 2},
-    {"torch.utils.model_zoo.load_url", 2},
+constexpr std::array<LibraryLoader, 10> kLibraryLoaders = {{
     {"mmengine.runner.load_checkpoint", 2},
     {"mmengine.runner.checkpoint.load_checkpoint", 2},
     {"mmengine.runner.checkpoint._load_checkpoint", 1},
@@ -502,9 +497,7 @@ void check_library_loaders(const RuleContext& c, const Call& call) {
 void check(const RuleContext& c) {
   check_loader_calls(c);
   for (const Call& call : c.source.calls()) {
-    if (call.qualified.rfind("mm", 0) == 0 || call.qualified.rfind("torch.", 0) == 0) {
-      check_library_loaders(c, call);
-    }
+    if (call.qualified.rfind("mm", 0) == 0) check_library_loaders(c, call);
     if (call.qualified != "torch.load" || c.source.has_splat(call.node)) continue;
     if (!ts_node_is_null(c.source.keyword(call.node, "map_location")) ||
         c.source.positional(call.node).size() >= 2 || round_trip(c.source, call) ||

@@ -183,37 +183,6 @@ TEST(LintDC105, FindsOpenMMLabsLoadersWithoutMapLocation) {
   EXPECT_EQ(testing::found(source, "DC105"), (testing::Lines{"3 DC105", "6 DC105"}));
 }
 
-// torch.hub's load_state_dict_from_url (and torch.utils.model_zoo.load_url,
-// the same function) hands its map_location, None by default, to torch.load:
-// found under any import without one, not with one by keyword or position.
-TEST(LintDC105, FindsTorchHubsUrlLoaderWithoutMapLocation) {
-  const std::string pretrained =
-      "import torch.nn as nn\n"
-      "from torch.hub import load_state_dict_from_url as fetch\n"
-      "def resnet(pretrained=False):\n"
-      "    model = nn.Linear(4, 4)\n"
-      "    if pretrained:\n"
-      "        model.load_state_dict(fetch('https://example.org/r.pth', progress=True))\n"
-      "    return model\n";
-  const Finding f = testing::only(pretrained, "DC105");
-  EXPECT_EQ(f.line, 6);
-  EXPECT_EQ(f.message,
-            "load_state_dict_from_url(...) without map_location loads with torch.load(..., "
-            "map_location=None): "
-            "tensors saved on a GPU load onto that GPU (each process of a multi-GPU run on GPU 0) "
-            "or fail where it is missing; pass map_location=\"cpu\" (or the target device)");
-  const std::string zoo =
-      "import torch\n"
-      "import torch.utils.model_zoo as model_zoo\n"
-      "class Encoder(torch.nn.Module):\n"
-      "    def load_pretrained(self, url, cache):\n"
-      "        self.load_state_dict(model_zoo.load_url(url, cache))\n"
-      "        state = torch.hub.load_state_dict_from_url(url, cache, 'cpu')\n"
-      "        other = torch.hub.load_state_dict_from_url(url, map_location=self.device)\n"
-      "        return torch.hub.load(url, 'model')\n";
-  EXPECT_EQ(testing::found(zoo, "DC105"), (testing::Lines{"5 DC105"}));
-}
-
 // A test's expected values: a file the test file records itself with
 // torch.save (`if ACCEPT: torch.save(output, f)` / `else: ...`, the path made
 // alike: the same path function of the file, `self.x` or module-level name)
