@@ -91,7 +91,7 @@ const Figures kTestHalf = {
 // flagged (13 and 3 before it); test/ after it: 15 of 29, 1 flagged; after
 // the seventh round (variants of found cases): 16 of 29, 1 flagged.
 const Figures kDraw2Tuning = {
-    {"DC101", {4, 3, 0}}, {"DC104", {1, 1, 0}}, {"DC105", {6, 6, 0}},
+    {"DC101", {4, 3, 0}}, {"DC104", {1, 1, 0}}, {"DC105", {6, 5, 0}},
     {"DC107", {1, 1, 0}}, {"DC111", {3, 3, 0}}, {"DC112", {4, 4, 0}},
     {"DC113", {6, 5, 0}}, {"DC115", {1, 1, 0}}, {"DC120", {2, 1, 0}},
 };
@@ -130,7 +130,7 @@ const Figures kDraw3Test = {
 // The tenth round (docs/lint.md) tuned on the tuning half: 16 of 27, none;
 // the test half after it: 21 of 35, unchanged.
 const Figures kDraw4Tuning = {
-    {"DC101", {7, 2, 0}}, {"DC102", {2, 2, 0}}, {"DC104", {1, 1, 0}}, {"DC105", {6, 6, 0}},
+    {"DC101", {7, 2, 0}}, {"DC102", {2, 2, 0}}, {"DC104", {1, 1, 0}}, {"DC105", {6, 5, 0}},
     {"DC111", {2, 1, 0}}, {"DC112", {1, 1, 0}}, {"DC113", {2, 1, 0}}, {"DC115", {1, 1, 0}},
     {"DC118", {1, 0, 0}}, {"DC120", {3, 1, 0}}, {"DC121", {1, 0, 0}},
 };
@@ -159,9 +159,10 @@ const Figures kDraw5Test = {
 // measured when it was merged, with the rules after the seed-45 precision
 // fixes and before the eleventh round (neither saw it): test 12 of 39
 // (31%), 2 twins flagged; tuning 21 of 48 (44%), 3 flagged. The tuning
-// half's figures since tuned on it (DC105, DC110, DC111): 23 of 48, 1 flagged.
+// half's figures since tuned on it (DC110, DC111; helper tune6): 22 of 48, 1
+// flagged (its DC105 change for URL loaders was taken back, docs/lint.md).
 const Figures kDraw6Tuning = {
-    {"DC101", {15, 5, 1}}, {"DC102", {1, 1, 0}}, {"DC103", {1, 1, 0}}, {"DC105", {6, 6, 0}},
+    {"DC101", {15, 5, 1}}, {"DC102", {1, 1, 0}}, {"DC103", {1, 1, 0}}, {"DC105", {6, 5, 0}},
     {"DC109", {3, 3, 0}},  {"DC110", {3, 3, 0}}, {"DC111", {4, 3, 0}}, {"DC112", {4, 0, 0}},
     {"DC113", {1, 1, 0}},  {"DC117", {1, 0, 0}}, {"DC120", {9, 0, 0}},
 };
