@@ -329,7 +329,7 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
           frame.owner_class >= 0
               ? method_of(frame.owner_class, source_.text(field(node, fields().attribute)))
               : -1;
-      if (property >= 0 && decorated_with(source_, source_.scopes()[property].node, "@property")) {
+      if (property >= 0 && (decorators(property) & kProperty) != 0) {
         return analyze(property).value;
       }
       return lookup(source_.text(node), frame);

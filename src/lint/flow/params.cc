@@ -102,7 +102,7 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
   // passes nothing or a list, or splats).
   std::vector<ParamHint> now;
   // A static method has no `self` to skip.
-  const bool has_self = scope.owner_class >= 0 && !static_method(source_, scope.node);
+  const bool has_self = scope.owner_class >= 0 && (decorators(callee) & kStatic) == 0;
   bool module_method = false;
   if (scope.owner_class >= 0) {
     const auto c = source_.classes().find(source_.scopes()[scope.owner_class].name);
@@ -220,10 +220,25 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
   }
 }
 
+int FlowRun::decorators(int scope) const {
+  if (decorators_.empty()) decorators_.assign(source_.scopes().size(), -1);
+  if (decorators_[scope] < 0) {
+    const TSNode function = source_.scopes()[scope].node;
+    decorators_[scope] =
+        static_cast<int8_t>((static_method(source_, function) ? kStatic : 0) |
+                            (decorated_with(source_, function, "@property") ? kProperty : 0));
+  }
+  return decorators_[scope];
+}
+
 void FlowRun::moved_by_callee(int callee, TSNode call, Frame& frame) {
   const Scope& scope = source_.scopes()[callee];
   if (scope.kind != ScopeKind::kFunction) return;
-  const bool has_self = scope.owner_class >= 0 && !static_method(source_, scope.node);
+  if (std::none_of(out_.moved_.begin(), out_.moved_.end(),
+                   [&](const auto& moved) { return moved.first == callee; })) {
+    return;
+  }
+  const bool has_self = scope.owner_class >= 0 && (decorators(callee) & kStatic) == 0;
   std::vector<std::string_view> names;  // the parameters, in order (not self)
   const TSNode parameters = field(scope.node, fields().parameters);
   for (uint32_t i = 0, count = ts_node_named_child_count(parameters); i < count; ++i) {

@@ -119,6 +119,9 @@ class FlowRun {
  public:
   FlowRun(const Source& source, Flow& out, const ParamHints& hints);
   void run();
+  // Forgets what a run learnt, for another run with new hints; keeps what
+  // depends on the source alone.
+  void restart();
   // What this run's calls passed, for the next run: only what a rule may
   // use (on a device, or a model never moved), known at every call.
   ParamHints param_hints() const;
@@ -245,8 +248,16 @@ class FlowRun {
   // call (`train(model, ...)`, then `evaluate(model, ...)`).
   void moved_by_callee(int callee, TSNode call, Frame& frame);
 
+  // Whether a function's scope is a @staticmethod, a @property (bits),
+  // found once per scope: a decorator is found through the node's parent,
+  // which tree-sitter finds by a walk from the root.
+  enum : uint8_t { kStatic = 1, kProperty = 2 };
+  int decorators(int scope) const;
+  mutable std::vector<int8_t> decorators_;  // by scope; -1 not found yet
+
   const Source& source_;
   Flow& out_;
+  bool prepared_ = false;  // prepass() and the find_*() done
   const ParamHints& hints_in_;
   ParamHints passed_;           // what each callee's calls passed (strictly joined)
   std::vector<bool> recorded_;  // whether a call of each scope was seen

@@ -31,13 +31,18 @@ bool Flow::moves_a_module() const {
 Flow::Flow(const Source& source) {
   // A second run knows what the first saw passed to each function; a third
   // what that taught the functions they call (main -> train -> helper).
+  // What depends on the source alone (the relevant calls, the moves in
+  // place, ...) is found by the first run and kept by the next.
   ParamHints hints;
+  FlowRun flow(source, *this, hints);
   for (int run = 0;; ++run) {
-    FlowRun flow(source, *this, hints);
+    if (run > 0) flow.restart();
     flow.run();
     ParamHints next = flow.param_hints();
     if (run == 3 || same_hints(next, hints)) break;
+    std::vector<std::pair<int, std::string_view>> moved = std::move(moved_);
     *this = Flow();
+    moved_ = std::move(moved);
     hints = std::move(next);
   }
 }
@@ -49,6 +54,19 @@ FlowRun::FlowRun(const Source& source, Flow& out, const ParamHints& hints)
       passed_(source.scopes().size()),
       recorded_(source.scopes().size(), false),
       summaries_(source.scopes().size()) {}
+
+void FlowRun::restart() {
+  const std::size_t n = source_.scopes().size();
+  passed_.assign(n, {});
+  recorded_.assign(n, false);
+  summaries_.assign(n, Summary{});
+  globals_ = Env();
+  module_env_ = nullptr;
+  class_attributes_.clear();
+  init_attributes_.clear();
+  closures_.clear();
+  last_tuple_.clear();
+}
 
 void FlowRun::prepass() {
   const auto& scopes = source_.scopes();
@@ -249,7 +267,6 @@ bool FlowRun::module_attribute_call(const Call& call) const {
 void FlowRun::find_relevant() {
   const auto& scopes = source_.scopes();
   relevant_.assign(scopes.size(), false);
-  class_done_.assign(scopes.size(), false);
   for (int s = 1; s < static_cast<int>(scopes.size()); ++s) {
     if (scopes[s].owner_class >= 0) methods_.emplace_back(scopes[s].owner_class, scopes[s].name, s);
   }
@@ -398,9 +415,13 @@ bool FlowRun::inert(TSNode node, const Frame& frame) const {
 }
 
 void FlowRun::run() {
-  prepass();
-  find_module_attributes();
-  find_relevant();
+  if (!prepared_) {
+    prepass();
+    find_module_attributes();
+    find_relevant();
+    prepared_ = true;
+  }
+  class_done_.assign(source_.scopes().size(), false);
   Frame module;
   module.scope = 0;
   module_env_ = &module.env;
@@ -506,7 +527,7 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
 
 void FlowRun::bind_parameters(TSNode function, Frame& frame) {
   const TSNode parameters = field(function, fields().parameters);
-  bool first = frame.owner_class >= 0 && !static_method(source_, function);
+  bool first = frame.owner_class >= 0 && (decorators(frame.scope) & kStatic) == 0;
   // The batch of a LightningModule's training_step (and the other steps).
   std::size_t position = 0;
   bool step_batch = false;
