@@ -34,6 +34,15 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   const bool self_call = attribute && source_.text(object) == "self";
   if (attribute && q.empty() && !self_call) receiver = eval(object, frame);
   const std::vector<Arg> args = eval_args(call, frame);
+  if (!framework_calls_.empty()) {
+    const uint32_t start = ts_node_start_byte(call);
+    const auto f =
+        std::lower_bound(framework_calls_.begin(), framework_calls_.end(), start,
+                         [](const FrameworkCall& c, uint32_t byte) { return c.start < byte; });
+    if (f != framework_calls_.end() && f->start == start) {
+      if (auto placed = eval_framework(call, f->framework, args, frame)) return *placed;
+    }
+  }
   Value v;
   // torchvision.models.__dict__[arch](): a torchvision model by its name.
   if (is(function, "subscript") &&
@@ -193,21 +202,8 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       v.origin = Origin::kNone;
       return v;
     }
-    // A Hugging Face model loaded where no device_map (nor quantization,
-    // which puts it on the GPU) says otherwise is on the CPU.
     if (is_pretrained_model(q) && !has_splat(args)) {
-      bool placed = false;
-      for (const char* key :
-           {"device_map", "load_in_8bit", "load_in_4bit", "quantization_config"}) {
-        placed = placed || keyword_arg(args, key) != nullptr;
-      }
-      if (!placed) {
-        v.kind = Kind::kModule;
-        v.place = Place::kHost;
-        v.origin = Origin::kUnmovedModule;
-        v.made = call;
-        return v;
-      }
+      if (auto loaded = pretrained_model(call, args, frame)) return *loaded;
     }
     if (is_torchvision_model(q) || is_metric_class(q)) {
       v.kind = Kind::kModule;

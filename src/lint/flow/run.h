@@ -115,6 +115,22 @@ bool same_hints(const ParamHints& a, const ParamHints& b);
 // The hint for parameter `name` of `scope`, if any.
 const Value* hint(const ParamHints& hints, int scope, std::string_view name);
 
+// What a framework's call does with placement (frameworks.cc).
+enum class Framework : uint8_t {
+  kNone,
+  kLauncher,  // moves the modules it is given, in place, and returns them placed
+  kEngine,    // moves the batches to device=, never the model
+  kTrainer,   // moves its model in place as it is made
+};
+struct FrameworkCall {
+  uint32_t start = 0;  // the call's start byte
+  Framework framework = Framework::kNone;
+  int scope = 0;
+};
+// The file's calls of a framework that places what it is given, by start
+// byte.
+std::vector<FrameworkCall> framework_calls(const Source& source);
+
 class FlowRun {
  public:
   FlowRun(const Source& source, Flow& out, const ParamHints& hints);
@@ -177,6 +193,14 @@ class FlowRun {
   Value eval_move(TSNode call, TSNode object, std::string_view method, Frame& frame,
                   bool statement);
   Value eval_factory(TSNode call, std::string_view qualified, Frame& frame);
+  // A framework's call (frameworks.cc): what it returns where it decides
+  // (a launcher), else nothing (the call goes on as any other).
+  std::optional<Value> eval_framework(TSNode call, Framework framework,
+                                      const std::vector<Arg>& args, Frame& frame);
+  std::vector<FrameworkCall> framework_calls_;
+  // A Hugging Face model's `from_pretrained(...)`: on the CPU, or where its
+  // device_map or quantization puts it; nothing where device_map is unknown.
+  std::optional<Value> pretrained_model(TSNode call, const std::vector<Arg>& args, Frame& frame);
   Value eval_module_call(TSNode call, TSNode function, const Value& module,
                          const std::vector<Arg>& args, Frame& frame);
   // The parts of a tuple a model of this file returns (last_tuple_).

@@ -327,6 +327,12 @@ void FlowRun::find_relevant() {
       relevant_calls_.push_back(ts_node_start_byte(call.node));
     }
   }
+  // The calls of a framework that places what it is given.
+  framework_calls_ = framework_calls(source_);
+  for (const FrameworkCall& call : framework_calls_) {
+    relevant_[call.scope] = true;
+    relevant_calls_.push_back(call.start);
+  }
   // The methods (not __init__ and its kind) that make a model of the file.
   std::vector<std::string_view> factories;
   for (int s = 1; s < static_cast<int>(scopes.size()); ++s) {
@@ -334,7 +340,7 @@ void FlowRun::find_relevant() {
       factories.push_back(scopes[s].name);
     }
   }
-  bool added = false;
+  bool added = !framework_calls_.empty();
   for (const Call* call : on_objects) {
     if (factories.empty()) break;
     if (std::find(factories.begin(), factories.end(), call->method) == factories.end()) continue;
