@@ -209,8 +209,10 @@ class Flow {
   // somewhere in the file (`model.to(device)` as a statement).
   bool moved_anywhere(std::string_view name) const;
   // Whether the file moves a module to a device (`model.to(device)`,
-  // `Net().cuda()`): then what is on a module's device in its methods is on a
-  // device when the program runs there.
+  // `Net().cuda()`), or hands its modules to a framework that does (a
+  // LightningModule, a launcher, a Hugging Face trainer): then what is on a
+  // module's device in its methods is on a device when the program runs
+  // there.
   bool moves_a_module() const;
 
  private:
@@ -225,6 +227,8 @@ class Flow {
   std::vector<SkippedMove> skipped_moves_;
   // Moves in place: the scope and the name moved.
   std::vector<std::pair<int, std::string_view>> moved_;
+  // A framework moves the file's modules (moves_a_module()).
+  bool framework_moves_ = false;
   std::vector<std::pair<int, std::string_view>> module_inputs_;
   // Names made by the flow (`self.hparams.x`) that attributes_ views.
   std::deque<std::string> names_;

@@ -241,4 +241,34 @@ std::optional<Value> FlowRun::pretrained_model(TSNode call, const std::vector<Ar
   return v;
 }
 
+bool lightning_module(const Source& source, int class_scope) {
+  const TSNode bases = field(source.scopes()[class_scope].node, "superclasses");
+  return !ts_node_is_null(bases) &&
+         source.text(bases).find("LightningModule") != std::string_view::npos;
+}
+
+Handed framework_handed(const Source& source, int scope) {
+  const Scope& method = source.scopes()[scope];
+  if (method.owner_class < 0) return Handed::kNone;
+  const std::string& name = method.name;
+  // A Trainer's compute_loss(self, model, inputs): the Trainer has moved
+  // the model to its device, and the inputs with it.
+  if (name == "compute_loss") {
+    const TSNode bases = field(source.scopes()[method.owner_class].node, "superclasses");
+    return !ts_node_is_null(bases) && source.text(bases).find("Trainer") != std::string_view::npos
+               ? Handed::kTrainerLoss
+               : Handed::kNone;
+  }
+  const bool step = name == "training_step" || name == "validation_step" || name == "test_step" ||
+                    name == "predict_step";
+  const bool epoch_end =
+      name == "training_epoch_end" || name == "validation_epoch_end" || name == "test_epoch_end";
+  if ((!step && !epoch_end) || !lightning_module(source, method.owner_class)) {
+    return Handed::kNone;
+  }
+  const auto c = source.classes().find(source.scopes()[method.owner_class].name);
+  if (c == source.classes().end() || !c->second.is_module) return Handed::kNone;
+  return step ? Handed::kStepBatch : Handed::kStepOutputs;
+}
+
 }  // namespace devcheck::lint::detail

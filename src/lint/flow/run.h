@@ -131,6 +131,17 @@ struct FrameworkCall {
 // byte.
 std::vector<FrameworkCall> framework_calls(const Source& source);
 
+// What a framework hands a method of a class of the file (frameworks.cc):
+// a LightningModule's step its batch (moved to the module's device), its
+// `*_epoch_end(self, outputs)` what its steps returned, a Hugging Face
+// trainer's `compute_loss(self, model, inputs)` the model and the inputs it
+// moved to its device.
+enum class Handed : uint8_t { kNone, kStepBatch, kStepOutputs, kTrainerLoss };
+Handed framework_handed(const Source& source, int scope);
+// Whether a class of the file is a LightningModule (Lightning's Trainer
+// moves it to its device).
+bool lightning_module(const Source& source, int class_scope);
+
 class FlowRun {
  public:
   FlowRun(const Source& source, Flow& out, const ParamHints& hints);

@@ -23,9 +23,9 @@ bool Flow::moved_anywhere(std::string_view name) const {
 }
 
 bool Flow::moves_a_module() const {
-  return std::any_of(moves_.begin(), moves_.end(), [](const Move& m) {
-    return m.target == Place::kDevice && (m.value.kind == Kind::kModule || m.value.cls >= 0);
-  });
+  return framework_moves_ || std::any_of(moves_.begin(), moves_.end(), [](const Move& m) {
+           return m.target == Place::kDevice && (m.value.kind == Kind::kModule || m.value.cls >= 0);
+         });
 }
 
 Flow::Flow(const Source& source) {
@@ -41,8 +41,10 @@ Flow::Flow(const Source& source) {
     ParamHints next = flow.param_hints();
     if (run == 3 || same_hints(next, hints)) break;
     std::vector<std::pair<int, std::string_view>> moved = std::move(moved_);
+    const bool framework_moves = framework_moves_;
     *this = Flow();
     moved_ = std::move(moved);
+    framework_moves_ = framework_moves;
     hints = std::move(next);
   }
 }
@@ -332,6 +334,11 @@ void FlowRun::find_relevant() {
   for (const FrameworkCall& call : framework_calls_) {
     relevant_[call.scope] = true;
     relevant_calls_.push_back(call.start);
+    out_.framework_moves_ = out_.framework_moves_ || call.framework != Framework::kEngine;
+  }
+  for (const auto& [name, info] : source_.classes()) {
+    out_.framework_moves_ =
+        out_.framework_moves_ || (info.is_module && lightning_module(source_, info.scope));
   }
   // The methods (not __init__ and its kind) that make a model of the file.
   std::vector<std::string_view> factories;
@@ -534,25 +541,9 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
 void FlowRun::bind_parameters(TSNode function, Frame& frame) {
   const TSNode parameters = field(function, fields().parameters);
   bool first = frame.owner_class >= 0 && (decorators(frame.scope) & kStatic) == 0;
-  // The batch of a LightningModule's training_step (and the other steps).
+  // What a framework hands the method (frameworks.cc).
   std::size_t position = 0;
-  bool step_batch = false;
-  if (frame.module_method) {
-    const std::string& method = source_.scopes()[frame.scope].name;
-    const TSNode bases = field(source_.scopes()[frame.owner_class].node, "superclasses");
-    step_batch = (method == "training_step" || method == "validation_step" ||
-                  method == "test_step" || method == "predict_step") &&
-                 !ts_node_is_null(bases) &&
-                 source_.text(bases).find("LightningModule") != std::string_view::npos;
-  }
-  // A Trainer's compute_loss(self, model, inputs): the Trainer has moved
-  // the model to its device, and the inputs with it.
-  bool trainer_loss = false;
-  if (frame.owner_class >= 0 && source_.scopes()[frame.scope].name == "compute_loss") {
-    const TSNode bases = field(source_.scopes()[frame.owner_class].node, "superclasses");
-    trainer_loss =
-        !ts_node_is_null(bases) && source_.text(bases).find("Trainer") != std::string_view::npos;
-  }
+  const Handed handed = framework_handed(source_, frame.scope);
   for_each_named_child(parameters, [&](TSNode p) {
     TSNode name = p;
     TSNode type{};
@@ -578,11 +569,17 @@ void FlowRun::bind_parameters(TSNode function, Frame& frame) {
         is(fallback, "true") || is(fallback, "false") || is(p, "list_splat_pattern") ||
         is(p, "dictionary_splat_pattern");
     if (frame.forward && !not_tensor && v.kind != Kind::kNone) v.place = Place::kModuleDevice;
-    // Lightning moves the batch to the module's device before its steps.
-    if (step_batch && position == 0 && !not_tensor && v.kind != Kind::kNone) {
+    // Lightning moves the batch to the module's device before its steps,
+    // and hands the epoch's end what they returned.
+    if (handed == Handed::kStepBatch && position == 0 && !not_tensor && v.kind != Kind::kNone) {
       v.place = Place::kModuleDevice;
     }
-    if (trainer_loss && position < 2 && is(p, "identifier")) {
+    if (handed == Handed::kStepOutputs && position == 0 && !not_tensor) {
+      Value output;
+      output.place = Place::kModuleDevice;
+      v = list_of(output);
+    }
+    if (handed == Handed::kTrainerLoss && position < 2 && is(p, "identifier")) {
       v.kind = position == 0 ? Kind::kModule : Kind::kUnknown;
       v.place = Place::kDevice;
     }

@@ -82,7 +82,9 @@ void moved_to_host_in_a_loop(const RuleContext& c) {
 void check(const RuleContext& c) {
   moved_to_host_in_a_loop(c);
   std::set<uint32_t> done;
+  // (Or hands its modules to a framework that moves them: a LightningModule.)
   const bool moves_to_device =
+      c.flow.moves_a_module() ||
       std::any_of(c.flow.moves().begin(), c.flow.moves().end(),
                   [](const Move& move) { return move.target == Place::kDevice; });
   for (const Meeting& m : c.flow.meetings()) {

@@ -144,5 +144,42 @@ TEST(LintFlowFrameworks, AModelLoadedWithADevicesDeviceMapIsOnThatDevice) {
   EXPECT_EQ(meetings(f), (Lines{"5 batch@5 meets device", "9 batch@8 meets device"}));
 }
 
+TEST(LintFlowFrameworks, AFrameworkThatPlacesModulesMovesTheFilesModules) {
+  EXPECT_TRUE(Flowed("import lightning as L\n"
+                     "class M(L.LightningModule):\n"
+                     "    pass\n")
+                  .flow.moves_a_module());
+  EXPECT_TRUE(Flowed("from accelerate import Accelerator\n"
+                     "def f(model):\n"
+                     "    return Accelerator().prepare(model)\n")
+                  .flow.moves_a_module());
+  EXPECT_TRUE(Flowed("from transformers import Trainer\n"
+                     "def f(model):\n"
+                     "    return Trainer(model=model)\n")
+                  .flow.moves_a_module());
+  // ignite's engines move the batches only; a plain module moves nowhere.
+  EXPECT_FALSE(Flowed("from ignite.engine import create_supervised_evaluator\n"
+                      "def f(model):\n"
+                      "    return create_supervised_evaluator(model, device='cuda')\n")
+                   .flow.moves_a_module());
+  EXPECT_FALSE(Flowed("import torch\n"
+                      "class M(torch.nn.Module):\n"
+                      "    pass\n")
+                   .flow.moves_a_module());
+}
+
+TEST(LintFlowFrameworks, TheEpochsEndIsHandedWhatALightningModulesStepsReturned) {
+  const Flowed f(
+      "import lightning.pytorch as pl\n"
+      "import torch\n"
+      "class M(pl.LightningModule):\n"
+      "    def validation_epoch_end(self, outputs):\n"
+      "        return torch.stack([o['loss'] for o in outputs]) + torch.ones(3)\n"
+      "class Plain:\n"
+      "    def validation_epoch_end(self, outputs):\n"
+      "        return torch.stack([o['loss'] for o in outputs]) + torch.ones(3)\n");
+  EXPECT_EQ(meetings(f), (Lines{"5 factory@5 meets module"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
