@@ -55,6 +55,10 @@ enum class Origin : uint8_t {
   // A tensor torchvision made from an image (ToTensor, to_tensor) (DC120);
   // on a transform that makes one, with its place unknown: the transform.
   kImage,
+  // A parameter of a function no call of the file passes, given beside one
+  // the function moves to a device itself: its caller hands both from the
+  // host (DC120).
+  kInput,
 };
 
 struct Value {
@@ -238,9 +242,11 @@ class Flow {
 // indexed with a non-string, `.shape`/`.size()`/`.dim()` read, a method only
 // tensors have, an operand of arithmetic; and none shows a module (called,
 // `.parameters()`, `.train()`, ...). For names the flow has no value for.
-// `passed_to_module`: the flow saw it given to a module.
+// `passed_to_module`: the flow saw it given to a module. `strict`: only what
+// a number or a list never shows counts (not arithmetic, not indexing, not a
+// later argument of a torch function but a loss's).
 bool used_as_tensor(const Source& source, TSNode scope_node, std::string_view name,
-                    bool passed_to_module = false);
+                    bool passed_to_module = false, bool strict = false);
 
 // Whether a class of the file (its scope) is an nn.Module with no
 // parameters, buffers or submodules: it derives from nn.Module alone, its

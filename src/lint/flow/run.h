@@ -209,6 +209,12 @@ class FlowRun {
   std::optional<Value> eval_framework(TSNode call, Framework framework,
                                       const std::vector<Arg>& args, Frame& frame);
   std::vector<FrameworkCall> framework_calls_;
+  // params.cc: the parameters of functions no call of the file passes that
+  // come from the host beside one the function moves to a device itself
+  // (`def evaluate(model, x, y, device): x = x.to(device)`: y), sorted.
+  void find_host_inputs();
+  bool host_input(int scope, std::string_view name) const;
+  std::vector<std::pair<int, std::string_view>> host_inputs_;
   // A Hugging Face model's `from_pretrained(...)`: on the CPU, or where its
   // device_map or quantization puts it; nothing where device_map is unknown.
   std::optional<Value> pretrained_model(TSNode call, const std::vector<Arg>& args, Frame& frame);

@@ -432,6 +432,7 @@ void FlowRun::run() {
     prepass();
     find_module_attributes();
     find_relevant();
+    find_host_inputs();
     prepared_ = true;
   }
   class_done_.assign(source_.scopes().size(), false);
@@ -588,6 +589,12 @@ void FlowRun::bind_parameters(TSNode function, Frame& frame) {
     if (names_any(text, {"loader"})) {
       v.kind = Kind::kLoader;
       v.pin_unknown = true;
+    }
+    if (host_input(frame.scope, text)) {
+      v.kind = Kind::kTensor;
+      v.place = Place::kHost;
+      v.origin = Origin::kInput;
+      v.made = name;
     }
     if (const Value* passed = hint(hints_in_, frame.scope, text)) {
       v = *passed;

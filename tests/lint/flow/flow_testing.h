@@ -54,6 +54,8 @@ inline const char* origin_name(Origin o) {
       return "unmoved";
     case Origin::kImage:
       return "image";
+    case Origin::kInput:
+      return "input";
     default:
       return "-";
   }
