@@ -233,6 +233,8 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
           v.element_cls = e.cls;
         }
       }
+      // Made where device= says (`nn.Linear(4, 4, device="cuda")`).
+      if (const Arg* d = keyword_arg(args, "device")) v.place = device_of(d->node, frame);
       if (layer_has_parameters(layer) && v.place == Place::kHost) v.origin = Origin::kUnmovedModule;
       v.made = call;
       // A loss given a class weight keeps it as a buffer: on the host until

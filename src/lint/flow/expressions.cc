@@ -256,6 +256,11 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
     }
     const Value v = lookup(name, frame);
     if (v.kind == Kind::kTensor) return v.place;
+    // The device a test of torch's device-generic suite is given, where the
+    // test runs on the CPU only (`@onlyCPU`).
+    if (v.parameter && frame.scope > 0 && (decorators(frame.scope) & kOnlyCpu) != 0) {
+      return Place::kHost;
+    }
     return is_device_name(name) || names_any(name, {"gpu", "rank", "cuda"}) ? Place::kDevice
                                                                             : Place::kUnknown;
   }

@@ -10,7 +10,12 @@
 //   `create_supervised_evaluator(model, ..., device=d)` move each batch to d
 //   and never the model (their documentation says so);
 // - a Hugging Face `Trainer(model=...)` (and its subclasses, trl's) moves
-//   the model to the Trainer's device, in place, when it is made.
+//   the model to the Trainer's device, in place, when it is made;
+// - `torch.compile(m)`, `torch.jit.script(m)`, `torch.jit.trace(m, ...)`
+//   and `accelerator.unwrap_model(m)` give m back where it is (wrapped or
+//   unwrapped);
+// and a LightningModule is moved by Lightning's Trainer (framework_handed
+// and lightning_module, below, for what its methods are handed).
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -120,6 +125,9 @@ Framework framework_call(const Source& source, const Call& call, bool accelerate
     if (q == "ignite.distributed.auto_model" || q == "ignite.distributed.auto.auto_model") {
       return Framework::kLauncher;
     }
+    if (q == "torch.compile" || q == "torch.jit.script" || q == "torch.jit.trace") {
+      return Framework::kKeeps;
+    }
     if (q == "ignite.engine.create_supervised_trainer" ||
         q == "ignite.engine.create_supervised_evaluator") {
       return Framework::kEngine;
@@ -127,6 +135,10 @@ Framework framework_call(const Source& source, const Call& call, bool accelerate
     return is_hf_trainer(q) ? Framework::kTrainer : Framework::kNone;
   }
   const std::string_view m = call.method;
+  if (m == "unwrap_model" && accelerate &&
+      last_name_says(source.text(call.object), "accelerator")) {
+    return Framework::kKeeps;
+  }
   if (m == "prepare" || m == "prepare_model" || m == "setup" || m == "setup_module") {
     const TSNode made = value_of_object(source, call.object, call.scope);
     if (is(made, "call")) {
@@ -172,6 +184,10 @@ std::optional<Value> FlowRun::eval_framework(TSNode call, Framework framework,
   std::vector<const Arg*> positional;
   for (const Arg& a : args) {
     if (a.keyword.empty() && !a.in_sequence) positional.push_back(&a);
+  }
+  if (framework == Framework::kKeeps) {
+    if (positional.empty() || has_splat(args)) return std::nullopt;
+    return positional[0]->value;
   }
   if (framework == Framework::kLauncher) {
     if (has_splat(args)) return Value{};

@@ -224,10 +224,19 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
 int FlowRun::decorators(int scope) const {
   if (decorators_.empty()) decorators_.assign(source_.scopes().size(), -1);
   if (decorators_[scope] < 0) {
-    const TSNode function = source_.scopes()[scope].node;
-    decorators_[scope] =
-        static_cast<int8_t>((static_method(source_, function) ? kStatic : 0) |
-                            (decorated_with(source_, function, "@property") ? kProperty : 0));
+    int found = 0;
+    const TSNode decorated = ts_node_parent(source_.scopes()[scope].node);
+    if (is(decorated, "decorated_definition")) {
+      for_each_named_child(decorated, [&](TSNode child) {
+        if (!is(child, "decorator")) return;
+        const std::string_view text = source_.text(child);
+        found |= text == "@staticmethod" ? kStatic
+                 : text == "@property"   ? kProperty
+                 : text == "@onlyCPU"    ? kOnlyCpu
+                                         : 0;
+      });
+    }
+    decorators_[scope] = static_cast<int8_t>(found);
   }
   return decorators_[scope];
 }

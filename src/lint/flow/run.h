@@ -121,6 +121,7 @@ enum class Framework : uint8_t {
   kLauncher,  // moves the modules it is given, in place, and returns them placed
   kEngine,    // moves the batches to device=, never the model
   kTrainer,   // moves its model in place as it is made
+  kKeeps,     // gives back its first argument where it is (torch.compile, a copy)
 };
 struct FrameworkCall {
   uint32_t start = 0;  // the call's start byte
@@ -289,10 +290,11 @@ class FlowRun {
   // call (`train(model, ...)`, then `evaluate(model, ...)`).
   void moved_by_callee(int callee, TSNode call, Frame& frame);
 
-  // Whether a function's scope is a @staticmethod, a @property (bits),
+  // Whether a function's scope is a @staticmethod, a @property, a test of
+  // torch's suite run on the CPU only (`@onlyCPU`) (bits),
   // found once per scope: a decorator is found through the node's parent,
   // which tree-sitter finds by a walk from the root.
-  enum : uint8_t { kStatic = 1, kProperty = 2 };
+  enum : uint8_t { kStatic = 1, kProperty = 2, kOnlyCpu = 4 };
   int decorators(int scope) const;
   mutable std::vector<int8_t> decorators_;  // by scope; -1 not found yet
 

@@ -334,7 +334,8 @@ void FlowRun::find_relevant() {
   for (const FrameworkCall& call : framework_calls_) {
     relevant_[call.scope] = true;
     relevant_calls_.push_back(call.start);
-    out_.framework_moves_ = out_.framework_moves_ || call.framework != Framework::kEngine;
+    out_.framework_moves_ = out_.framework_moves_ || call.framework == Framework::kLauncher ||
+                            call.framework == Framework::kTrainer;
   }
   for (const auto& [name, info] : source_.classes()) {
     out_.framework_moves_ =

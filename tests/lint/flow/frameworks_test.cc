@@ -181,5 +181,24 @@ TEST(LintFlowFrameworks, TheEpochsEndIsHandedWhatALightningModulesStepsReturned)
   EXPECT_EQ(meetings(f), (Lines{"5 factory@5 meets module"}));
 }
 
+TEST(LintFlowFrameworks, CompiledScriptedAndUnwrappedModelsStayWhereTheModelIs) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from accelerate import Accelerator\n"
+      "def compiled():\n"
+      "    model = torch.compile(nn.Linear(3, 3).cuda())\n"
+      "    return model(torch.ones(3))\n"
+      "def scripted(x):\n"
+      "    model = torch.jit.script(nn.Linear(3, 3))\n"
+      "    return model(x.cuda())\n"
+      "def unwrapped(model, accelerator):\n"
+      "    model = accelerator.prepare(model)\n"
+      "    inner = accelerator.unwrap_model(model)\n"
+      "    return inner(torch.ones(3))\n");
+  EXPECT_EQ(meetings(f), (Lines{"6 factory@6 meets device", "9 unmoved@8 meets device",
+                                "13 factory@13 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
