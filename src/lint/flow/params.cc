@@ -368,16 +368,23 @@ void FlowRun::find_host_inputs() {
   // result used, not a module moved in place by a statement).
   std::vector<std::pair<int, std::string_view>> moved;
   for (const Call& call : source_.calls()) {
-    const TSNode function = field(call.node, fields().function);
-    called.push_back(is(function, "attribute") ? call.method : source_.text(function));
-    if (call.scope > 0 && is(call.object, "identifier") &&
-        !is(ts_node_parent(call.node), "expression_statement") &&
+    if ((call.method == "to" || call.method == "cuda") && call.scope > 0 &&
+        is(call.object, "identifier") && !is(ts_node_parent(call.node), "expression_statement") &&
         moves_to_a_device(source_, call)) {
       moved.emplace_back(call.scope, source_.text(call.object));
     }
   }
   if (moved.empty()) return;
-  std::sort(called.begin(), called.end());
+  const auto is_called = [&](std::string_view name) {
+    if (called.empty()) {
+      for (const Call& call : source_.calls()) {
+        const TSNode function = field(call.node, fields().function);
+        called.push_back(is(function, "attribute") ? call.method : source_.text(function));
+      }
+      std::sort(called.begin(), called.end());
+    }
+    return std::binary_search(called.begin(), called.end(), name);
+  };
   std::sort(moved.begin(), moved.end());
   moved.erase(std::unique(moved.begin(), moved.end()), moved.end());
   for (auto it = moved.begin(); it != moved.end();) {
@@ -391,20 +398,17 @@ void FlowRun::find_host_inputs() {
     }();
     const bool nested = scope.parent > 0 && scopes[scope.parent].kind == ScopeKind::kFunction;
     if (scope.kind != ScopeKind::kFunction || module_method || nested ||
-        framework_handed(source_, s) != Handed::kNone ||
-        std::binary_search(called.begin(), called.end(), std::string_view(scope.name))) {
+        framework_handed(source_, s) != Handed::kNone) {
       it = end;
       continue;
     }
     const auto is_moved = [&](std::string_view name) {
       return std::any_of(it, end, [&](const auto& m) { return m.second == name; });
     };
-    const TSNode parameters = field(scope.node, fields().parameters);
-    const std::string_view body = source_.text(field(scope.node, fields().body));
     bool any_moved = false;
-    std::vector<std::string_view> candidates;
+    std::vector<std::string_view> others;
     bool first = scope.owner_class >= 0 && (decorators(s) & kStatic) == 0;
-    for_each_named_child(parameters, [&](TSNode p) {
+    for_each_named_child(field(scope.node, fields().parameters), [&](TSNode p) {
       const bool self = first;
       first = false;
       TSNode name = p;
@@ -417,13 +421,14 @@ void FlowRun::find_host_inputs() {
       const std::string_view text = source_.text(name);
       if (is_moved(text)) {
         any_moved = true;
-      } else if (!is_device_name(text) && !placed_by_hand(body, text)) {
-        candidates.push_back(text);
+      } else if (!is_device_name(text)) {
+        others.push_back(text);
       }
     });
-    if (any_moved) {
-      for (const std::string_view name : candidates) {
-        if (used_as_tensor(source_, scope.node, name, false, true)) {
+    if (any_moved && !others.empty() && !is_called(scope.name)) {
+      const std::string_view body = source_.text(field(scope.node, fields().body));
+      for (const std::string_view name : others) {
+        if (!placed_by_hand(body, name) && used_as_tensor(source_, scope.node, name, false, true)) {
           host_inputs_.emplace_back(s, name);
         }
       }
