@@ -487,8 +487,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
     if ((module.place == Place::kDevice || module.place == Place::kModuleDevice) &&
         (host_tensor(e) || host_data(e)) && !module.scatters && !helper_copy) {
       out_.meetings_.push_back({call, a.node, e, module, frame.scope});
-    } else if (module.place == Place::kHost && module.origin == Origin::kUnmovedModule &&
-               device_value(e) && e.place == Place::kDevice) {
+    } else if (module_left_on_host(module) && device_value(e) && e.place == Place::kDevice) {
       out_.meetings_.push_back({call, function, module, e, frame.scope});
     } else if (module.held_place == Place::kHost && device_value(e)) {
       Value held;
@@ -503,7 +502,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
   // A module without parameters (a loss, an activation) computes on what it
   // is given: a host tensor and a device one meet there, as in a torch
   // function (`criterion(model(x), labels)` with labels left on the host).
-  if (module.place == Place::kHost && module.origin != Origin::kUnmovedModule &&
+  if (module.place == Place::kHost && !module_left_on_host(module) &&
       module.held_place != Place::kHost && !module.scatters) {
     const Arg* host = nullptr;
     const Arg* device = nullptr;
@@ -520,7 +519,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
   Value out;
   out.kind = Kind::kTensor;
   if (module.place == Place::kDevice || module.place == Place::kModuleDevice ||
-      (module.place == Place::kHost && module.origin == Origin::kUnmovedModule)) {
+      module_left_on_host(module)) {
     out.place = module.place;
     forward_tuple(module, out);
     return out;

@@ -59,6 +59,9 @@ enum class Origin : uint8_t {
   // the function moves to a device itself: its caller hands both from the
   // host (DC120).
   kInput,
+  // A module a framework moved back to the host (Lightning's trainer.fit()
+  // ends so) (DC120).
+  kReleased,
 };
 
 struct Value {
@@ -114,6 +117,13 @@ Value element_value(const Value& list);
 void set_element(Value& list, const Value& element);
 // A list whose elements are `element`.
 Value list_of(const Value& element);
+
+// Whether a value is a module with parameters left on the host: made there
+// and never moved, or moved back there by a framework.
+inline bool module_left_on_host(const Value& v) {
+  return v.place == Place::kHost &&
+         (v.origin == Origin::kUnmovedModule || v.origin == Origin::kReleased);
+}
 
 // Whether a value is a tensor known to be on the host (not a 0-dim one).
 inline bool host_tensor(const Value& v) {

@@ -14,6 +14,8 @@
 // - `torch.compile(m)`, `torch.jit.script(m)`, `torch.jit.trace(m, ...)`
 //   and `accelerator.unwrap_model(m)` give m back where it is (wrapped or
 //   unwrapped);
+// - Lightning's `trainer.fit(model)` (and `validate`, `test`, `predict`)
+//   moves the model back to the CPU when it ends;
 // and a LightningModule is moved by Lightning's Trainer (framework_handed
 // and lightning_module, below, for what its methods are handed).
 #include <algorithm>
@@ -44,6 +46,12 @@ bool last_name_says(std::string_view name, std::string_view word) {
   std::string lower(name);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return lower.find(word) != std::string::npos;
+}
+
+bool is_lightning_trainer(std::string_view q) {
+  return q == "pytorch_lightning.Trainer" || q == "lightning.Trainer" ||
+         q == "lightning.pytorch.Trainer" || q == "pytorch_lightning.trainer.Trainer" ||
+         q == "lightning.pytorch.trainer.Trainer";
 }
 
 bool is_launcher_class(std::string_view q) {
@@ -139,6 +147,12 @@ Framework framework_call(const Source& source, const Call& call, bool accelerate
       last_name_says(source.text(call.object), "accelerator")) {
     return Framework::kKeeps;
   }
+  if (m == "fit" || m == "validate" || m == "test" || m == "predict") {
+    const TSNode made = value_of_object(source, call.object, call.scope);
+    return is(made, "call") && is_lightning_trainer(source.qualify(field(made, fields().function)))
+               ? Framework::kReleases
+               : Framework::kNone;
+  }
   if (m == "prepare" || m == "prepare_model" || m == "setup" || m == "setup_module") {
     const TSNode made = value_of_object(source, call.object, call.scope);
     if (is(made, "call")) {
@@ -210,6 +224,24 @@ std::optional<Value> FlowRun::eval_framework(TSNode call, Framework framework,
   const Arg* model = keyword_arg(args, "model");
   if (model == nullptr && !positional.empty()) model = positional[0];
   if (model == nullptr) return std::nullopt;
+  if (framework == Framework::kReleases) {
+    // Lightning's strategy moves the module back to the CPU when the run
+    // ends (its teardown).
+    const std::string_view name = settable(source_, model->node);
+    const Value& m = model->value;
+    // (What fit() is given is a LightningModule, known or not.)
+    if (!name.empty() && (m.kind == Kind::kModule || m.cls >= 0 || m.kind == Kind::kUnknown)) {
+      Value released = m;
+      released.kind = Kind::kModule;
+      released.place = Place::kHost;
+      released.origin = Origin::kReleased;
+      released.made = call;
+      released.passed = false;
+      released.move_skipped = false;
+      frame.env.set(name, released);
+    }
+    return std::nullopt;
+  }
   if (framework == Framework::kEngine) {
     // The batches go to device=, the model stays where it is.
     const Arg* device = keyword_arg(args, "device");

@@ -122,6 +122,7 @@ enum class Framework : uint8_t {
   kEngine,    // moves the batches to device=, never the model
   kTrainer,   // moves its model in place as it is made
   kKeeps,     // gives back its first argument where it is (torch.compile, a copy)
+  kReleases,  // moves its model back to the host when it ends (Lightning's fit)
 };
 struct FrameworkCall {
   uint32_t start = 0;  // the call's start byte

@@ -102,7 +102,8 @@ void check(const RuleContext& c) {
     const bool unmoved_here = o == Origin::kUnmovedModule && !m.host.passed && !m.host.move_skipped;
     const TSNode at = unmoved_here ? m.host.made : m.host_at;
     if ((o != Origin::kBatch && o != Origin::kDatasetItem && o != Origin::kHostCopy &&
-         o != Origin::kUnmovedModule && o != Origin::kImage && o != Origin::kInput) ||
+         o != Origin::kUnmovedModule && o != Origin::kImage && o != Origin::kInput &&
+         o != Origin::kReleased) ||
         ts_node_is_null(at) || !done.insert(ts_node_start_byte(at)).second) {
       continue;
     }
@@ -140,6 +141,14 @@ void check(const RuleContext& c) {
                 "(...) makes a model on the CPU that is never moved to a device, and " +
                 line_of(m.where) + " gives " + name +
                 " tensors on a device: a device mismatch; move it where it is made: .to(device)";
+    } else if (o == Origin::kReleased) {
+      message = name + " was moved back to the CPU when ";
+      message += c.source.text(field(m.host.made, "function"));
+      message += "(...) ended";
+      message += made;
+      message +=
+          " (Lightning's teardown), and is given tensors on a device here: a device mismatch; "
+          "move it to the device again (.to(device)) first";
     } else if (o == Origin::kInput) {
       message = name + " is given to " + std::string(c.source.scopes()[m.scope].name) +
                 "() beside a tensor it moves to a device itself (so its caller hands them from "

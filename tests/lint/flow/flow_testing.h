@@ -56,6 +56,8 @@ inline const char* origin_name(Origin o) {
       return "image";
     case Origin::kInput:
       return "input";
+    case Origin::kReleased:
+      return "released";
     default:
       return "-";
   }

@@ -200,5 +200,27 @@ TEST(LintFlowFrameworks, CompiledScriptedAndUnwrappedModelsStayWhereTheModelIs) 
                                 "13 factory@13 meets device"}));
 }
 
+TEST(LintFlowFrameworks, LightningsFitMovesTheModelBackToTheHost) {
+  const Flowed f(
+      "import lightning as L\n"
+      "import torch\n"
+      "def after_fit(model, dm):\n"
+      "    trainer = L.Trainer(accelerator='gpu')\n"
+      "    trainer.fit(model=model, datamodule=dm)\n"
+      "    return model(torch.ones(3, device='cuda'))\n"
+      "def after_test(dm, x):\n"
+      "    model = torch.nn.Linear(3, 3).cuda()\n"
+      "    trainer = L.Trainer()\n"
+      "    trainer.test(model, dm)\n"
+      "    return model(x.cuda())\n"
+      "def moved_again(dm, x):\n"
+      "    model = torch.nn.Linear(3, 3).cuda()\n"
+      "    trainer = L.Trainer()\n"
+      "    trainer.fit(model, dm)\n"
+      "    model.cuda()\n"
+      "    return model(x.cuda())\n");
+  EXPECT_EQ(meetings(f), (Lines{"6 released@5 meets device", "11 released@10 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -864,5 +864,46 @@ TEST(LintDC120, FindsAnInputLeftBesideOneTheFunctionMoves) {
             Lines{});
 }
 
+// Lightning's teardown moves the module back to the CPU when fit() (or
+// validate, test, predict) ends: device inputs after it meet a CPU model.
+TEST(LintDC120, FindsAModelUsedOnADeviceAfterLightningsFitEnded) {
+  const std::string head =
+      "import pytorch_lightning as pl\n"
+      "import torch\n"
+      "class Model(pl.LightningModule):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.layer = torch.nn.Linear(8, 3)\n"
+      "    def forward(self, x):\n"
+      "        return self.layer(x)\n";
+  EXPECT_EQ(found(head + "def main(dm, x):\n"
+                         "    model = Model()\n"
+                         "    trainer = pl.Trainer(accelerator='gpu', devices=1)\n"
+                         "    trainer.fit(model, datamodule=dm)\n"
+                         "    return model(x.cuda())\n"
+                         "def predict(model, dm, batch, device):\n"
+                         "    trainer = pl.Trainer(accelerator='gpu')\n"
+                         "    trainer.predict(model, dm)\n"
+                         "    return model(batch.to(device))\n",
+                  "DC120"),
+            (Lines{"13 DC120", "17 DC120"}));
+  EXPECT_NE(only(head + "def main(dm, x):\n"
+                        "    model = Model()\n"
+                        "    trainer = pl.Trainer(accelerator='gpu', devices=1)\n"
+                        "    trainer.fit(model, datamodule=dm)\n"
+                        "    return model(x.cuda())\n",
+                 "DC120")
+                .message.find("was moved back to the CPU when trainer.fit(...) ended (line 12)"),
+            std::string::npos);
+  EXPECT_EQ(found(head + "def main(dm, x):\n"
+                         "    model = Model()\n"
+                         "    trainer = pl.Trainer(accelerator='gpu', devices=1)\n"
+                         "    trainer.fit(model, datamodule=dm)\n"
+                         "    model.to('cuda')\n"
+                         "    return model(x.cuda()), model(x)\n",
+                  "DC120"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
