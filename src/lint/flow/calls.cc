@@ -34,6 +34,15 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   const bool self_call = attribute && source_.text(object) == "self";
   if (attribute && q.empty() && !self_call) receiver = eval(object, frame);
   const std::vector<Arg> args = eval_args(call, frame);
+  if (!framework_calls_.empty()) {
+    const uint32_t start = ts_node_start_byte(call);
+    const auto f =
+        std::lower_bound(framework_calls_.begin(), framework_calls_.end(), start,
+                         [](const FrameworkCall& c, uint32_t byte) { return c.start < byte; });
+    if (f != framework_calls_.end() && f->start == start) {
+      if (auto placed = eval_framework(call, f->framework, args, frame)) return *placed;
+    }
+  }
   Value v;
   // torchvision.models.__dict__[arch](): a torchvision model by its name.
   if (is(function, "subscript") &&
@@ -193,21 +202,8 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       v.origin = Origin::kNone;
       return v;
     }
-    // A Hugging Face model loaded where no device_map (nor quantization,
-    // which puts it on the GPU) says otherwise is on the CPU.
     if (is_pretrained_model(q) && !has_splat(args)) {
-      bool placed = false;
-      for (const char* key :
-           {"device_map", "load_in_8bit", "load_in_4bit", "quantization_config"}) {
-        placed = placed || keyword_arg(args, key) != nullptr;
-      }
-      if (!placed) {
-        v.kind = Kind::kModule;
-        v.place = Place::kHost;
-        v.origin = Origin::kUnmovedModule;
-        v.made = call;
-        return v;
-      }
+      if (auto loaded = pretrained_model(call, args, frame)) return *loaded;
     }
     if (is_torchvision_model(q) || is_metric_class(q)) {
       v.kind = Kind::kModule;
@@ -237,6 +233,8 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
           v.element_cls = e.cls;
         }
       }
+      // Made where device= says (`nn.Linear(4, 4, device="cuda")`).
+      if (const Arg* d = keyword_arg(args, "device")) v.place = device_of(d->node, frame);
       if (layer_has_parameters(layer) && v.place == Place::kHost) v.origin = Origin::kUnmovedModule;
       v.made = call;
       // A loss given a class weight keeps it as a buffer: on the host until
@@ -489,8 +487,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
     if ((module.place == Place::kDevice || module.place == Place::kModuleDevice) &&
         (host_tensor(e) || host_data(e)) && !module.scatters && !helper_copy) {
       out_.meetings_.push_back({call, a.node, e, module, frame.scope});
-    } else if (module.place == Place::kHost && module.origin == Origin::kUnmovedModule &&
-               device_value(e) && e.place == Place::kDevice) {
+    } else if (module_left_on_host(module) && device_value(e) && e.place == Place::kDevice) {
       out_.meetings_.push_back({call, function, module, e, frame.scope});
     } else if (module.held_place == Place::kHost && device_value(e)) {
       Value held;
@@ -505,7 +502,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
   // A module without parameters (a loss, an activation) computes on what it
   // is given: a host tensor and a device one meet there, as in a torch
   // function (`criterion(model(x), labels)` with labels left on the host).
-  if (module.place == Place::kHost && module.origin != Origin::kUnmovedModule &&
+  if (module.place == Place::kHost && !module_left_on_host(module) &&
       module.held_place != Place::kHost && !module.scatters) {
     const Arg* host = nullptr;
     const Arg* device = nullptr;
@@ -522,7 +519,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
   Value out;
   out.kind = Kind::kTensor;
   if (module.place == Place::kDevice || module.place == Place::kModuleDevice ||
-      (module.place == Place::kHost && module.origin == Origin::kUnmovedModule)) {
+      module_left_on_host(module)) {
     out.place = module.place;
     forward_tuple(module, out);
     return out;

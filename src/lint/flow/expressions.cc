@@ -256,6 +256,11 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
     }
     const Value v = lookup(name, frame);
     if (v.kind == Kind::kTensor) return v.place;
+    // The device a test of torch's device-generic suite is given, where the
+    // test runs on the CPU only (`@onlyCPU`).
+    if (v.parameter && frame.scope > 0 && (decorators(frame.scope) & kOnlyCpu) != 0) {
+      return Place::kHost;
+    }
     return is_device_name(name) || names_any(name, {"gpu", "rank", "cuda"}) ? Place::kDevice
                                                                             : Place::kUnknown;
   }
@@ -329,7 +334,7 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
           frame.owner_class >= 0
               ? method_of(frame.owner_class, source_.text(field(node, fields().attribute)))
               : -1;
-      if (property >= 0 && decorated_with(source_, source_.scopes()[property].node, "@property")) {
+      if (property >= 0 && (decorators(property) & kProperty) != 0) {
         return analyze(property).value;
       }
       return lookup(source_.text(node), frame);

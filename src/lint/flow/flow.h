@@ -55,6 +55,13 @@ enum class Origin : uint8_t {
   // A tensor torchvision made from an image (ToTensor, to_tensor) (DC120);
   // on a transform that makes one, with its place unknown: the transform.
   kImage,
+  // A parameter of a function no call of the file passes, given beside one
+  // the function moves to a device itself: its caller hands both from the
+  // host (DC120).
+  kInput,
+  // A module a framework moved back to the host (Lightning's trainer.fit()
+  // ends so) (DC120).
+  kReleased,
 };
 
 struct Value {
@@ -110,6 +117,13 @@ Value element_value(const Value& list);
 void set_element(Value& list, const Value& element);
 // A list whose elements are `element`.
 Value list_of(const Value& element);
+
+// Whether a value is a module with parameters left on the host: made there
+// and never moved, or moved back there by a framework.
+inline bool module_left_on_host(const Value& v) {
+  return v.place == Place::kHost &&
+         (v.origin == Origin::kUnmovedModule || v.origin == Origin::kReleased);
+}
 
 // Whether a value is a tensor known to be on the host (not a 0-dim one).
 inline bool host_tensor(const Value& v) {
@@ -209,8 +223,10 @@ class Flow {
   // somewhere in the file (`model.to(device)` as a statement).
   bool moved_anywhere(std::string_view name) const;
   // Whether the file moves a module to a device (`model.to(device)`,
-  // `Net().cuda()`): then what is on a module's device in its methods is on a
-  // device when the program runs there.
+  // `Net().cuda()`), or hands its modules to a framework that does (a
+  // LightningModule, a launcher, a Hugging Face trainer): then what is on a
+  // module's device in its methods is on a device when the program runs
+  // there.
   bool moves_a_module() const;
 
  private:
@@ -225,6 +241,8 @@ class Flow {
   std::vector<SkippedMove> skipped_moves_;
   // Moves in place: the scope and the name moved.
   std::vector<std::pair<int, std::string_view>> moved_;
+  // A framework moves the file's modules (moves_a_module()).
+  bool framework_moves_ = false;
   std::vector<std::pair<int, std::string_view>> module_inputs_;
   // Names made by the flow (`self.hparams.x`) that attributes_ views.
   std::deque<std::string> names_;
@@ -234,9 +252,11 @@ class Flow {
 // indexed with a non-string, `.shape`/`.size()`/`.dim()` read, a method only
 // tensors have, an operand of arithmetic; and none shows a module (called,
 // `.parameters()`, `.train()`, ...). For names the flow has no value for.
-// `passed_to_module`: the flow saw it given to a module.
+// `passed_to_module`: the flow saw it given to a module. `strict`: only what
+// a number or a list never shows counts (not arithmetic, not indexing, not a
+// later argument of a torch function but a loss's).
 bool used_as_tensor(const Source& source, TSNode scope_node, std::string_view name,
-                    bool passed_to_module = false);
+                    bool passed_to_module = false, bool strict = false);
 
 // Whether a class of the file (its scope) is an nn.Module with no
 // parameters, buffers or submodules: it derives from nn.Module alone, its

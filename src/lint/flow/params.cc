@@ -2,6 +2,7 @@
 // the file's functions, methods and constructors pass to their parameters.
 // The rules never read these; the next run of the flow binds them.
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 #include "../common.h"
@@ -102,7 +103,7 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
   // passes nothing or a list, or splats).
   std::vector<ParamHint> now;
   // A static method has no `self` to skip.
-  const bool has_self = scope.owner_class >= 0 && !static_method(source_, scope.node);
+  const bool has_self = scope.owner_class >= 0 && (decorators(callee) & kStatic) == 0;
   bool module_method = false;
   if (scope.owner_class >= 0) {
     const auto c = source_.classes().find(source_.scopes()[scope.owner_class].name);
@@ -220,10 +221,34 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
   }
 }
 
+int FlowRun::decorators(int scope) const {
+  if (decorators_.empty()) decorators_.assign(source_.scopes().size(), -1);
+  if (decorators_[scope] < 0) {
+    int found = 0;
+    const TSNode decorated = ts_node_parent(source_.scopes()[scope].node);
+    if (is(decorated, "decorated_definition")) {
+      for_each_named_child(decorated, [&](TSNode child) {
+        if (!is(child, "decorator")) return;
+        const std::string_view text = source_.text(child);
+        found |= text == "@staticmethod" ? kStatic
+                 : text == "@property"   ? kProperty
+                 : text == "@onlyCPU"    ? kOnlyCpu
+                                         : 0;
+      });
+    }
+    decorators_[scope] = static_cast<int8_t>(found);
+  }
+  return decorators_[scope];
+}
+
 void FlowRun::moved_by_callee(int callee, TSNode call, Frame& frame) {
   const Scope& scope = source_.scopes()[callee];
   if (scope.kind != ScopeKind::kFunction) return;
-  const bool has_self = scope.owner_class >= 0 && !static_method(source_, scope.node);
+  if (std::none_of(out_.moved_.begin(), out_.moved_.end(),
+                   [&](const auto& moved) { return moved.first == callee; })) {
+    return;
+  }
+  const bool has_self = scope.owner_class >= 0 && (decorators(callee) & kStatic) == 0;
   std::vector<std::string_view> names;  // the parameters, in order (not self)
   const TSNode parameters = field(scope.node, fields().parameters);
   for (uint32_t i = 0, count = ts_node_named_child_count(parameters); i < count; ++i) {
@@ -272,6 +297,150 @@ ParamHints FlowRun::param_hints() const {
     }
   }
   return out;
+}
+
+namespace {
+
+// Whether `name` is a parameter of the function `scope`.
+bool parameter_of(const Source& source, int scope, std::string_view name) {
+  bool found = false;
+  for_each_named_child(field(source.scopes()[scope].node, fields().parameters), [&](TSNode p) {
+    const TSNode named = is(p, "identifier") ? p : field(p, fields().name);
+    const TSNode id = ts_node_is_null(named) ? ts_node_named_child(p, 0) : named;
+    found = found || (is(id, "identifier") && source.text(id) == name);
+  });
+  return found;
+}
+
+// Whether `call` (`x.to(...)`, `x.cuda()`) moves its object to a device
+// chosen for the program (`"cuda"`, `device`, `args.device`,
+// `torch.device(...)`), not to where another tensor is (`x.to(y.device)`,
+// `x.to(y)`, `device = y.device` then `x.to(device)`: y sets the place).
+bool moves_to_a_device(const Source& source, const Call& call) {
+  if (call.method == "cuda") return true;
+  if (call.method != "to") return false;
+  const std::vector<TSNode> args = source.positional(call.node);
+  const TSNode target = args.empty() ? source.keyword(call.node, "device") : args[0];
+  if (ts_node_is_null(target) || is_dtype(source, target) || is(target, "none")) return false;
+  if (const auto s = string_value(source, target)) {
+    return *s != "cpu" && *s != "meta" && !s->empty();
+  }
+  if (is(target, "call")) return source.qualify(field(target, fields().function)) == "torch.device";
+  const std::string_view text = source.text(target);
+  if (!is_device_name(text)) return false;
+  if (is(target, "attribute")) {
+    // `args.device`, `self.device`: a choice; `y.device` of a name the
+    // function computes or is given: where y is.
+    const TSNode object = field(target, fields().object);
+    if (!is(object, "identifier")) return false;
+    const std::string_view name = source.text(object);
+    return name == "self" || (source.scopes()[call.scope].assigns.count(std::string(name)) == 0 &&
+                              !parameter_of(source, call.scope, name));
+  }
+  const TSNode value = source.value_of(std::string(text), call.scope);
+  return ts_node_is_null(value) || !(is(value, "attribute") || is(value, "call")) ||
+         (is(value, "call") && source.qualify(field(value, fields().function)) == "torch.device");
+}
+
+// Whether `text` (a function's body) reads where `name` is or moves it:
+// `name.device`, `name.is_cuda`, `name.to(`, `name.cuda(`, `name.cpu(`.
+bool placed_by_hand(std::string_view text, std::string_view name) {
+  for (auto at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const std::string_view rest = text.substr(at + name.size());
+    const bool starts = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) != 0 ||
+                                     text[at - 1] == '_' || text[at - 1] == '.');
+    if (!starts || rest.empty() || rest[0] != '.') continue;
+    for (std::string_view word : {".device", ".is_cuda", ".to(", ".cuda(", ".cpu(", ".get_device",
+                                  ".type_as(", ".pin_memory("}) {
+      if (rest.rfind(word, 0) == 0) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void FlowRun::find_host_inputs() {
+  const auto& scopes = source_.scopes();
+  // The functions the file calls (by the called name): their callers decide.
+  std::vector<std::string_view> called;
+  // The parameters each function moves to a device as a tensor (the move's
+  // result used, not a module moved in place by a statement).
+  std::vector<std::pair<int, std::string_view>> moved;
+  for (const Call& call : source_.calls()) {
+    if ((call.method == "to" || call.method == "cuda") && call.scope > 0 &&
+        is(call.object, "identifier") && !is(ts_node_parent(call.node), "expression_statement") &&
+        moves_to_a_device(source_, call)) {
+      moved.emplace_back(call.scope, source_.text(call.object));
+    }
+  }
+  if (moved.empty()) return;
+  const auto is_called = [&](std::string_view name) {
+    if (called.empty()) {
+      for (const Call& call : source_.calls()) {
+        const TSNode function = field(call.node, fields().function);
+        called.push_back(is(function, "attribute") ? call.method : source_.text(function));
+      }
+      std::sort(called.begin(), called.end());
+    }
+    return std::binary_search(called.begin(), called.end(), name);
+  };
+  std::sort(moved.begin(), moved.end());
+  moved.erase(std::unique(moved.begin(), moved.end()), moved.end());
+  for (auto it = moved.begin(); it != moved.end();) {
+    const int s = it->first;
+    auto end = it;
+    while (end != moved.end() && end->first == s) ++end;
+    const Scope& scope = scopes[s];
+    const bool module_method = scope.owner_class >= 0 && [&] {
+      const auto c = source_.classes().find(scopes[scope.owner_class].name);
+      return c == source_.classes().end() || c->second.is_module;
+    }();
+    const bool nested = scope.parent > 0 && scopes[scope.parent].kind == ScopeKind::kFunction;
+    if (scope.kind != ScopeKind::kFunction || module_method || nested ||
+        framework_handed(source_, s) != Handed::kNone) {
+      it = end;
+      continue;
+    }
+    const auto is_moved = [&](std::string_view name) {
+      return std::any_of(it, end, [&](const auto& m) { return m.second == name; });
+    };
+    bool any_moved = false;
+    std::vector<std::string_view> others;
+    bool first = scope.owner_class >= 0 && (decorators(s) & kStatic) == 0;
+    for_each_named_child(field(scope.node, fields().parameters), [&](TSNode p) {
+      const bool self = first;
+      first = false;
+      TSNode name = p;
+      if (is(p, "typed_parameter")) {
+        const TSNode type = field(p, fields().type);
+        if (source_.text(type).find("Tensor") == std::string_view::npos) return;
+        name = ts_node_named_child(p, 0);
+      }
+      if (self || !is(name, "identifier")) return;
+      const std::string_view text = source_.text(name);
+      if (is_moved(text)) {
+        any_moved = true;
+      } else if (!is_device_name(text)) {
+        others.push_back(text);
+      }
+    });
+    if (any_moved && !others.empty() && !is_called(scope.name)) {
+      const std::string_view body = source_.text(field(scope.node, fields().body));
+      for (const std::string_view name : others) {
+        if (!placed_by_hand(body, name) && used_as_tensor(source_, scope.node, name, false, true)) {
+          host_inputs_.emplace_back(s, name);
+        }
+      }
+    }
+    it = end;
+  }
+  std::sort(host_inputs_.begin(), host_inputs_.end());
+}
+
+bool FlowRun::host_input(int scope, std::string_view name) const {
+  return !host_inputs_.empty() &&
+         std::binary_search(host_inputs_.begin(), host_inputs_.end(), std::make_pair(scope, name));
 }
 
 }  // namespace devcheck::lint::detail

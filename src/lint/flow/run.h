@@ -115,10 +115,42 @@ bool same_hints(const ParamHints& a, const ParamHints& b);
 // The hint for parameter `name` of `scope`, if any.
 const Value* hint(const ParamHints& hints, int scope, std::string_view name);
 
+// What a framework's call does with placement (frameworks.cc).
+enum class Framework : uint8_t {
+  kNone,
+  kLauncher,  // moves the modules it is given, in place, and returns them placed
+  kEngine,    // moves the batches to device=, never the model
+  kTrainer,   // moves its model in place as it is made
+  kKeeps,     // gives back its first argument where it is (torch.compile, a copy)
+  kReleases,  // moves its model back to the host when it ends (Lightning's fit)
+};
+struct FrameworkCall {
+  uint32_t start = 0;  // the call's start byte
+  Framework framework = Framework::kNone;
+  int scope = 0;
+};
+// The file's calls of a framework that places what it is given, by start
+// byte.
+std::vector<FrameworkCall> framework_calls(const Source& source);
+
+// What a framework hands a method of a class of the file (frameworks.cc):
+// a LightningModule's step its batch (moved to the module's device), its
+// `*_epoch_end(self, outputs)` what its steps returned, a Hugging Face
+// trainer's `compute_loss(self, model, inputs)` the model and the inputs it
+// moved to its device.
+enum class Handed : uint8_t { kNone, kStepBatch, kStepOutputs, kTrainerLoss };
+Handed framework_handed(const Source& source, int scope);
+// Whether a class of the file is a LightningModule (Lightning's Trainer
+// moves it to its device).
+bool lightning_module(const Source& source, int class_scope);
+
 class FlowRun {
  public:
   FlowRun(const Source& source, Flow& out, const ParamHints& hints);
   void run();
+  // Forgets what a run learnt, for another run with new hints; keeps what
+  // depends on the source alone.
+  void restart();
   // What this run's calls passed, for the next run: only what a rule may
   // use (on a device, or a model never moved), known at every call.
   ParamHints param_hints() const;
@@ -174,6 +206,20 @@ class FlowRun {
   Value eval_move(TSNode call, TSNode object, std::string_view method, Frame& frame,
                   bool statement);
   Value eval_factory(TSNode call, std::string_view qualified, Frame& frame);
+  // A framework's call (frameworks.cc): what it returns where it decides
+  // (a launcher), else nothing (the call goes on as any other).
+  std::optional<Value> eval_framework(TSNode call, Framework framework,
+                                      const std::vector<Arg>& args, Frame& frame);
+  std::vector<FrameworkCall> framework_calls_;
+  // params.cc: the parameters of functions no call of the file passes that
+  // come from the host beside one the function moves to a device itself
+  // (`def evaluate(model, x, y, device): x = x.to(device)`: y), sorted.
+  void find_host_inputs();
+  bool host_input(int scope, std::string_view name) const;
+  std::vector<std::pair<int, std::string_view>> host_inputs_;
+  // A Hugging Face model's `from_pretrained(...)`: on the CPU, or where its
+  // device_map or quantization puts it; nothing where device_map is unknown.
+  std::optional<Value> pretrained_model(TSNode call, const std::vector<Arg>& args, Frame& frame);
   Value eval_module_call(TSNode call, TSNode function, const Value& module,
                          const std::vector<Arg>& args, Frame& frame);
   // The parts of a tuple a model of this file returns (last_tuple_).
@@ -245,8 +291,17 @@ class FlowRun {
   // call (`train(model, ...)`, then `evaluate(model, ...)`).
   void moved_by_callee(int callee, TSNode call, Frame& frame);
 
+  // Whether a function's scope is a @staticmethod, a @property, a test of
+  // torch's suite run on the CPU only (`@onlyCPU`) (bits),
+  // found once per scope: a decorator is found through the node's parent,
+  // which tree-sitter finds by a walk from the root.
+  enum : uint8_t { kStatic = 1, kProperty = 2, kOnlyCpu = 4 };
+  int decorators(int scope) const;
+  mutable std::vector<int8_t> decorators_;  // by scope; -1 not found yet
+
   const Source& source_;
   Flow& out_;
+  bool prepared_ = false;  // prepass() and the find_*() done
   const ParamHints& hints_in_;
   ParamHints passed_;           // what each callee's calls passed (strictly joined)
   std::vector<bool> recorded_;  // whether a call of each scope was seen

@@ -23,21 +23,28 @@ bool Flow::moved_anywhere(std::string_view name) const {
 }
 
 bool Flow::moves_a_module() const {
-  return std::any_of(moves_.begin(), moves_.end(), [](const Move& m) {
-    return m.target == Place::kDevice && (m.value.kind == Kind::kModule || m.value.cls >= 0);
-  });
+  return framework_moves_ || std::any_of(moves_.begin(), moves_.end(), [](const Move& m) {
+           return m.target == Place::kDevice && (m.value.kind == Kind::kModule || m.value.cls >= 0);
+         });
 }
 
 Flow::Flow(const Source& source) {
   // A second run knows what the first saw passed to each function; a third
   // what that taught the functions they call (main -> train -> helper).
+  // What depends on the source alone (the relevant calls, the moves in
+  // place, ...) is found by the first run and kept by the next.
   ParamHints hints;
+  FlowRun flow(source, *this, hints);
   for (int run = 0;; ++run) {
-    FlowRun flow(source, *this, hints);
+    if (run > 0) flow.restart();
     flow.run();
     ParamHints next = flow.param_hints();
     if (run == 3 || same_hints(next, hints)) break;
+    std::vector<std::pair<int, std::string_view>> moved = std::move(moved_);
+    const bool framework_moves = framework_moves_;
     *this = Flow();
+    moved_ = std::move(moved);
+    framework_moves_ = framework_moves;
     hints = std::move(next);
   }
 }
@@ -49,6 +56,19 @@ FlowRun::FlowRun(const Source& source, Flow& out, const ParamHints& hints)
       passed_(source.scopes().size()),
       recorded_(source.scopes().size(), false),
       summaries_(source.scopes().size()) {}
+
+void FlowRun::restart() {
+  const std::size_t n = source_.scopes().size();
+  passed_.assign(n, {});
+  recorded_.assign(n, false);
+  summaries_.assign(n, Summary{});
+  globals_ = Env();
+  module_env_ = nullptr;
+  class_attributes_.clear();
+  init_attributes_.clear();
+  closures_.clear();
+  last_tuple_.clear();
+}
 
 void FlowRun::prepass() {
   const auto& scopes = source_.scopes();
@@ -249,7 +269,6 @@ bool FlowRun::module_attribute_call(const Call& call) const {
 void FlowRun::find_relevant() {
   const auto& scopes = source_.scopes();
   relevant_.assign(scopes.size(), false);
-  class_done_.assign(scopes.size(), false);
   for (int s = 1; s < static_cast<int>(scopes.size()); ++s) {
     if (scopes[s].owner_class >= 0) methods_.emplace_back(scopes[s].owner_class, scopes[s].name, s);
   }
@@ -310,6 +329,18 @@ void FlowRun::find_relevant() {
       relevant_calls_.push_back(ts_node_start_byte(call.node));
     }
   }
+  // The calls of a framework that places what it is given.
+  framework_calls_ = framework_calls(source_);
+  for (const FrameworkCall& call : framework_calls_) {
+    relevant_[call.scope] = true;
+    relevant_calls_.push_back(call.start);
+    out_.framework_moves_ = out_.framework_moves_ || call.framework == Framework::kLauncher ||
+                            call.framework == Framework::kTrainer;
+  }
+  for (const auto& [name, info] : source_.classes()) {
+    out_.framework_moves_ =
+        out_.framework_moves_ || (info.is_module && lightning_module(source_, info.scope));
+  }
   // The methods (not __init__ and its kind) that make a model of the file.
   std::vector<std::string_view> factories;
   for (int s = 1; s < static_cast<int>(scopes.size()); ++s) {
@@ -317,7 +348,7 @@ void FlowRun::find_relevant() {
       factories.push_back(scopes[s].name);
     }
   }
-  bool added = false;
+  bool added = !framework_calls_.empty();
   for (const Call* call : on_objects) {
     if (factories.empty()) break;
     if (std::find(factories.begin(), factories.end(), call->method) == factories.end()) continue;
@@ -398,9 +429,14 @@ bool FlowRun::inert(TSNode node, const Frame& frame) const {
 }
 
 void FlowRun::run() {
-  prepass();
-  find_module_attributes();
-  find_relevant();
+  if (!prepared_) {
+    prepass();
+    find_module_attributes();
+    find_relevant();
+    find_host_inputs();
+    prepared_ = true;
+  }
+  class_done_.assign(source_.scopes().size(), false);
   Frame module;
   module.scope = 0;
   module_env_ = &module.env;
@@ -506,26 +542,10 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
 
 void FlowRun::bind_parameters(TSNode function, Frame& frame) {
   const TSNode parameters = field(function, fields().parameters);
-  bool first = frame.owner_class >= 0 && !static_method(source_, function);
-  // The batch of a LightningModule's training_step (and the other steps).
+  bool first = frame.owner_class >= 0 && (decorators(frame.scope) & kStatic) == 0;
+  // What a framework hands the method (frameworks.cc).
   std::size_t position = 0;
-  bool step_batch = false;
-  if (frame.module_method) {
-    const std::string& method = source_.scopes()[frame.scope].name;
-    const TSNode bases = field(source_.scopes()[frame.owner_class].node, "superclasses");
-    step_batch = (method == "training_step" || method == "validation_step" ||
-                  method == "test_step" || method == "predict_step") &&
-                 !ts_node_is_null(bases) &&
-                 source_.text(bases).find("LightningModule") != std::string_view::npos;
-  }
-  // A Trainer's compute_loss(self, model, inputs): the Trainer has moved
-  // the model to its device, and the inputs with it.
-  bool trainer_loss = false;
-  if (frame.owner_class >= 0 && source_.scopes()[frame.scope].name == "compute_loss") {
-    const TSNode bases = field(source_.scopes()[frame.owner_class].node, "superclasses");
-    trainer_loss =
-        !ts_node_is_null(bases) && source_.text(bases).find("Trainer") != std::string_view::npos;
-  }
+  const Handed handed = framework_handed(source_, frame.scope);
   for_each_named_child(parameters, [&](TSNode p) {
     TSNode name = p;
     TSNode type{};
@@ -551,11 +571,17 @@ void FlowRun::bind_parameters(TSNode function, Frame& frame) {
         is(fallback, "true") || is(fallback, "false") || is(p, "list_splat_pattern") ||
         is(p, "dictionary_splat_pattern");
     if (frame.forward && !not_tensor && v.kind != Kind::kNone) v.place = Place::kModuleDevice;
-    // Lightning moves the batch to the module's device before its steps.
-    if (step_batch && position == 0 && !not_tensor && v.kind != Kind::kNone) {
+    // Lightning moves the batch to the module's device before its steps,
+    // and hands the epoch's end what they returned.
+    if (handed == Handed::kStepBatch && position == 0 && !not_tensor && v.kind != Kind::kNone) {
       v.place = Place::kModuleDevice;
     }
-    if (trainer_loss && position < 2 && is(p, "identifier")) {
+    if (handed == Handed::kStepOutputs && position == 0 && !not_tensor) {
+      Value output;
+      output.place = Place::kModuleDevice;
+      v = list_of(output);
+    }
+    if (handed == Handed::kTrainerLoss && position < 2 && is(p, "identifier")) {
       v.kind = position == 0 ? Kind::kModule : Kind::kUnknown;
       v.place = Place::kDevice;
     }
@@ -564,6 +590,12 @@ void FlowRun::bind_parameters(TSNode function, Frame& frame) {
     if (names_any(text, {"loader"})) {
       v.kind = Kind::kLoader;
       v.pin_unknown = true;
+    }
+    if (host_input(frame.scope, text)) {
+      v.kind = Kind::kTensor;
+      v.place = Place::kHost;
+      v.origin = Origin::kInput;
+      v.made = name;
     }
     if (const Value* passed = hint(hints_in_, frame.scope, text)) {
       v = *passed;

@@ -21,6 +21,9 @@ bool among(std::string_view word, const std::array<std::string_view, N>& words) 
 struct Evidence {
   bool tensor = false;
   bool module = false;
+  // Only what a number or a list never shows: a tensor's attribute or
+  // method, the first argument of a torch function, any of a loss.
+  bool strict = false;
 };
 
 void look(const Source& source, TSNode node, std::string_view name, Evidence& e, int depth) {
@@ -40,13 +43,14 @@ void look(const Source& source, TSNode node, std::string_view name, Evidence& e,
           "load_state_dict", "modules",          "children", "zero_grad",    "apply",
           "register_buffer", "add_module",       "forward",  "named_modules"};
       const std::string_view attribute = source.text(field(parent, fields().attribute));
-      e.tensor = e.tensor || among(attribute, kTensor);
+      e.tensor = e.tensor || among(attribute, kTensor) || (e.strict && tensor_method(attribute));
       e.module = e.module || among(attribute, kModule);
       return;
     }
     if (is(parent, "subscript") && ts_node_eq(field(parent, fields().value), node)) {
       const TSNode index = field(parent, fields().subscript);
-      e.tensor = e.tensor || !(is(index, "string") || is(index, "concatenated_string"));
+      e.tensor =
+          e.tensor || (!e.strict && !(is(index, "string") || is(index, "concatenated_string")));
       return;
     }
     if (is(parent, "call") && ts_node_eq(field(parent, fields().function), node)) {
@@ -54,13 +58,18 @@ void look(const Source& source, TSNode node, std::string_view name, Evidence& e,
       return;
     }
     if (is(parent, "binary_operator")) {
-      e.tensor = true;
+      e.tensor = e.tensor || !e.strict;
       return;
     }
     const TSNode list = is(parent, "list") || is(parent, "tuple") ? ts_node_parent(parent) : parent;
     if (is(list, "argument_list")) {
       const TSNode call = ts_node_parent(list);
-      e.tensor = e.tensor || computes_on_arguments(source.qualify(field(call, fields().function)));
+      const std::string q = source.qualify(field(call, fields().function));
+      const bool loss =
+          q.find("loss") != std::string::npos || q.find("entropy") != std::string::npos;
+      e.tensor =
+          e.tensor || (computes_on_arguments(q) &&
+                       (!e.strict || loss || ts_node_eq(ts_node_named_child(list, 0), node)));
     }
     return;
   }
@@ -71,9 +80,10 @@ void look(const Source& source, TSNode node, std::string_view name, Evidence& e,
 }  // namespace
 
 bool used_as_tensor(const Source& source, TSNode scope_node, std::string_view name,
-                    bool passed_to_module) {
+                    bool passed_to_module, bool strict) {
   Evidence e;
   e.tensor = passed_to_module;
+  e.strict = strict;
   look(source, scope_node, name, e, 0);
   return e.tensor && !e.module;
 }

@@ -42,10 +42,12 @@ void check(const RuleContext& c) {
       continue;
     }
     if (read.value.place == Place::kModuleDevice) {
-      c.sink.report(read.call, "DC113",
-                    "NumPy of a tensor on the module's device raises a TypeError once the module "
-                    "is on a device (this file moves its modules to one); copy it to the host "
-                    "first (.detach().cpu().numpy()) or compute with torch");
+      c.sink.report(
+          read.call, "DC113",
+          "NumPy of a tensor on the module's device raises a TypeError once the module "
+          "is on a device (this file moves its modules to one, or hands them to a framework "
+          "that does); copy it to the host "
+          "first (.detach().cpu().numpy()) or compute with torch");
       continue;
     }
     c.sink.report(read.call, "DC113",

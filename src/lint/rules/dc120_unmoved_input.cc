@@ -82,7 +82,9 @@ void moved_to_host_in_a_loop(const RuleContext& c) {
 void check(const RuleContext& c) {
   moved_to_host_in_a_loop(c);
   std::set<uint32_t> done;
+  // (Or hands its modules to a framework that moves them: a LightningModule.)
   const bool moves_to_device =
+      c.flow.moves_a_module() ||
       std::any_of(c.flow.moves().begin(), c.flow.moves().end(),
                   [](const Move& move) { return move.target == Place::kDevice; });
   for (const Meeting& m : c.flow.meetings()) {
@@ -100,7 +102,8 @@ void check(const RuleContext& c) {
     const bool unmoved_here = o == Origin::kUnmovedModule && !m.host.passed && !m.host.move_skipped;
     const TSNode at = unmoved_here ? m.host.made : m.host_at;
     if ((o != Origin::kBatch && o != Origin::kDatasetItem && o != Origin::kHostCopy &&
-         o != Origin::kUnmovedModule && o != Origin::kImage) ||
+         o != Origin::kUnmovedModule && o != Origin::kImage && o != Origin::kInput &&
+         o != Origin::kReleased) ||
         ts_node_is_null(at) || !done.insert(ts_node_start_byte(at)).second) {
       continue;
     }
@@ -138,6 +141,19 @@ void check(const RuleContext& c) {
                 "(...) makes a model on the CPU that is never moved to a device, and " +
                 line_of(m.where) + " gives " + name +
                 " tensors on a device: a device mismatch; move it where it is made: .to(device)";
+    } else if (o == Origin::kReleased) {
+      message = name + " was moved back to the CPU when ";
+      message += c.source.text(field(m.host.made, "function"));
+      message += "(...) ended";
+      message += made;
+      message +=
+          " (Lightning's teardown), and is given tensors on a device here: a device mismatch; "
+          "move it to the device again (.to(device)) first";
+    } else if (o == Origin::kInput) {
+      message = name + " is given to " + std::string(c.source.scopes()[m.scope].name) +
+                "() beside a tensor it moves to a device itself (so its caller hands them from "
+                "the host), is never moved, and meets tensors on a device here: a device "
+                "mismatch; move it too (.to(device))";
     } else {
       // A tokenizer's tensors (return_tensors="pt") come as a batch does.
       const bool tokenized = o == Origin::kBatch && is(m.host.made, "call") &&

@@ -602,5 +602,30 @@ TEST(LintFlowCalls, AnUnfollowedFunctionOfAModulesTensorComputesOnItsDevice) {
   EXPECT_EQ(meetings(sizes), (Lines{}));
 }
 
+TEST(LintFlowCalls, ALayerMadeWithADeviceIsThere) {
+  const Flowed f(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def f(x, device):\n"
+      "    on = nn.Linear(3, 3, device=device)\n"
+      "    host = nn.Linear(3, 3, device='cpu')\n"
+      "    return on(torch.ones(3)), host(x.to(device))\n");
+  EXPECT_EQ(meetings(f), (Lines{"6 factory@6 meets device", "6 unmoved@5 meets device"}));
+}
+
+// torch's device-generic tests run an `@onlyCPU` test with device "cpu".
+TEST(LintFlowCalls, TheDeviceOfATestRunOnTheCpuOnlyIsTheHost) {
+  const Flowed f(
+      "import torch\n"
+      "class T:\n"
+      "    @onlyCPU\n"
+      "    def test_a(self, device):\n"
+      "        return torch.randn(3, device=device) + torch.ones(3)\n"
+      "    @onlyCUDA\n"
+      "    def test_b(self, device):\n"
+      "        return torch.randn(3, device=device) + torch.ones(3)\n");
+  EXPECT_EQ(meetings(f), (Lines{"8 factory@8 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

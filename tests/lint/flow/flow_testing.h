@@ -54,6 +54,10 @@ inline const char* origin_name(Origin o) {
       return "unmoved";
     case Origin::kImage:
       return "image";
+    case Origin::kInput:
+      return "input";
+    case Origin::kReleased:
+      return "released";
     default:
       return "-";
   }

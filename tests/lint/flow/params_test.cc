@@ -458,5 +458,23 @@ TEST(LintFlowParams, KeywordOnlyParametersTakeWhatTheCallNames) {
   EXPECT_EQ(meetings(positional_only_reach), (Lines{}));
 }
 
+TEST(LintFlowParams, AnInputBesideOneTheFunctionMovesComesFromTheHost) {
+  const Flowed f(
+      "import torch\n"
+      "def step(model, x, target, device):\n"
+      "    out = model(x.to(device))\n"
+      "    return torch.nn.functional.mse_loss(out, target)\n"
+      "def apply(values, weights):\n"
+      "    values = values.cuda()\n"
+      "    return torch.stack([values, weights.float()])\n"
+      "def given(values, weights):\n"
+      "    values = values.cuda()\n"
+      "    return torch.stack([values, weights.float()])\n"
+      "given(torch.ones(2), torch.ones(2))\n");
+  // (given() is run by the module's code, first.)
+  EXPECT_EQ(meetings(f), (Lines{"10 factory@11 meets device", "4 input@2 meets device",
+                                "7 input@5 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

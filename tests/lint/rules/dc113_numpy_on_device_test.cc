@@ -90,12 +90,14 @@ TEST(LintDC113, FindsNumpyOfTheModulesDeviceValuesInAFileThatMovesModules) {
                      "    return model(adjacency.to(device), torch.rand(3, 3, device=device))\n",
             "DC113"),
       (Lines{"8 DC113"}));
-  EXPECT_NE(only(module + "def train(adjacency, device):\n"
-                          "    return HyperConv().cuda()(adjacency.cuda(), adjacency.cuda())\n",
-                 "DC113")
-                .message.find("on the module's device raises a TypeError once the module is on a "
-                              "device (this file moves its modules to one)"),
-            std::string::npos);
+  EXPECT_NE(
+      only(module + "def train(adjacency, device):\n"
+                    "    return HyperConv().cuda()(adjacency.cuda(), adjacency.cuda())\n",
+           "DC113")
+          .message.find("on the module's device raises a TypeError once the module is on a "
+                        "device (this file moves its modules to one, or hands them to a framework "
+                        "that does)"),
+      std::string::npos);
   EXPECT_EQ(found(module, "DC113"), Lines{});
 }
 
@@ -345,6 +347,45 @@ TEST(LintDC113, SaysNothingUnderATestOfWhereTheTensorIs) {
             Lines{});
   EXPECT_EQ(found(head + "if not t.is_cuda:\n    a = t.numpy()\n", "DC113"), Lines{});
   EXPECT_EQ(found(head + "if t.numel() > 1:\n    a = t.numpy()\n", "DC113"), (Lines{"5 DC113"}));
+}
+
+// Lightning moves a LightningModule to the Trainer's device: NumPy of what
+// its steps compute (in the step, in the epoch's end from the outputs the
+// steps returned, or from a list a step fills) fails there. Not after
+// `.cpu()`, and not in a plain module that nothing moves.
+TEST(LintDC113, FindsNumPyOfWhatALightningModulesStepsCompute) {
+  const std::string head =
+      "import pytorch_lightning as pl\n"
+      "import torch\n"
+      "class Model(pl.LightningModule):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.layer = torch.nn.Linear(8, 3)\n"
+      "        self.outs = []\n";
+  EXPECT_EQ(found(head + "    def validation_step(self, batch, batch_idx):\n"
+                         "        x, y = batch\n"
+                         "        return {'preds': self.layer(x).argmax(-1), 'y': y}\n"
+                         "    def validation_epoch_end(self, outputs):\n"
+                         "        preds = torch.cat([o['preds'] for o in outputs]).numpy()\n"
+                         "        ys = torch.cat([o['y'] for o in outputs]).cpu().numpy()\n",
+                  "DC113"),
+            (Lines{"12 DC113"}));
+  EXPECT_EQ(found(head + "    def test_step(self, batch, batch_idx):\n"
+                         "        self.outs.append(self.layer(batch[0]).argmax(-1))\n"
+                         "        return self.layer(batch[0]).detach().numpy()\n"
+                         "    def on_test_epoch_end(self):\n"
+                         "        return torch.cat(self.outs).numpy()\n",
+                  "DC113"),
+            (Lines{"10 DC113", "12 DC113"}));
+  EXPECT_EQ(found("import torch\n"
+                  "class Plain(torch.nn.Module):\n"
+                  "    def __init__(self):\n"
+                  "        super().__init__()\n"
+                  "        self.layer = torch.nn.Linear(8, 3)\n"
+                  "    def forward(self, x):\n"
+                  "        return self.layer(x).detach().numpy()\n",
+                  "DC113"),
+            Lines{});
 }
 
 }  // namespace

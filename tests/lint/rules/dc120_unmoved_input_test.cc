@@ -818,5 +818,92 @@ TEST(LintDC120, FindsAModuleMovedToTheHostInsideTheLoopThatUsesIt) {
   EXPECT_EQ(found(moved_back, "DC120"), (Lines{}));
 }
 
+// A function no call of the file passes that moves one tensor it is given
+// to the device itself is handed its inputs from the host: another it uses
+// as a tensor and never moves meets the device there. Not where it moves
+// that one too, reads where it is, moves the first to another input's
+// device, the other may be a number, or a call of the file passes them.
+TEST(LintDC120, FindsAnInputLeftBesideOneTheFunctionMoves) {
+  EXPECT_EQ(found("import torch\n"
+                  "import torch.nn.functional as F\n"
+                  "def evaluate(model, x, y, device):\n"
+                  "    x = x.to(device)\n"
+                  "    return F.cross_entropy(model(x), y)\n"
+                  "class Scorer:\n"
+                  "    def score(self, images, masks):\n"
+                  "        images = images.cuda()\n"
+                  "        return (images * masks).sum() / masks.sum()\n",
+                  "DC120"),
+            (Lines{"5 DC120", "9 DC120"}));
+  EXPECT_NE(only("import torch\n"
+                 "def evaluate(model, x, y, device):\n"
+                 "    x = x.to(device)\n"
+                 "    return torch.nn.functional.nll_loss(model(x), y)\n",
+                 "DC120")
+                .message.find("y is given to evaluate() beside a tensor it moves to a device"),
+            std::string::npos);
+  EXPECT_EQ(found("import torch\n"
+                  "import torch.nn.functional as F\n"
+                  "def both(model, x, y, device):\n"
+                  "    x, y = x.to(device), y.to(device)\n"
+                  "    return F.cross_entropy(model(x), y)\n"
+                  "def checked(x, y, device):\n"
+                  "    x = x.to(device)\n"
+                  "    return x + y.to(x.device)\n"
+                  "def scaled(x, scale, device):\n"
+                  "    return x.to(device) * scale\n"
+                  "def qparams(lo, hi, eps):\n"
+                  "    device = lo.device\n"
+                  "    eps = eps.to(device)\n"
+                  "    return torch.max((hi - lo).abs(), eps)\n"
+                  "def passed(x, mask, device):\n"
+                  "    x = x.to(device)\n"
+                  "    return x * mask.float()\n"
+                  "passed(torch.ones(2), torch.ones(2, device='cuda'), 'cuda')\n",
+                  "DC120"),
+            Lines{});
+}
+
+// Lightning's teardown moves the module back to the CPU when fit() (or
+// validate, test, predict) ends: device inputs after it meet a CPU model.
+TEST(LintDC120, FindsAModelUsedOnADeviceAfterLightningsFitEnded) {
+  const std::string head =
+      "import pytorch_lightning as pl\n"
+      "import torch\n"
+      "class Model(pl.LightningModule):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.layer = torch.nn.Linear(8, 3)\n"
+      "    def forward(self, x):\n"
+      "        return self.layer(x)\n";
+  EXPECT_EQ(found(head + "def main(dm, x):\n"
+                         "    model = Model()\n"
+                         "    trainer = pl.Trainer(accelerator='gpu', devices=1)\n"
+                         "    trainer.fit(model, datamodule=dm)\n"
+                         "    return model(x.cuda())\n"
+                         "def predict(model, dm, batch, device):\n"
+                         "    trainer = pl.Trainer(accelerator='gpu')\n"
+                         "    trainer.predict(model, dm)\n"
+                         "    return model(batch.to(device))\n",
+                  "DC120"),
+            (Lines{"13 DC120", "17 DC120"}));
+  EXPECT_NE(only(head + "def main(dm, x):\n"
+                        "    model = Model()\n"
+                        "    trainer = pl.Trainer(accelerator='gpu', devices=1)\n"
+                        "    trainer.fit(model, datamodule=dm)\n"
+                        "    return model(x.cuda())\n",
+                 "DC120")
+                .message.find("was moved back to the CPU when trainer.fit(...) ended (line 12)"),
+            std::string::npos);
+  EXPECT_EQ(found(head + "def main(dm, x):\n"
+                         "    model = Model()\n"
+                         "    trainer = pl.Trainer(accelerator='gpu', devices=1)\n"
+                         "    trainer.fit(model, datamodule=dm)\n"
+                         "    model.to('cuda')\n"
+                         "    return model(x.cuda()), model(x)\n",
+                  "DC120"),
+            Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
