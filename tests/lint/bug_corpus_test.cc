@@ -91,14 +91,14 @@ const Figures kTestHalf = {
 // flagged (13 and 3 before it); test/ after it: 15 of 29, 1 flagged; after
 // the seventh round (variants of found cases): 16 of 29, 1 flagged.
 const Figures kDraw2Tuning = {
-    {"DC101", {4, 3, 0}}, {"DC104", {1, 1, 0}}, {"DC105", {6, 5, 0}},
+    {"DC101", {4, 3, 0}}, {"DC104", {1, 1, 0}}, {"DC105", {6, 6, 0}},
     {"DC107", {1, 1, 0}}, {"DC111", {3, 3, 0}}, {"DC112", {4, 4, 0}},
     {"DC113", {6, 5, 0}}, {"DC115", {1, 1, 0}}, {"DC120", {2, 1, 0}},
 };
 const Figures kDraw2Test = {
     {"DC101", {3, 2, 0}}, {"DC102", {2, 2, 0}}, {"DC103", {1, 0, 0}}, {"DC104", {1, 1, 0}},
     {"DC105", {5, 5, 1}}, {"DC111", {2, 1, 0}}, {"DC112", {4, 2, 0}}, {"DC113", {4, 2, 0}},
-    {"DC116", {1, 1, 0}}, {"DC120", {6, 0, 0}},
+    {"DC116", {1, 1, 0}}, {"DC120", {6, 1, 0}},
 };
 
 // The third blind draw's halves (tests/lint/blind/draw3/README.md), measured
@@ -120,7 +120,7 @@ const Figures kDraw3Tuning = {
 const Figures kDraw3Test = {
     {"DC101", {6, 3, 0}}, {"DC103", {2, 0, 0}}, {"DC105", {5, 3, 0}},
     {"DC107", {2, 0, 0}}, {"DC111", {2, 0, 0}}, {"DC112", {1, 0, 0}},
-    {"DC113", {8, 2, 1}}, {"DC120", {5, 0, 0}}, {"DC122", {1, 1, 0}},
+    {"DC113", {8, 3, 1}}, {"DC120", {5, 0, 0}}, {"DC122", {1, 1, 0}},
 };
 
 // The fourth blind draw's halves (tests/lint/blind/draw4/README.md), measured
@@ -130,14 +130,14 @@ const Figures kDraw3Test = {
 // The tenth round (docs/lint.md) tuned on the tuning half: 16 of 27, none;
 // the test half after it: 21 of 35, unchanged.
 const Figures kDraw4Tuning = {
-    {"DC101", {7, 2, 0}}, {"DC102", {2, 2, 0}}, {"DC104", {1, 1, 0}}, {"DC105", {6, 5, 0}},
+    {"DC101", {7, 2, 0}}, {"DC102", {2, 2, 0}}, {"DC104", {1, 1, 0}}, {"DC105", {6, 6, 0}},
     {"DC111", {2, 1, 0}}, {"DC112", {1, 1, 0}}, {"DC113", {2, 1, 0}}, {"DC115", {1, 1, 0}},
     {"DC118", {1, 0, 0}}, {"DC120", {3, 1, 0}}, {"DC121", {1, 0, 0}},
 };
 const Figures kDraw4Test = {
     {"DC101", {7, 4, 0}}, {"DC102", {1, 1, 0}}, {"DC104", {1, 1, 0}},
     {"DC105", {4, 3, 0}}, {"DC111", {4, 4, 1}}, {"DC112", {7, 6, 0}},
-    {"DC113", {3, 1, 0}}, {"DC118", {1, 0, 0}}, {"DC120", {7, 1, 0}},
+    {"DC113", {3, 1, 0}}, {"DC118", {1, 0, 0}}, {"DC120", {7, 2, 0}},
 };
 
 // The fifth blind draw's halves (tests/lint/blind/draw5/README.md), measured
@@ -161,14 +161,19 @@ const Figures kDraw5Test = {
 // (31%), 2 twins flagged; tuning 21 of 48 (44%), 3 flagged. The tuning
 // half's figures since tuned on it (DC110, DC111; helper tune6): 22 of 48, 1
 // flagged (its DC105 change for URL loaders was taken back, docs/lint.md).
+// The test half after the eleventh round (frameworks, inputs beside a moved
+// one) and tune6: 14 of 39 (36%), 3 twins flagged (one more DC101), as
+// measured, not examined (that would make it tuning material). The older
+// test halves then: first 22 of 35, second 17 of 29 (DC120 +1), third 10
+// of 32 (DC113 +1), fourth 22 of 35 (DC120 +1), fifth 14 of 32.
 const Figures kDraw6Tuning = {
     {"DC101", {15, 5, 1}}, {"DC102", {1, 1, 0}}, {"DC103", {1, 1, 0}}, {"DC105", {6, 5, 0}},
     {"DC109", {3, 3, 0}},  {"DC110", {3, 3, 0}}, {"DC111", {4, 3, 0}}, {"DC112", {4, 0, 0}},
     {"DC113", {1, 1, 0}},  {"DC117", {1, 0, 0}}, {"DC120", {9, 0, 0}},
 };
 const Figures kDraw6Test = {
-    {"DC101", {15, 6, 0}}, {"DC102", {1, 1, 0}}, {"DC103", {1, 0, 0}}, {"DC105", {2, 1, 0}},
-    {"DC111", {4, 2, 2}},  {"DC112", {2, 0, 0}}, {"DC113", {1, 0, 0}}, {"DC120", {10, 1, 0}},
+    {"DC101", {15, 7, 1}}, {"DC102", {1, 1, 0}}, {"DC103", {1, 0, 0}}, {"DC105", {2, 1, 0}},
+    {"DC111", {4, 2, 2}},  {"DC112", {2, 0, 0}}, {"DC113", {1, 0, 0}}, {"DC120", {10, 2, 0}},
     {"DC121", {1, 0, 0}},  {"DC122", {2, 1, 0}},
 };
 
