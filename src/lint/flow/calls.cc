@@ -516,6 +516,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
           {call, host->node, effective(host->value), effective(device->value), frame.scope});
     }
   }
+  if (host_output(module, args)) return Value{};
   Value out;
   out.kind = Kind::kTensor;
   if (module.place == Place::kDevice || module.place == Place::kModuleDevice ||

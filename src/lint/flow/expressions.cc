@@ -343,6 +343,8 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     if (const Value* moved = frame.env.find(source_.text(node))) return *moved;
     const Value v = eval(object, frame);
     const std::string_view attribute = source_.text(field(node, fields().attribute));
+    // A diffusers pipeline's images, PIL or NumPy as its call asks.
+    if (attribute == "images" && host_images(source_, object)) return Value{};
     // (`values` and `indices`: the parts of a reduction's result, `x.max(1)`.)
     static constexpr std::array<std::string_view, 9> kSame = {
         "data", "T", "mT", "H", "real", "imag", "grad", "values", "indices"};

@@ -16,6 +16,9 @@
 //   unwrapped);
 // - Lightning's `trainer.fit(model)` (and `validate`, `test`, `predict`)
 //   moves the model back to the CPU when it ends;
+// - a Hugging Face diffusers pipeline gives what its `output_type=` asks
+//   for: NumPy arrays ("np") or PIL images ("pil", its default, read as
+//   `.images`), tensors only for "pt" (and "latent");
 // and a LightningModule is moved by Lightning's Trainer (framework_handed
 // and lightning_module, below, for what its methods are handed).
 #include <algorithm>
@@ -287,6 +290,34 @@ std::optional<Value> FlowRun::pretrained_model(TSNode call, const std::vector<Ar
   v.origin = placed ? Origin::kNone : Origin::kUnmovedModule;
   v.made = call;
   return v;
+}
+
+bool FlowRun::host_output(const Value& callee, const std::vector<Arg>& args) const {
+  if (const Arg* type = keyword_arg(args, "output_type")) {
+    const std::optional<std::string> asked = string_value(source_, type->node);
+    return asked && *asked != "pt" && *asked != "latent";
+  }
+  // `pipe(**inputs)` of an object not known as a module, given no tensor
+  // the flow knows: the keywords it cannot see may ask for arrays or images.
+  return callee.kind == Kind::kUnknown && has_keyword_splat(args) &&
+         std::none_of(args.begin(), args.end(), [](const Arg& a) {
+           const Value e = effective(a.value);
+           return e.kind == Kind::kTensor || device_value(e) || e.place == Place::kHost;
+         });
+}
+
+bool host_images(const Source& source, TSNode object) {
+  if (!is(object, "call")) return false;
+  const TSNode args = field(object, fields().arguments);
+  const uint32_t n = is(args, "argument_list") ? ts_node_named_child_count(args) : 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const TSNode arg = ts_node_named_child(args, i);
+    if (is(arg, "keyword_argument") && source.text(field(arg, fields().name)) == "output_type") {
+      const std::optional<std::string> asked = string_value(source, field(arg, fields().value));
+      return asked && *asked != "pt" && *asked != "latent";
+    }
+  }
+  return true;
 }
 
 bool lightning_module(const Source& source, int class_scope) {

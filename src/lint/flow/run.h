@@ -143,6 +143,10 @@ Handed framework_handed(const Source& source, int scope);
 // Whether a class of the file is a LightningModule (Lightning's Trainer
 // moves it to its device).
 bool lightning_module(const Source& source, int class_scope);
+// Whether `object.images` reads a diffusers pipeline's images as its call
+// asks for them: PIL images (its default) or NumPy arrays, no tensor
+// (frameworks.cc).
+bool host_images(const Source& source, TSNode object);
 
 class FlowRun {
  public:
@@ -222,6 +226,10 @@ class FlowRun {
   std::optional<Value> pretrained_model(TSNode call, const std::vector<Arg>& args, Frame& frame);
   Value eval_module_call(TSNode call, TSNode function, const Value& module,
                          const std::vector<Arg>& args, Frame& frame);
+  // Whether a call asks for what is no tensor (a diffusers pipeline's
+  // `output_type="np"`), or may in `**kwargs` the flow cannot see
+  // (frameworks.cc): it gives nothing known.
+  bool host_output(const Value& callee, const std::vector<Arg>& args) const;
   // The parts of a tuple a model of this file returns (last_tuple_).
   void forward_tuple(const Value& module, const Value& out);
   void pass_batch_to_forward(TSNode call, const Value& module, const std::vector<Arg>& args,

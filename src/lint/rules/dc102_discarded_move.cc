@@ -79,6 +79,15 @@ bool dropped_in_a_comprehension(const RuleContext& c, const Move& move) {
   return true;
 }
 
+// `vae = AutoencoderKL.from_pretrained(...)`: a model or a pipeline, which
+// moves in place (what else loads so has no .to).
+bool pretrained(const Source& source, const Move& move) {
+  const TSNode made = value_of_object(source, move.object, move.scope);
+  const TSNode function = is(made, "call") ? field(made, "function") : TSNode{};
+  return is(function, "attribute") &&
+         source.text(field(function, "attribute")) == "from_pretrained";
+}
+
 void check(const RuleContext& c) {
   for (const Move& move : c.flow.moves()) {
     if (dropped_in_a_comprehension(c, move)) continue;
@@ -88,7 +97,8 @@ void check(const RuleContext& c) {
         (is(move.object, "attribute") && c.source.text(field(move.object, "object")) == "self");
     if (!move.statement || !assignable) continue;
     bool tensor = move.value.kind == Kind::kTensor;
-    if (move.value.kind == Kind::kUnknown && is(move.object, "identifier")) {
+    if (move.value.kind == Kind::kUnknown && is(move.object, "identifier") &&
+        !pretrained(c.source, move)) {
       const int function = c.source.function_of(c.source.scope_of(move.call));
       const TSNode body = function < 0 ? c.source.root() : c.source.scopes()[function].node;
       tensor = used_as_tensor(c.source, body, c.source.text(move.object),

@@ -388,5 +388,45 @@ TEST(LintDC113, FindsNumPyOfWhatALightningModulesStepsCompute) {
             Lines{});
 }
 
+// A diffusers pipeline gives what output_type= asks for: PIL images (its
+// default, read as `.images`) or NumPy arrays ("np"); `**inputs` the flow
+// cannot see may ask so. Tensors ("pt") on its device still report, and so
+// does a call given a device tensor.
+TEST(LintDC113, SaysNothingOfAPipelinesImagesOrArrays) {
+  const std::string validation =
+      "import numpy as np\n"
+      "import torch\n"
+      "from diffusers import StableDiffusionPipeline\n"
+      "def validate(prompt, device):\n"
+      "    pipe = StableDiffusionPipeline.from_pretrained('x')\n"
+      "    pipe = pipe.to(device)\n"
+      "    images = [pipe(prompt, num_inference_steps=25).images[0] for _ in range(4)]\n"
+      "    grid = np.stack([np.asarray(img) for img in images])\n"
+      "    arrays = pipe(prompt, output_type='np').images\n"
+      "    diff = np.abs(arrays - 1).max()\n"
+      "    latents = pipe(prompt, output_type='pt').images\n"
+      "    return grid, diff, latents.numpy()\n";
+  EXPECT_EQ(found(validation, "DC113"), (Lines{"12 DC113"}));
+  const std::string tests =
+      "import numpy as np\n"
+      "import torch\n"
+      "class PipelineTests:\n"
+      "    def get_dummy_inputs(self):\n"
+      "        return {'prompt': 'a cat', 'output_type': 'np'}\n"
+      "    def test_lora(self, components, x):\n"
+      "        pipe = self.pipeline_class(**components)\n"
+      "        pipe = pipe.to('cuda')\n"
+      "        inputs = self.get_dummy_inputs()\n"
+      "        a = pipe(**inputs)[0]\n"
+      "        b = pipe(**inputs, generator=torch.manual_seed(0))[0]\n"
+      "        assert np.allclose(a, b)\n"
+      "        out = pipe(x.cuda())\n"
+      "        return out.numpy()\n";
+  EXPECT_EQ(found(tests, "DC113"), (Lines{"14 DC113"}));
+  EXPECT_EQ(only(tests, "DC113").message,
+            ".numpy() on a tensor that is on a device raises a TypeError; copy it to the host "
+            "first: .detach().cpu().numpy()");
+}
+
 }  // namespace
 }  // namespace devcheck::lint
