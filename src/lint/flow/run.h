@@ -410,6 +410,10 @@ bool is_torchvision_model(std::string_view qualified);
 // A Hugging Face model's `from_pretrained` (transformers.AutoModel...,
 // transformers.BertForSequenceClassification...); not a tokenizer's.
 bool is_pretrained_model(std::string_view qualified);
+// A method of nn.Module itself a module's method calls on `self`, never a
+// submodule's forward: `load_state_dict` copies what it is given into the
+// parameters wherever they are; `state_dict`, `apply`.
+bool is_module_own_method(std::string_view method);
 // A TorchMetrics metric (torchmetrics.Accuracy, ...): an nn.Module whose
 // running state is tensors made where the metric is, the CPU until it moves.
 bool is_metric_class(std::string_view qualified);
