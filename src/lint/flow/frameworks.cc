@@ -302,7 +302,7 @@ bool FlowRun::host_output(const Value& callee, const std::vector<Arg>& args) con
   return callee.kind == Kind::kUnknown && has_keyword_splat(args) &&
          std::none_of(args.begin(), args.end(), [](const Arg& a) {
            const Value e = effective(a.value);
-           return e.kind == Kind::kTensor || device_value(e) || e.place == Place::kHost;
+           return e.kind == Kind::kTensor || device_value(e);
          });
 }
 

@@ -2,6 +2,9 @@
 // where the device flow knows t is a tensor (made as one, or used as one and
 // never as a module, or the variable of a loop over what a class annotation
 // says holds tensors): tensors do not move in place, the copy is dropped.
+#include <algorithm>
+#include <string>
+
 #include "../common.h"
 #include "../flow/flow.h"
 #include "../rule.h"
@@ -79,13 +82,21 @@ bool dropped_in_a_comprehension(const RuleContext& c, const Move& move) {
   return true;
 }
 
-// `vae = AutoencoderKL.from_pretrained(...)`: a model or a pipeline, which
-// moves in place (what else loads so has no .to).
+// `vae = AutoencoderKL.from_pretrained(...)` (in any assignment of the
+// name: `vae = vae.to(device)` may come later): a model or a pipeline,
+// which moves in place (what else loads so has no .to).
 bool pretrained(const Source& source, const Move& move) {
-  const TSNode made = value_of_object(source, move.object, move.scope);
-  const TSNode function = is(made, "call") ? field(made, "function") : TSNode{};
-  return is(function, "attribute") &&
-         source.text(field(function, "attribute")) == "from_pretrained";
+  const std::string name(source.text(move.object));
+  for (int s = move.scope; s >= 0; s = source.scopes()[s].parent) {
+    const auto found = source.scopes()[s].assigns.find(name);
+    if (found == source.scopes()[s].assigns.end() || found->second.empty()) continue;
+    return std::any_of(found->second.begin(), found->second.end(), [&](TSNode made) {
+      const TSNode function = is(made, "call") ? field(made, "function") : TSNode{};
+      return is(function, "attribute") &&
+             source.text(field(function, "attribute")) == "from_pretrained";
+    });
+  }
+  return false;
 }
 
 void check(const RuleContext& c) {

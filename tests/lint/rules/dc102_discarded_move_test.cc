@@ -187,6 +187,7 @@ TEST(LintDC102, SaysNothingOfAModelLoadedWithFromPretrained) {
       "    unet = diffusers.UNet2DConditionModel.from_pretrained(path)\n"
       "    unet.to(dtype=dtype)\n"
       "    x.to(dtype=dtype)\n"
+      "    unet = unet.to('cuda')\n"
       "    return unet, unet.dtype, x.shape\n";
   EXPECT_EQ(found(loader, "DC102"), (Lines{"5 DC102"}));
 }
