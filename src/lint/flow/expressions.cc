@@ -448,7 +448,9 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
       if (is(part, "comment")) continue;
       element = join(element, eval(part, frame));
     }
-    return list_of(element);
+    Value list = list_of(element);
+    list.asks_host_output = type == Sym::kDictionary && asks_host_output(source_, node);
+    return list;
   }
   if (type == Sym::kListComprehension || type == Sym::kGeneratorExpression ||
       type == Sym::kSetComprehension || type == Sym::kDictionaryComprehension) {

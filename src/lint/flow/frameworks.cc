@@ -297,6 +297,11 @@ bool FlowRun::host_output(const Value& callee, const std::vector<Arg>& args) con
     const std::optional<std::string> asked = string_value(source_, type->node);
     return asked && *asked != "pt" && *asked != "latent";
   }
+  if (std::any_of(args.begin(), args.end(), [](const Arg& a) {
+        return is(a.node, "dictionary_splat") && a.value.asks_host_output;
+      })) {
+    return true;
+  }
   // `pipe(**inputs)` of an object not known as a module, given no tensor
   // the flow knows: the keywords it cannot see may ask for arrays or images.
   return callee.kind == Kind::kUnknown && has_keyword_splat(args) &&
@@ -304,6 +309,19 @@ bool FlowRun::host_output(const Value& callee, const std::vector<Arg>& args) con
            const Value e = effective(a.value);
            return e.kind == Kind::kTensor || device_value(e);
          });
+}
+
+bool asks_host_output(const Source& source, TSNode dict) {
+  if (!is(dict, "dictionary")) return false;
+  for (uint32_t i = 0, n = ts_node_named_child_count(dict); i < n; ++i) {
+    const TSNode pair = ts_node_named_child(dict, i);
+    // The key's text first: most dicts' pairs are read here.
+    const std::string_view key = is(pair, "pair") ? source.text(field(pair, "key")) : "";
+    if (key.size() != 13 || key.substr(1, 11) != "output_type") continue;
+    const std::optional<std::string> asked = string_value(source, field(pair, fields().value));
+    return asked && *asked != "pt" && *asked != "latent";
+  }
+  return false;
 }
 
 bool host_images(const Source& source, TSNode object) {

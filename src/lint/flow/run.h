@@ -147,6 +147,9 @@ bool lightning_module(const Source& source, int class_scope);
 // asks for them: PIL images (its default) or NumPy arrays, no tensor
 // (frameworks.cc).
 bool host_images(const Source& source, TSNode object);
+// Whether a dict literal asks a diffusers pipeline for what is no tensor
+// (`{"output_type": "np"}`) (frameworks.cc).
+bool asks_host_output(const Source& source, TSNode dict);
 
 class FlowRun {
  public:

@@ -204,6 +204,17 @@ void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
         }
         return;
       }
+      // `batched = {}`, then `batched.update(inputs)`: it asks what they ask.
+      const Value* dict =
+          method == "update" && named ? frame.env.find(source_.text(object)) : nullptr;
+      const std::vector<TSNode> given =
+          dict != nullptr ? source_.positional(expression) : std::vector<TSNode>{};
+      if (given.size() == 1 && !dict->asks_host_output && eval(given[0], frame).asks_host_output) {
+        Value updated = *dict;
+        updated.asks_host_output = true;
+        frame.env.set(source_.text(object), updated);
+        return;
+      }
       if (method == "save_hyperparameters" && source_.text(object) == "self" && frame.init &&
           frame.module_method &&
           ts_node_named_child_count(field(expression, fields().arguments)) == 0) {

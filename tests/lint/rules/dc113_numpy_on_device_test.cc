@@ -428,5 +428,44 @@ TEST(LintDC113, SaysNothingOfAPipelinesImagesOrArrays) {
             "first: .detach().cpu().numpy()");
 }
 
+// Keywords a dict of the file gives (`{"output_type": "np"}`, returned by a
+// helper, copied with `.update()`) ask a pipeline for arrays, even one the
+// file moved as a module; a dict asking "pt" gives tensors on its device.
+TEST(LintDC113, SaysNothingWhereADictOfKeywordsAsksForArrays) {
+  const std::string helper =
+      "import numpy as np\n"
+      "import torch\n"
+      "class DepthTests:\n"
+      "    def get_dummy_inputs(self, device):\n"
+      "        inputs = {'prompt': 'a', 'generator': torch.manual_seed(0), 'output_type': 'np'}\n"
+      "        return inputs\n"
+      "    def get_pt_inputs(self, device):\n"
+      "        return {'prompt': 'a', 'output_type': 'pt'}\n"
+      "    def test_fp16(self, components):\n"
+      "        pipe = self.pipeline_class(**components)\n"
+      "        pipe.to('cuda')\n"
+      "        output = pipe(**self.get_dummy_inputs('cuda'))[0]\n"
+      "        tensors = pipe(**self.get_pt_inputs('cuda'))[0]\n"
+      "        return np.abs(output - 1).max(), tensors.numpy()\n";
+  EXPECT_EQ(found(helper, "DC113"), (Lines{"14 DC113"}));
+  EXPECT_EQ(only(helper, "DC113").message,
+            ".numpy() on a tensor that is on a device raises a TypeError; copy it to the host "
+            "first: .detach().cpu().numpy()");
+  const std::string batched =
+      "import numpy as np\n"
+      "def test_batch(components, x):\n"
+      "    pipe = Pipeline(**components)\n"
+      "    pipe.to('cuda')\n"
+      "    inputs = {'prompt': 'a cat', 'output_type': 'pil'}\n"
+      "    batched = {}\n"
+      "    batched.update(inputs)\n"
+      "    batched['prompt'] = ['a cat', 'a dog']\n"
+      "    one = pipe(**inputs)[0]\n"
+      "    two = pipe(**batched)[0]\n"
+      "    diff = np.abs(np.asarray(one) - np.asarray(two[0])).max()\n"
+      "    return diff, pipe(x.cuda()).numpy()\n";
+  EXPECT_EQ(found(batched, "DC113"), (Lines{"12 DC113"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
