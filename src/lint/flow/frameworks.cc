@@ -311,17 +311,57 @@ bool FlowRun::host_output(const Value& callee, const std::vector<Arg>& args) con
          });
 }
 
-bool asks_host_output(const Source& source, TSNode dict) {
-  if (!is(dict, "dictionary")) return false;
-  for (uint32_t i = 0, n = ts_node_named_child_count(dict); i < n; ++i) {
-    const TSNode pair = ts_node_named_child(dict, i);
-    // The key's text first: most dicts' pairs are read here.
-    const std::string_view key = is(pair, "pair") ? source.text(field(pair, "key")) : "";
-    if (key.size() != 13 || key.substr(1, 11) != "output_type") continue;
-    const std::optional<std::string> asked = string_value(source, field(pair, fields().value));
-    return asked && *asked != "pt" && *asked != "latent";
+namespace {
+
+// Whether a key and a value (string literals) ask a pipeline for what is no
+// tensor: `"output_type"` and anything but "pt" or "latent". The key's text
+// first: most dicts' pairs are read here.
+bool host_output_pair(const Source& source, TSNode key, TSNode value) {
+  const std::string_view text = source.text(key);
+  if (text.size() != 13 || text.substr(1, 11) != "output_type") return false;
+  const std::optional<std::string> asked = string_value(source, value);
+  return asked && *asked != "pt" && *asked != "latent";
+}
+
+}  // namespace
+
+bool asks_host_output(const Source& source, TSNode node) {
+  if (is(node, "assignment")) {
+    const TSNode left = field(node, fields().left);
+    if (is(left, "subscript")) {
+      return host_output_pair(source, field(left, fields().subscript), field(node, fields().right));
+    }
+    node = field(node, fields().right);
+  }
+  if (!is(node, "dictionary")) return false;
+  static const TSFieldId kKey = field_id("key");
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    const TSNode pair = ts_node_named_child(node, i);
+    if (is(pair, "pair") &&
+        host_output_pair(source, field(pair, kKey), field(pair, fields().value))) {
+      return true;
+    }
   }
   return false;
+}
+
+bool FlowRun::keywords_asked(TSNode statement, Frame& frame) {
+  // `inputs["output_type"] = "np"`; `batched = {}`, then
+  // `batched.update(inputs)`: the dict asks what they ask.
+  TSNode object{};
+  if (is(statement, "assignment")) {
+    if (!asks_host_output(source_, statement)) return false;
+    object = field(field(statement, fields().left), fields().value);
+  } else {
+    const std::vector<TSNode> given = source_.positional(statement);
+    if (given.size() != 1 || !eval(given[0], frame).asks_host_output) return false;
+    object = field(field(statement, fields().function), fields().object);
+  }
+  const Value* dict = frame.env.find(source_.text(object));
+  Value updated = dict != nullptr ? *dict : list_of(Value{});
+  updated.asks_host_output = true;
+  frame.env.set(source_.text(object), updated);
+  return true;
 }
 
 bool host_images(const Source& source, TSNode object) {

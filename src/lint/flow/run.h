@@ -147,9 +147,10 @@ bool lightning_module(const Source& source, int class_scope);
 // asks for them: PIL images (its default) or NumPy arrays, no tensor
 // (frameworks.cc).
 bool host_images(const Source& source, TSNode object);
-// Whether a dict literal asks a diffusers pipeline for what is no tensor
-// (`{"output_type": "np"}`) (frameworks.cc).
-bool asks_host_output(const Source& source, TSNode dict);
+// Whether a dict literal, or an assignment of one or of a dict's key, asks
+// a diffusers pipeline for what is no tensor (`{"output_type": "np"}`,
+// `inputs["output_type"] = "np"`) (frameworks.cc).
+bool asks_host_output(const Source& source, TSNode node);
 
 class FlowRun {
  public:
@@ -233,6 +234,9 @@ class FlowRun {
   // `output_type="np"`), or may in `**kwargs` the flow cannot see
   // (frameworks.cc): it gives nothing known.
   bool host_output(const Value& callee, const std::vector<Arg>& args) const;
+  // `inputs["output_type"] = "np"` (an assignment) or `d.update(inputs)` (a
+  // call) where inputs ask so: marks the dict; whether it did (frameworks.cc).
+  bool keywords_asked(TSNode statement, Frame& frame);
   // The parts of a tuple a model of this file returns (last_tuple_).
   void forward_tuple(const Value& module, const Value& out);
   void pass_batch_to_forward(TSNode call, const Value& module, const std::vector<Arg>& args,

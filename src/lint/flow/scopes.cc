@@ -405,7 +405,7 @@ bool FlowRun::says_nothing(TSNode statement, const Frame& frame) const {
     if (all_empty) {
       for_each_named_child(right, [&](TSNode part) { all_empty = all_empty && empty(part); });
     }
-    const bool keywords = asks_host_output(source_, right);  // `{"output_type": "np"}`
+    const bool keywords = asks_host_output(source_, assignment);  // `{"output_type": "np"}`
     if (is(assignment, "assignment") && (empty(right) || all_empty || keywords)) return false;
   }
   return inert(statement, frame);

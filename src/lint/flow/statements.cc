@@ -204,17 +204,7 @@ void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
         }
         return;
       }
-      // `batched = {}`, then `batched.update(inputs)`: it asks what they ask.
-      const Value* dict =
-          method == "update" && named ? frame.env.find(source_.text(object)) : nullptr;
-      const std::vector<TSNode> given =
-          dict != nullptr ? source_.positional(expression) : std::vector<TSNode>{};
-      if (given.size() == 1 && !dict->asks_host_output && eval(given[0], frame).asks_host_output) {
-        Value updated = *dict;
-        updated.asks_host_output = true;
-        frame.env.set(source_.text(object), updated);
-        return;
-      }
+      if (method == "update" && named && keywords_asked(expression, frame)) return;
       if (method == "save_hyperparameters" && source_.text(object) == "self" && frame.init &&
           frame.module_method &&
           ts_node_named_child_count(field(expression, fields().arguments)) == 0) {
@@ -246,6 +236,7 @@ void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
 void FlowRun::exec_assignment(TSNode node, Frame& frame) {
   TSNode right = field(node, fields().right);
   const TSNode left = field(node, fields().left);
+  if (is(left, "subscript") && keywords_asked(node, frame)) return;
   if (is(node, "augmented_assignment")) {
     const Value target = eval(left, frame);
     const Value value = eval(right, frame);

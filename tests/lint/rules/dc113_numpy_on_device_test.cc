@@ -429,8 +429,9 @@ TEST(LintDC113, SaysNothingOfAPipelinesImagesOrArrays) {
 }
 
 // Keywords a dict of the file gives (`{"output_type": "np"}`, returned by a
-// helper, copied with `.update()`) ask a pipeline for arrays, even one the
-// file moved as a module; a dict asking "pt" gives tensors on its device.
+// helper, set as `inputs["output_type"] = "pil"`, copied with `.update()`)
+// ask a pipeline for arrays or images, even one the file moved as a module;
+// a dict asking "pt" gives tensors on its device.
 TEST(LintDC113, SaysNothingWhereADictOfKeywordsAsksForArrays) {
   const std::string helper =
       "import numpy as np\n"
@@ -456,7 +457,8 @@ TEST(LintDC113, SaysNothingWhereADictOfKeywordsAsksForArrays) {
       "def test_batch(components, x):\n"
       "    pipe = Pipeline(**components)\n"
       "    pipe.to('cuda')\n"
-      "    inputs = {'prompt': 'a cat', 'output_type': 'pil'}\n"
+      "    inputs = {'prompt': 'a cat'}\n"
+      "    inputs['output_type'] = 'pil'\n"
       "    batched = {}\n"
       "    batched.update(inputs)\n"
       "    batched['prompt'] = ['a cat', 'a dog']\n"
@@ -464,7 +466,7 @@ TEST(LintDC113, SaysNothingWhereADictOfKeywordsAsksForArrays) {
       "    two = pipe(**batched)[0]\n"
       "    diff = np.abs(np.asarray(one) - np.asarray(two[0])).max()\n"
       "    return diff, pipe(x.cuda()).numpy()\n";
-  EXPECT_EQ(found(batched, "DC113"), (Lines{"12 DC113"}));
+  EXPECT_EQ(found(batched, "DC113"), (Lines{"13 DC113"}));
 }
 
 }  // namespace
