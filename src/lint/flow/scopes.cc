@@ -405,7 +405,8 @@ bool FlowRun::says_nothing(TSNode statement, const Frame& frame) const {
     if (all_empty) {
       for_each_named_child(right, [&](TSNode part) { all_empty = all_empty && empty(part); });
     }
-    const bool keywords = asks_host_output(source_, assignment);  // `{"output_type": "np"}`
+    const bool keywords =  // `{"output_type": "np"}`, `inputs["output_type"] = "np"`
+        (is(right, "dictionary") || is(right, "string")) && asks_host_output(source_, assignment);
     if (is(assignment, "assignment") && (empty(right) || all_empty || keywords)) return false;
   }
   return inert(statement, frame);

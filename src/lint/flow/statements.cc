@@ -236,7 +236,7 @@ void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
 void FlowRun::exec_assignment(TSNode node, Frame& frame) {
   TSNode right = field(node, fields().right);
   const TSNode left = field(node, fields().left);
-  if (is(left, "subscript") && keywords_asked(node, frame)) return;
+  if (is(left, "subscript") && is(right, "string") && keywords_asked(node, frame)) return;
   if (is(node, "augmented_assignment")) {
     const Value target = eval(left, frame);
     const Value value = eval(right, frame);
