@@ -412,6 +412,7 @@ Value FlowRun::computed_from(TSNode function, const Value& callee,
       "id",      "repr",    "hash",    "range",    "enumerate", "zip",  "open",       "format",
       "getattr", "setattr", "hasattr", "callable", "iter",      "round"};
   if (callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) return Value{};
+  if (host_output(callee, args)) return Value{};  // `output_type="pil"`
   if (is(function, "identifier") && among(source_.text(function), kBuiltins)) return Value{};
   Value out;
   for (const Arg& a : args) {

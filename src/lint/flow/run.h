@@ -197,6 +197,8 @@ class FlowRun {
   void exec_block(TSNode block, Frame& frame);
   void exec(TSNode statement, Frame& frame);
   void exec_expression_statement(TSNode expression, Frame& frame);
+  // `assert isinstance(x, PIL.Image.Image)` (values.cc).
+  void exec_assert(TSNode statement, Frame& frame);
   void exec_assignment(TSNode node, Frame& frame);
   void exec_if(TSNode node, Frame& frame);
   void exec_for(TSNode node, Frame& frame);

@@ -24,11 +24,13 @@ enum class Statement : uint8_t {
   kTry,
   kDefinition,
   kBlock,
+  kAssert,
 };
 
 Statement statement_kind(TSNode node) {
   static constexpr std::pair<const char*, Statement> kTypes[] = {
       {"expression_statement", Statement::kExpression},
+      {"assert_statement", Statement::kAssert},
       {"return_statement", Statement::kReturn},
       {"if_statement", Statement::kIf},
       {"for_statement", Statement::kFor},
@@ -119,6 +121,9 @@ void FlowRun::exec(TSNode statement, Frame& frame) {
       }
       break;
     }
+    case Statement::kAssert:
+      exec_assert(statement, frame);
+      break;
     case Statement::kIf:
       exec_if(statement, frame);
       break;

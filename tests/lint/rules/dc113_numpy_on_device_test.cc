@@ -469,5 +469,38 @@ TEST(LintDC113, SaysNothingWhereADictOfKeywordsAsksForArrays) {
   EXPECT_EQ(found(batched, "DC113"), (Lines{"13 DC113"}));
 }
 
+// What a test asserts a value is (`assert isinstance(out, PIL.Image.Image)`)
+// is no tensor from there on; a function the flow does not follow, asked
+// for `output_type="pil"` or "np", gives none either. Asked for "pt", or
+// asked nothing, it gives what it computes on the device.
+TEST(LintDC113, SaysNothingOfWhatAnAssertOrOutputTypeSaysIsNoTensor) {
+  const std::string asserted =
+      "import numpy as np\n"
+      "import PIL.Image\n"
+      "import torch\n"
+      "def test_decode(latents):\n"
+      "    output = decode(latents.cuda(), output_type='pt')\n"
+      "    assert isinstance(output, PIL.Image.Image)\n"
+      "    image = np.array(output)\n"
+      "    other = decode(latents.cuda())\n"
+      "    return image, other.numpy()\n";
+  EXPECT_EQ(found(asserted, "DC113"), (Lines{"9 DC113"}));
+  EXPECT_EQ(only(asserted, "DC113").message,
+            ".numpy() on a tensor that is on a device raises a TypeError; copy it to the host "
+            "first: .detach().cpu().numpy()");
+  const std::string rendered =
+      "import numpy as np\n"
+      "import torch\n"
+      "def check(x):\n"
+      "    y = x.cuda() * 2\n"
+      "    images = render(y, output_type='pil')\n"
+      "    arrays = render(y, output_type='np')\n"
+      "    tensors = render(y, output_type='pt')\n"
+      "    a = np.asarray(images)\n"
+      "    b = np.abs(arrays)\n"
+      "    return a, b, tensors.numpy()\n";
+  EXPECT_EQ(found(rendered, "DC113"), (Lines{"10 DC113"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
