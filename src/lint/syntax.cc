@@ -1,6 +1,7 @@
 #include "syntax.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <iterator>
 #include <stdexcept>
@@ -548,6 +549,33 @@ bool is_torch_module_class(std::string_view base) {
   return !last.empty() && last.front() >= 'A' && last.front() <= 'Z';
 }
 
+// A base from outside torch and the standard library's roots a class
+// derives from for other ends (abc.ABC, typing.Generic, enum.Enum): one
+// imported (a bare name not of this file came by a relative or a star
+// import), not a builtin (object, dict, an exception).
+bool foreign_class(const std::string& base,
+                   const std::unordered_map<std::string, ClassInfo>& classes) {
+  static constexpr std::array<std::string_view, 9> kPlain = {
+      "torch",       "abc",         "typing", "typing_extensions", "enum",
+      "collections", "dataclasses", "numpy",  "unittest"};
+  static constexpr std::array<std::string_view, 11> kBuiltins = {
+      "object", "dict",  "list", "tuple",     "set",          "str",
+      "int",    "float", "type", "Exception", "BaseException"};
+  if (classes.count(base) != 0) return false;
+  const auto dot = base.find('.');
+  if (dot == std::string::npos) {
+    const auto ends = [&](std::string_view tail) {
+      return base.size() >= tail.size() &&
+             base.compare(base.size() - tail.size(), tail.size(), tail.data(), tail.size()) == 0;
+    };
+    return !base.empty() &&
+           std::find(kBuiltins.begin(), kBuiltins.end(), base) == kBuiltins.end() &&
+           !ends("Error") && !ends("Warning");
+  }
+  const std::string_view root = std::string_view(base).substr(0, dot);
+  return std::find(kPlain.begin(), kPlain.end(), root) == kPlain.end();
+}
+
 }  // namespace
 
 void Source::classify_classes() {
@@ -569,6 +597,7 @@ void Source::classify_classes() {
                              base == "torch.utils.data.dataset.Dataset" ||
                              (classes_.count(base) != 0 && classes_.at(base).is_dataset);
         if (module && !info.is_module) info.is_module = changed = true;
+        info.foreign_base = info.foreign_base || foreign_class(base, classes_);
         if (dataset && !info.is_dataset) info.is_dataset = changed = true;
       }
     }

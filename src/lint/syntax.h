@@ -91,6 +91,9 @@ struct ClassInfo {
   int scope = -1;
   bool is_module = false;   // an nn.Module subclass (directly or through this file)
   bool is_dataset = false;  // a torch.utils.data.Dataset subclass
+  // A base imported from a module outside torch and the standard library
+  // (diffusers' ModelMixin): the class may be an nn.Module.
+  bool foreign_base = false;
 };
 
 // One parsed file and the facts every rule shares.

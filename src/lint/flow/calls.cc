@@ -332,7 +332,8 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     // In a module's method, `self.x(...)` of no method of its class calls a
     // submodule (assigned in a base class, or by setattr).
     if (callee.kind == Kind::kUnknown && callee.place == Place::kUnknown && f < 0 &&
-        frame.module_method && source_.scopes()[frame.scope].name != "__init__") {
+        frame.module_method && source_.scopes()[frame.scope].name != "__init__" &&
+        !is_module_own_method(method)) {
       callee.kind = Kind::kModule;
       callee.place = Place::kModuleDevice;
       // What it returns is not known to be a tensor (it may be a class).
@@ -411,6 +412,7 @@ Value FlowRun::computed_from(TSNode function, const Value& callee,
       "id",      "repr",    "hash",    "range",    "enumerate", "zip",  "open",       "format",
       "getattr", "setattr", "hasattr", "callable", "iter",      "round"};
   if (callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) return Value{};
+  if (host_output(callee, args)) return Value{};  // `output_type="pil"`
   if (is(function, "identifier") && among(source_.text(function), kBuiltins)) return Value{};
   Value out;
   for (const Arg& a : args) {
@@ -516,6 +518,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
           {call, host->node, effective(host->value), effective(device->value), frame.scope});
     }
   }
+  if (host_output(module, args)) return Value{};
   Value out;
   out.kind = Kind::kTensor;
   if (module.place == Place::kDevice || module.place == Place::kModuleDevice ||

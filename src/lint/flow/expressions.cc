@@ -343,6 +343,8 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     if (const Value* moved = frame.env.find(source_.text(node))) return *moved;
     const Value v = eval(object, frame);
     const std::string_view attribute = source_.text(field(node, fields().attribute));
+    // A diffusers pipeline's images, PIL or NumPy as its call asks.
+    if (attribute == "images" && host_images(source_, object)) return Value{};
     // (`values` and `indices`: the parts of a reduction's result, `x.max(1)`.)
     static constexpr std::array<std::string_view, 9> kSame = {
         "data", "T", "mT", "H", "real", "imag", "grad", "values", "indices"};
@@ -446,7 +448,9 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
       if (is(part, "comment")) continue;
       element = join(element, eval(part, frame));
     }
-    return list_of(element);
+    Value list = list_of(element);
+    list.asks_host_output = type == Sym::kDictionary && asks_host_output(source_, node);
+    return list;
   }
   if (type == Sym::kListComprehension || type == Sym::kGeneratorExpression ||
       type == Sym::kSetComprehension || type == Sym::kDictionaryComprehension) {

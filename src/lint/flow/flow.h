@@ -99,6 +99,10 @@ struct Value {
   bool passed = false;
   // DataParallel / DistributedDataParallel: it moves its inputs itself.
   bool scatters = false;
+  // A dict of keywords that asks a diffusers pipeline for NumPy arrays or
+  // PIL images (`{"output_type": "np"}`): a call given it as `**inputs`
+  // gives no tensor.
+  bool asks_host_output = false;
   // A module made from a class of this file: that class's scope.
   int cls = -1;
   // For lists (and module containers): what their elements are (all alike,

@@ -16,6 +16,9 @@
 //   unwrapped);
 // - Lightning's `trainer.fit(model)` (and `validate`, `test`, `predict`)
 //   moves the model back to the CPU when it ends;
+// - a Hugging Face diffusers pipeline gives what its `output_type=` asks
+//   for: NumPy arrays ("np") or PIL images ("pil", its default, read as
+//   `.images`), tensors only for "pt" (and "latent");
 // and a LightningModule is moved by Lightning's Trainer (framework_handed
 // and lightning_module, below, for what its methods are handed).
 #include <algorithm>
@@ -287,6 +290,92 @@ std::optional<Value> FlowRun::pretrained_model(TSNode call, const std::vector<Ar
   v.origin = placed ? Origin::kNone : Origin::kUnmovedModule;
   v.made = call;
   return v;
+}
+
+bool FlowRun::host_output(const Value& callee, const std::vector<Arg>& args) const {
+  if (const Arg* type = keyword_arg(args, "output_type")) {
+    const std::optional<std::string> asked = string_value(source_, type->node);
+    return asked && *asked != "pt" && *asked != "latent";
+  }
+  if (std::any_of(args.begin(), args.end(), [](const Arg& a) {
+        return is(a.node, "dictionary_splat") && a.value.asks_host_output;
+      })) {
+    return true;
+  }
+  // `pipe(**inputs)` of an object not known as a module, given no tensor
+  // the flow knows: the keywords it cannot see may ask for arrays or images.
+  return callee.kind == Kind::kUnknown && has_keyword_splat(args) &&
+         std::none_of(args.begin(), args.end(), [](const Arg& a) {
+           const Value e = effective(a.value);
+           return e.kind == Kind::kTensor || device_value(e);
+         });
+}
+
+namespace {
+
+// Whether a key and a value (string literals) ask a pipeline for what is no
+// tensor: `"output_type"` and anything but "pt" or "latent". The key's text
+// first: most dicts' pairs are read here.
+bool host_output_pair(const Source& source, TSNode key, TSNode value) {
+  const std::string_view text = source.text(key);
+  if (text.size() != 13 || text.substr(1, 11) != "output_type") return false;
+  const std::optional<std::string> asked = string_value(source, value);
+  return asked && *asked != "pt" && *asked != "latent";
+}
+
+}  // namespace
+
+bool asks_host_output(const Source& source, TSNode node) {
+  if (is(node, "assignment")) {
+    const TSNode left = field(node, fields().left);
+    if (is(left, "subscript")) {
+      return host_output_pair(source, field(left, fields().subscript), field(node, fields().right));
+    }
+    node = field(node, fields().right);
+  }
+  if (!is(node, "dictionary")) return false;
+  static const TSFieldId kKey = field_id("key");
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    const TSNode pair = ts_node_named_child(node, i);
+    if (is(pair, "pair") &&
+        host_output_pair(source, field(pair, kKey), field(pair, fields().value))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool FlowRun::keywords_asked(TSNode statement, Frame& frame) {
+  // `inputs["output_type"] = "np"`; `batched = {}`, then
+  // `batched.update(inputs)`: the dict asks what they ask.
+  TSNode object{};
+  if (is(statement, "assignment")) {
+    if (!asks_host_output(source_, statement)) return false;
+    object = field(field(statement, fields().left), fields().value);
+  } else {
+    const std::vector<TSNode> given = source_.positional(statement);
+    if (given.size() != 1 || !eval(given[0], frame).asks_host_output) return false;
+    object = field(field(statement, fields().function), fields().object);
+  }
+  const Value* dict = frame.env.find(source_.text(object));
+  Value updated = dict != nullptr ? *dict : list_of(Value{});
+  updated.asks_host_output = true;
+  frame.env.set(source_.text(object), updated);
+  return true;
+}
+
+bool host_images(const Source& source, TSNode object) {
+  if (!is(object, "call")) return false;
+  const TSNode args = field(object, fields().arguments);
+  const uint32_t n = is(args, "argument_list") ? ts_node_named_child_count(args) : 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const TSNode arg = ts_node_named_child(args, i);
+    if (is(arg, "keyword_argument") && source.text(field(arg, fields().name)) == "output_type") {
+      const std::optional<std::string> asked = string_value(source, field(arg, fields().value));
+      return asked && *asked != "pt" && *asked != "latent";
+    }
+  }
+  return true;
 }
 
 bool lightning_module(const Source& source, int class_scope) {

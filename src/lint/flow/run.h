@@ -143,6 +143,14 @@ Handed framework_handed(const Source& source, int scope);
 // Whether a class of the file is a LightningModule (Lightning's Trainer
 // moves it to its device).
 bool lightning_module(const Source& source, int class_scope);
+// Whether `object.images` reads a diffusers pipeline's images as its call
+// asks for them: PIL images (its default) or NumPy arrays, no tensor
+// (frameworks.cc).
+bool host_images(const Source& source, TSNode object);
+// Whether a dict literal, or an assignment of one or of a dict's key, asks
+// a diffusers pipeline for what is no tensor (`{"output_type": "np"}`,
+// `inputs["output_type"] = "np"`) (frameworks.cc).
+bool asks_host_output(const Source& source, TSNode node);
 
 class FlowRun {
  public:
@@ -189,6 +197,8 @@ class FlowRun {
   void exec_block(TSNode block, Frame& frame);
   void exec(TSNode statement, Frame& frame);
   void exec_expression_statement(TSNode expression, Frame& frame);
+  // `assert isinstance(x, PIL.Image.Image)` (values.cc).
+  void exec_assert(TSNode statement, Frame& frame);
   void exec_assignment(TSNode node, Frame& frame);
   void exec_if(TSNode node, Frame& frame);
   void exec_for(TSNode node, Frame& frame);
@@ -222,6 +232,13 @@ class FlowRun {
   std::optional<Value> pretrained_model(TSNode call, const std::vector<Arg>& args, Frame& frame);
   Value eval_module_call(TSNode call, TSNode function, const Value& module,
                          const std::vector<Arg>& args, Frame& frame);
+  // Whether a call asks for what is no tensor (a diffusers pipeline's
+  // `output_type="np"`), or may in `**kwargs` the flow cannot see
+  // (frameworks.cc): it gives nothing known.
+  bool host_output(const Value& callee, const std::vector<Arg>& args) const;
+  // `inputs["output_type"] = "np"` (an assignment) or `d.update(inputs)` (a
+  // call) where inputs ask so: marks the dict; whether it did (frameworks.cc).
+  bool keywords_asked(TSNode statement, Frame& frame);
   // The parts of a tuple a model of this file returns (last_tuple_).
   void forward_tuple(const Value& module, const Value& out);
   void pass_batch_to_forward(TSNode call, const Value& module, const std::vector<Arg>& args,
@@ -402,6 +419,10 @@ bool is_torchvision_model(std::string_view qualified);
 // A Hugging Face model's `from_pretrained` (transformers.AutoModel...,
 // transformers.BertForSequenceClassification...); not a tokenizer's.
 bool is_pretrained_model(std::string_view qualified);
+// A method of nn.Module itself a module's method calls on `self`, never a
+// submodule's forward: `load_state_dict` copies what it is given into the
+// parameters wherever they are; `state_dict`, `apply`.
+bool is_module_own_method(std::string_view method);
 // A TorchMetrics metric (torchmetrics.Accuracy, ...): an nn.Module whose
 // running state is tensors made where the metric is, the CPU until it moves.
 bool is_metric_class(std::string_view qualified);

@@ -366,7 +366,7 @@ namespace {
 // Whether the flow knows something of a value a rule could use (a list of
 // who knows what is not that).
 bool known(const Value& v) {
-  if (v.place != Place::kUnknown || v.origin != Origin::kNone) return true;
+  if (v.place != Place::kUnknown || v.origin != Origin::kNone || v.asks_host_output) return true;
   if (v.kind == Kind::kList) {
     return (v.element != Kind::kUnknown && v.element != Kind::kNone) ||
            v.element_place != Place::kUnknown || v.element_origin != Origin::kNone;
@@ -405,7 +405,9 @@ bool FlowRun::says_nothing(TSNode statement, const Frame& frame) const {
     if (all_empty) {
       for_each_named_child(right, [&](TSNode part) { all_empty = all_empty && empty(part); });
     }
-    if (is(assignment, "assignment") && (empty(right) || all_empty)) return false;
+    const bool keywords =  // `{"output_type": "np"}`, `inputs["output_type"] = "np"`
+        (is(right, "dictionary") || is(right, "string")) && asks_host_output(source_, assignment);
+    if (is(assignment, "assignment") && (empty(right) || all_empty || keywords)) return false;
   }
   return inert(statement, frame);
 }

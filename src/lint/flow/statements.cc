@@ -24,11 +24,13 @@ enum class Statement : uint8_t {
   kTry,
   kDefinition,
   kBlock,
+  kAssert,
 };
 
 Statement statement_kind(TSNode node) {
   static constexpr std::pair<const char*, Statement> kTypes[] = {
       {"expression_statement", Statement::kExpression},
+      {"assert_statement", Statement::kAssert},
       {"return_statement", Statement::kReturn},
       {"if_statement", Statement::kIf},
       {"for_statement", Statement::kFor},
@@ -119,6 +121,9 @@ void FlowRun::exec(TSNode statement, Frame& frame) {
       }
       break;
     }
+    case Statement::kAssert:
+      exec_assert(statement, frame);
+      break;
     case Statement::kIf:
       exec_if(statement, frame);
       break;
@@ -204,6 +209,7 @@ void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
         }
         return;
       }
+      if (method == "update" && named && keywords_asked(expression, frame)) return;
       if (method == "save_hyperparameters" && source_.text(object) == "self" && frame.init &&
           frame.module_method &&
           ts_node_named_child_count(field(expression, fields().arguments)) == 0) {
@@ -235,6 +241,7 @@ void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
 void FlowRun::exec_assignment(TSNode node, Frame& frame) {
   TSNode right = field(node, fields().right);
   const TSNode left = field(node, fields().left);
+  if (is(left, "subscript") && is(right, "string") && keywords_asked(node, frame)) return;
   if (is(node, "augmented_assignment")) {
     const Value target = eval(left, frame);
     const Value value = eval(right, frame);
@@ -342,6 +349,13 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
     } else if (frame.module_method && host_tensor(v)) {
       v.origin = Origin::kAttribute;
       v.made = value_node;
+    } else if (module_left_on_host(v) && v.origin == Origin::kUnmovedModule &&
+               frame.owner_class >= 0 &&
+               source_.classes().at(source_.scopes()[frame.owner_class].name).foreign_base) {
+      // A class with a base from elsewhere may be a module: a layer it made
+      // may move with it.
+      v.place = Place::kUnknown;
+      v.origin = Origin::kNone;
     }
     if (frame.owner_class >= 0) {
       out_.attributes_.push_back({value_node, name, v, frame.owner_class, frame.scope});

@@ -1,5 +1,8 @@
 // The device flow's values (flow.h): what two ways through leave of a value
-// (after an `if` and its `else`), and lists of values.
+// (after an `if` and its `else`), lists of values, and what an `assert`
+// says a value is.
+#include <string>
+
 #include "run.h"
 
 namespace devcheck::lint::detail {
@@ -93,6 +96,28 @@ void Env::merge(const Env& other) {
   for (const auto& [name, value] : other.bindings()) {
     if (find(name) == nullptr) bindings_.emplace_back(name, value);
   }
+}
+
+// `assert isinstance(output, PIL.Image.Image)`: from there on the value is
+// what the test says, no tensor (not a type of torch or of the file, which
+// may be a tensor or a module, nor a tuple of types); a NumPy array for
+// `np.ndarray`.
+void FlowRun::exec_assert(TSNode statement, Frame& frame) {
+  const TSNode test = ts_node_named_child(statement, 0);
+  if (!is(test, "call") || source_.text(field(test, fields().function)) != "isinstance") return;
+  const std::vector<TSNode> args = source_.positional(test);
+  if (args.size() != 2 || !is(args[0], "identifier")) return;
+  const std::string type = source_.qualify(args[1]);
+  if (type.empty() || type.rfind("torch", 0) == 0 ||
+      source_.classes().count(std::string(source_.text(args[1]))) != 0) {
+    return;
+  }
+  Value v;
+  if (type == "numpy.ndarray") {
+    v.kind = Kind::kArray;
+    v.place = Place::kHost;
+  }
+  frame.env.set(source_.text(args[0]), v);
 }
 
 }  // namespace devcheck::lint::detail

@@ -146,6 +146,12 @@ bool is_pretrained_model(std::string_view q) {
          (cls.find("Model") != std::string_view::npos || cls.find("For") != std::string_view::npos);
 }
 
+bool is_module_own_method(std::string_view method) {
+  static constexpr std::array<std::string_view, 3> kOwn = {"load_state_dict", "state_dict",
+                                                           "apply"};
+  return among(method, kOwn);
+}
+
 bool is_wrapper(std::string_view q) {
   return q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel" ||
          q == "torch.nn.parallel.DistributedDataParallel" ||

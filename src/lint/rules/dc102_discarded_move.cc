@@ -2,6 +2,9 @@
 // where the device flow knows t is a tensor (made as one, or used as one and
 // never as a module, or the variable of a loop over what a class annotation
 // says holds tensors): tensors do not move in place, the copy is dropped.
+#include <algorithm>
+#include <string>
+
 #include "../common.h"
 #include "../flow/flow.h"
 #include "../rule.h"
@@ -79,6 +82,23 @@ bool dropped_in_a_comprehension(const RuleContext& c, const Move& move) {
   return true;
 }
 
+// `vae = AutoencoderKL.from_pretrained(...)` (in any assignment of the
+// name: `vae = vae.to(device)` may come later): a model or a pipeline,
+// which moves in place (what else loads so has no .to).
+bool pretrained(const Source& source, const Move& move) {
+  const std::string name(source.text(move.object));
+  for (int s = move.scope; s >= 0; s = source.scopes()[s].parent) {
+    const auto found = source.scopes()[s].assigns.find(name);
+    if (found == source.scopes()[s].assigns.end() || found->second.empty()) continue;
+    return std::any_of(found->second.begin(), found->second.end(), [&](TSNode made) {
+      const TSNode function = is(made, "call") ? field(made, "function") : TSNode{};
+      return is(function, "attribute") &&
+             source.text(field(function, "attribute")) == "from_pretrained";
+    });
+  }
+  return false;
+}
+
 void check(const RuleContext& c) {
   for (const Move& move : c.flow.moves()) {
     if (dropped_in_a_comprehension(c, move)) continue;
@@ -88,7 +108,8 @@ void check(const RuleContext& c) {
         (is(move.object, "attribute") && c.source.text(field(move.object, "object")) == "self");
     if (!move.statement || !assignable) continue;
     bool tensor = move.value.kind == Kind::kTensor;
-    if (move.value.kind == Kind::kUnknown && is(move.object, "identifier")) {
+    if (move.value.kind == Kind::kUnknown && is(move.object, "identifier") &&
+        !pretrained(c.source, move)) {
       const int function = c.source.function_of(c.source.scope_of(move.call));
       const TSNode body = function < 0 ? c.source.root() : c.source.scopes()[function].node;
       tensor = used_as_tensor(c.source, body, c.source.text(move.object),

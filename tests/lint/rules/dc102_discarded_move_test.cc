@@ -164,5 +164,33 @@ TEST(LintDC102, FindsMovesDroppedInAComprehensionStatement) {
   EXPECT_EQ(found(near_misses, "DC102"), (Lines{}));
 }
 
+// `X.from_pretrained(...)` loads a model or a pipeline, which moves in
+// place, even where the file reads what tensors have too (`.dtype`); a
+// tensor beside it, moved and dropped, still reports.
+TEST(LintDC102, SaysNothingOfAModelLoadedWithFromPretrained) {
+  const std::string training =
+      "import torch\n"
+      "from diffusers import AutoencoderKL\n"
+      "def train(args, device):\n"
+      "    vae = AutoencoderKL.from_pretrained(args.model, subfolder='vae')\n"
+      "    latents = torch.randn(2, 4)\n"
+      "    vae.to(device, dtype=torch.float16)\n"
+      "    latents.to(device)\n"
+      "    return vae.decode(latents.to(vae.dtype)).sample\n";
+  EXPECT_EQ(found(training, "DC102"), (Lines{"7 DC102"}));
+  EXPECT_EQ(only(training, "DC102").message,
+            "latents.to(...) returns a moved copy and this discards it: tensors do not move in "
+            "place; write latents = latents.to(device)");
+  const std::string loader =
+      "import diffusers\n"
+      "def load(path, dtype, x):\n"
+      "    unet = diffusers.UNet2DConditionModel.from_pretrained(path)\n"
+      "    unet.to(dtype=dtype)\n"
+      "    x.to(dtype=dtype)\n"
+      "    unet = unet.to('cuda')\n"
+      "    return unet, unet.dtype, x.shape\n";
+  EXPECT_EQ(found(loader, "DC102"), (Lines{"5 DC102"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

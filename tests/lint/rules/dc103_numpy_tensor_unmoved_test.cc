@@ -155,5 +155,50 @@ TEST(LintDC103, FindsTorchTensorOfAnArrayTheCallerPasses) {
             Lines{});
 }
 
+// A module's `self.load_state_dict(...)` copies what it is given into the
+// parameters wherever they are: not a submodule given host tensors. A
+// from_numpy tensor given to a layer of the module still reports.
+TEST(LintDC103, SaysNothingOfArraysLoadedIntoTheModulesOwnState) {
+  const std::string checkpoint =
+      "import numpy as np\n"
+      "import torch\n"
+      "from torch import nn\n"
+      "class Embedder(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.embed = nn.Linear(4, 4)\n"
+      "    def load(self, arrays):\n"
+      "        local = {}\n"
+      "        for key in arrays:\n"
+      "            v = arrays[key]\n"
+      "            if isinstance(v, np.ndarray):\n"
+      "                v = torch.from_numpy(v)\n"
+      "            local[key] = v\n"
+      "        self.load_state_dict(local, strict=False)\n"
+      "    def forward(self, x):\n"
+      "        return self.embed(x)\n"
+      "m = Embedder().cuda()\n";
+  EXPECT_TRUE(found(checkpoint, "DC103").empty());
+  const std::string head =
+      "import numpy as np\n"
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Head(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 2)\n"
+      "    def restore(self, path):\n"
+      "        weights = np.load(path)\n"
+      "        self.load_state_dict({'fc.weight': torch.from_numpy(weights['w'])})\n"
+      "    def score(self, arr):\n"
+      "        return self.fc(torch.from_numpy(arr))\n"
+      "head = Head().to('cuda')\n";
+  EXPECT_EQ(found(head, "DC103"), (Lines{"12 DC103"}));
+  EXPECT_EQ(only(head, "DC103").message,
+            "torch.from_numpy(...) makes a tensor on the CPU, and line 12 uses it unmoved with "
+            "tensors on a device: the op raises a device mismatch; move it where it is made: "
+            "torch.from_numpy(...).to(device)");
+}
+
 }  // namespace
 }  // namespace devcheck::lint

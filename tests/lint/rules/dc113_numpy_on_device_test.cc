@@ -388,5 +388,119 @@ TEST(LintDC113, FindsNumPyOfWhatALightningModulesStepsCompute) {
             Lines{});
 }
 
+// A diffusers pipeline gives what output_type= asks for: PIL images (its
+// default, read as `.images`) or NumPy arrays ("np"); `**inputs` the flow
+// cannot see may ask so. Tensors ("pt") on its device still report, and so
+// does a call given a device tensor.
+TEST(LintDC113, SaysNothingOfAPipelinesImagesOrArrays) {
+  const std::string validation =
+      "import numpy as np\n"
+      "import torch\n"
+      "from diffusers import StableDiffusionPipeline\n"
+      "def validate(prompt, device):\n"
+      "    pipe = StableDiffusionPipeline.from_pretrained('x')\n"
+      "    pipe = pipe.to(device)\n"
+      "    images = [pipe(prompt, num_inference_steps=25).images[0] for _ in range(4)]\n"
+      "    grid = np.stack([np.asarray(img) for img in images])\n"
+      "    arrays = pipe(prompt, output_type='np').images\n"
+      "    diff = np.abs(arrays - 1).max()\n"
+      "    latents = pipe(prompt, output_type='pt').images\n"
+      "    return grid, diff, latents.numpy()\n";
+  EXPECT_EQ(found(validation, "DC113"), (Lines{"12 DC113"}));
+  const std::string tests =
+      "import numpy as np\n"
+      "import torch\n"
+      "class PipelineTests:\n"
+      "    def get_dummy_inputs(self):\n"
+      "        return {'prompt': 'a cat', 'output_type': 'np'}\n"
+      "    def test_lora(self, components, x):\n"
+      "        pipe = self.pipeline_class(**components)\n"
+      "        pipe = pipe.to('cuda')\n"
+      "        inputs = self.get_dummy_inputs()\n"
+      "        a = pipe(**inputs)[0]\n"
+      "        b = pipe(**inputs, generator=torch.manual_seed(0))[0]\n"
+      "        assert np.allclose(a, b)\n"
+      "        out = pipe(x.cuda())\n"
+      "        return out.numpy()\n";
+  EXPECT_EQ(found(tests, "DC113"), (Lines{"14 DC113"}));
+  EXPECT_EQ(only(tests, "DC113").message,
+            ".numpy() on a tensor that is on a device raises a TypeError; copy it to the host "
+            "first: .detach().cpu().numpy()");
+}
+
+// Keywords a dict of the file gives (`{"output_type": "np"}`, returned by a
+// helper, set as `inputs["output_type"] = "pil"`, copied with `.update()`)
+// ask a pipeline for arrays or images, even one the file moved as a module;
+// a dict asking "pt" gives tensors on its device.
+TEST(LintDC113, SaysNothingWhereADictOfKeywordsAsksForArrays) {
+  const std::string helper =
+      "import numpy as np\n"
+      "import torch\n"
+      "class DepthTests:\n"
+      "    def get_dummy_inputs(self, device):\n"
+      "        inputs = {'prompt': 'a', 'generator': torch.manual_seed(0), 'output_type': 'np'}\n"
+      "        return inputs\n"
+      "    def get_pt_inputs(self, device):\n"
+      "        return {'prompt': 'a', 'output_type': 'pt'}\n"
+      "    def test_fp16(self, components):\n"
+      "        pipe = self.pipeline_class(**components)\n"
+      "        pipe.to('cuda')\n"
+      "        output = pipe(**self.get_dummy_inputs('cuda'))[0]\n"
+      "        tensors = pipe(**self.get_pt_inputs('cuda'))[0]\n"
+      "        return np.abs(output - 1).max(), tensors.numpy()\n";
+  EXPECT_EQ(found(helper, "DC113"), (Lines{"14 DC113"}));
+  EXPECT_EQ(only(helper, "DC113").message,
+            ".numpy() on a tensor that is on a device raises a TypeError; copy it to the host "
+            "first: .detach().cpu().numpy()");
+  const std::string batched =
+      "import numpy as np\n"
+      "def test_batch(components, x):\n"
+      "    pipe = Pipeline(**components)\n"
+      "    pipe.to('cuda')\n"
+      "    inputs = {'prompt': 'a cat'}\n"
+      "    inputs['output_type'] = 'pil'\n"
+      "    batched = {}\n"
+      "    batched.update(inputs)\n"
+      "    batched['prompt'] = ['a cat', 'a dog']\n"
+      "    one = pipe(**inputs)[0]\n"
+      "    two = pipe(**batched)[0]\n"
+      "    diff = np.abs(np.asarray(one) - np.asarray(two[0])).max()\n"
+      "    return diff, pipe(x.cuda()).numpy()\n";
+  EXPECT_EQ(found(batched, "DC113"), (Lines{"13 DC113"}));
+}
+
+// What a test asserts a value is (`assert isinstance(out, PIL.Image.Image)`)
+// is no tensor from there on; a function the flow does not follow, asked
+// for `output_type="pil"` or "np", gives none either. Asked for "pt", or
+// asked nothing, it gives what it computes on the device.
+TEST(LintDC113, SaysNothingOfWhatAnAssertOrOutputTypeSaysIsNoTensor) {
+  const std::string asserted =
+      "import numpy as np\n"
+      "import PIL.Image\n"
+      "import torch\n"
+      "def test_decode(latents):\n"
+      "    output = decode(latents.cuda(), output_type='pt')\n"
+      "    assert isinstance(output, PIL.Image.Image)\n"
+      "    image = np.array(output)\n"
+      "    other = decode(latents.cuda())\n"
+      "    return image, other.numpy()\n";
+  EXPECT_EQ(found(asserted, "DC113"), (Lines{"9 DC113"}));
+  EXPECT_EQ(only(asserted, "DC113").message,
+            ".numpy() on a tensor that is on a device raises a TypeError; copy it to the host "
+            "first: .detach().cpu().numpy()");
+  const std::string rendered =
+      "import numpy as np\n"
+      "import torch\n"
+      "def check(x):\n"
+      "    y = x.cuda() * 2\n"
+      "    images = render(y, output_type='pil')\n"
+      "    arrays = render(y, output_type='np')\n"
+      "    tensors = render(y, output_type='pt')\n"
+      "    a = np.asarray(images)\n"
+      "    b = np.abs(arrays)\n"
+      "    return a, b, tensors.numpy()\n";
+  EXPECT_EQ(found(rendered, "DC113"), (Lines{"10 DC113"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

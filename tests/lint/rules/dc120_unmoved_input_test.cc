@@ -905,5 +905,53 @@ TEST(LintDC120, FindsAModelUsedOnADeviceAfterLightningsFitEnded) {
             Lines{});
 }
 
+// A class with a base the file imports from elsewhere (diffusers'
+// ModelMixin) may be an nn.Module: the layers it makes move with it. A plain
+// class's layer, never moved, still reports.
+TEST(LintDC120, SaysNothingOfALayerOfAClassWithAnImportedBase) {
+  const std::string model =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from ..modeling_utils import ModelMixin\n"
+      "class Decoder(ModelMixin):\n"
+      "    def __init__(self):\n"
+      "        self.embed = nn.Embedding(10, 4)\n"
+      "    def forward(self, ids):\n"
+      "        pos = torch.arange(ids.shape[1], device=ids.device)\n"
+      "        return self.embed(pos)\n"
+      "class Plain:\n"
+      "    def __init__(self):\n"
+      "        self.proj = nn.Linear(4, 4)\n"
+      "    def run(self, x):\n"
+      "        return self.proj(x)\n"
+      "x = torch.ones(2, 4).cuda()\n"
+      "Plain().run(x)\n";
+  EXPECT_EQ(found(model, "DC120"), (Lines{"12 DC120"}));
+  EXPECT_EQ(only(model, "DC120").message,
+            "nn.Linear(...) makes a model on the CPU that is never moved to a device, and line 14 "
+            "gives self.proj tensors on a device: a device mismatch; move it where it is made: "
+            ".to(device)");
+  const std::string transformer =
+      "import torch\n"
+      "from torch import nn\n"
+      "from mylib.models import BaseModel\n"
+      "class Net(BaseModel):\n"
+      "    def __init__(self):\n"
+      "        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])\n"
+      "    def forward(self, x):\n"
+      "        h = torch.zeros(2, 4, device=x.device)\n"
+      "        for layer in self.layers:\n"
+      "            h = layer(h)\n"
+      "        return h\n"
+      "class Helper(object):\n"
+      "    def __init__(self):\n"
+      "        self.norm = nn.LayerNorm(4)\n"
+      "    def apply(self, x):\n"
+      "        return self.norm(x)\n"
+      "x = torch.ones(2, 4, device='cuda')\n"
+      "Helper().apply(x)\n";
+  EXPECT_EQ(found(transformer, "DC120"), (Lines{"14 DC120"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
