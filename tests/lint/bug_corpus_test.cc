@@ -156,8 +156,8 @@ const Figures kDraw5Test = {
 };
 
 // The sixth blind draw's halves (tests/lint/blind/draw6/README.md),
-// measured when it was merged, with the rules after the seed-45 precision
-// fixes and before the eleventh round (neither saw it): test 12 of 39
+// measured when it was merged, with the rules after the seed-44 precision
+// fixes (prec45) and before the eleventh round (neither saw it): test 12 of 39
 // (31%), 2 twins flagged; tuning 21 of 48 (44%), 3 flagged. The tuning
 // half's figures since tuned on it (DC110, DC111; helper tune6): 22 of 48, 1
 // flagged (its DC105 change for URL loaders was taken back, docs/lint.md).
@@ -251,7 +251,7 @@ std::vector<Case> draw4_test() { return corpus(kTests + "blind/draw4/test/"); }
 std::vector<Case> draw5_tuning() { return corpus(kTests + "blind/draw5/tuning/"); }
 std::vector<Case> draw5_test() { return corpus(kTests + "blind/draw5/test/"); }
 // The sixth (tests/lint/blind/draw6/README.md): written beside the eleventh
-// round and the seed-45 precision fixes, by three writers, from other
+// round and the seed-44 precision fixes, by three writers, from other
 // queries.
 std::vector<Case> draw6_tuning() { return corpus(kTests + "blind/draw6/tuning/"); }
 std::vector<Case> draw6_test() { return corpus(kTests + "blind/draw6/test/"); }
