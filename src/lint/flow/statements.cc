@@ -349,11 +349,12 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
     } else if (frame.module_method && host_tensor(v)) {
       v.origin = Origin::kAttribute;
       v.made = value_node;
-    } else if (module_left_on_host(v) && v.origin == Origin::kUnmovedModule &&
-               frame.owner_class >= 0 &&
+    } else if (frame.owner_class >= 0 &&
+               ((module_left_on_host(v) && v.origin == Origin::kUnmovedModule) ||
+                (v.kind == Kind::kTensor && v.registered)) &&
                source_.classes().at(source_.scopes()[frame.owner_class].name).foreign_base) {
-      // A class with a base from elsewhere may be a module: a layer it made
-      // may move with it.
+      // A class with a base from elsewhere may be a module: a layer or an
+      // nn.Parameter it set may move with it.
       v.place = Place::kUnknown;
       v.origin = Origin::kNone;
     }

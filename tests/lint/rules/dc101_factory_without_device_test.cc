@@ -511,4 +511,52 @@ TEST(LintDC101, SaysNothingInAModuleOnlyBuiltOnAnRpcWorker) {
 }
 
 }  // namespace
+TEST(LintDC101, SaysNothingOfAParameterOfAClassWithAnImportedBase) {
+  // fairseq's hubert decoder (seed 46): an nn.Parameter set in a class whose
+  // base comes from elsewhere, which may be a module: it moves with it.
+  const std::string decoder =
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "from torch import nn\n"
+      "from fairseq.models import FairseqIncrementalDecoder\n"
+      "class Decoder(FairseqIncrementalDecoder):\n"
+      "    def __init__(self, vocab, dim):\n"
+      "        super().__init__(vocab)\n"
+      "        self.embed_out = nn.Parameter(torch.Tensor(vocab, dim))\n"
+      "    def forward(self, tokens):\n"
+      "        x = torch.zeros(len(tokens), 4, device=tokens[0].device)\n"
+      "        return self.output_layer(x)\n"
+      "    def output_layer(self, features):\n"
+      "        return F.linear(features, self.embed_out)\n";
+  EXPECT_EQ(found(decoder, "DC101"), Lines{});
+  const std::string head =
+      "import torch\n"
+      "from transformers import PreTrainedModel\n"
+      "class Head(PreTrainedModel):\n"
+      "    def __init__(self, config):\n"
+      "        super().__init__(config)\n"
+      "        self.bias = torch.nn.Parameter(torch.zeros(config.vocab_size))\n"
+      "    def logits(self, hidden):\n"
+      "        h = hidden.to('cuda')\n"
+      "        return h + self.bias\n";
+  EXPECT_EQ(found(head, "DC101"), Lines{});
+  // Near miss: the same in a class of no base is no module; nothing moves it.
+  const std::string plain =
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "from torch import nn\n"
+      "class Projection:\n"
+      "    def __init__(self, vocab, dim):\n"
+      "        self.weight = nn.Parameter(torch.zeros(vocab, dim))\n"
+      "    def project(self, features):\n"
+      "        return F.linear(features, self.weight)\n"
+      "x = torch.ones(2, 4, device='cuda')\n"
+      "Projection(10, 4).project(x)\n";
+  EXPECT_EQ(found(plain, "DC101"), (Lines{"6 DC101"}));
+  EXPECT_EQ(only(plain, "DC101").message,
+            "torch.zeros(...) without device= makes a tensor on the CPU, and line 8 (in "
+            "'project') uses it with tensors on a device: a device mismatch there; pass device= "
+            "(e.g. device=x.device)");
+}
+
 }  // namespace devcheck::lint
