@@ -55,11 +55,13 @@ bool is_state(const Source& source, TSNode value, int scope) {
 // saved from, which this process has, and weights_only=True reads them (not
 // the rare state dict that holds a ScriptObject: a miss). A whole module
 // saved so is not such a round trip: torch 2.6's weights_only default
-// refuses it.
+// refuses it, unless the load says `weights_only=False` (PyG's test_pickle).
 bool round_trip(const Source& source, const Call& load) {
   const TSNode file = file_argument(source, load.node, 0);
   const int function = source.function_of(load.scope);
   if (ts_node_is_null(file) || function < 0) return false;
+  const TSNode weights_only = source.keyword(load.node, "weights_only");
+  const bool unpickles = !ts_node_is_null(weights_only) && source.text(weights_only) == "False";
   // The last save to that file before the load is what it reads.
   bool state = false;
   for (const Call& save : source.calls()) {
@@ -70,7 +72,7 @@ bool round_trip(const Source& source, const Call& load) {
     const std::vector<TSNode> args = source.positional(save.node);
     TSNode saved = source.keyword(save.node, "obj");
     if (ts_node_is_null(saved) && !args.empty()) saved = args[0];
-    state = !ts_node_is_null(saved) && is_state(source, saved, save.scope);
+    state = !ts_node_is_null(saved) && (unpickles || is_state(source, saved, save.scope));
   }
   return state;
 }

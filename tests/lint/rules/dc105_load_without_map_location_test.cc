@@ -69,6 +69,27 @@ TEST(LintDC105, SaysNothingOnAStateDictsRoundTripInOneFunction) {
       "    return torch.load(b)\n";
   EXPECT_EQ(found(source, "DC105"),
             (Lines{"16 DC105", "19 DC105", "21 DC105", "23 DC105", "32 DC105"}));
+  // A whole object saved and read back with weights_only=False said (PyG's
+  // test_pickle, seed 46): unpickled in the process that saved it. Without
+  // it (the near miss), torch 2.6's default refuses the module.
+  const std::string pickled =
+      "import os.path as osp\n"
+      "import torch\n"
+      "def test_pickle(tmp_path):\n"
+      "    path = osp.join(tmp_path, 'model.pt')\n"
+      "    model = MyConv(16, 32)\n"
+      "    torch.save(model, path)\n"
+      "    model = torch.load(path, weights_only=False)\n"
+      "def roundtrip(obj, buffer):\n"
+      "    torch.save(obj, buffer)\n"
+      "    buffer.seek(0)\n"
+      "    return torch.load(buffer, weights_only=False)\n"
+      "def refused(model, path):\n"
+      "    torch.save(model, path)\n"
+      "    return torch.load(path)\n";
+  EXPECT_EQ(found(pickled, "DC105"), (Lines{"14 DC105"}));
+  EXPECT_NE(only(pickled, "DC105").message.find("torch.load without map_location"),
+            std::string::npos);
 }
 
 // torchvision's PhotoTour and ImageNet: a dataset loads the files it wrote
