@@ -234,4 +234,70 @@ std::optional<Value> FlowRun::first_parameter(TSNode function, const std::vector
   return v;
 }
 
+// What `for p in model.parameters()` (or buffers(), or their named_ forms,
+// pairs of a name and a tensor) gives: tensors where the model is, when
+// that is a device.
+std::optional<Value> FlowRun::module_tensor(TSNode iterated, Frame& frame) {
+  if (!is(iterated, "call")) return std::nullopt;
+  const TSNode function = field(iterated, fields().function);
+  if (!is(function, "attribute")) return std::nullopt;
+  const std::string_view of = source_.text(field(function, fields().attribute));
+  if (of != "parameters" && of != "buffers" && of != "named_parameters" && of != "named_buffers") {
+    return std::nullopt;
+  }
+  const Value model = eval(field(function, fields().object), frame);
+  // Only a module has parameters: a value of unknown kind on a device
+  // (`model = model.to(device)`) is one.
+  if ((model.kind != Kind::kModule && model.kind != Kind::kUnknown) ||
+      (model.place != Place::kDevice && model.place != Place::kModuleDevice)) {
+    return std::nullopt;
+  }
+  Value v;
+  v.kind = Kind::kTensor;
+  v.place = model.place;
+  v.registered = true;
+  return v;
+}
+
+// `scores[idx] = values` with a tensor index is index_put_: host values
+// meet a device tensor as in `scores + values` (a plain index or slice
+// copies across devices).
+void FlowRun::index_put(TSNode node, TSNode target, TSNode right, const Value& v, Frame& frame) {
+  if (!host_tensor(v)) return;
+  const TSNode into = field(target, fields().value);
+  if (!is(into, "identifier") && !is(into, "attribute")) return;
+  bool tensor = false;
+  for_each_named_child(target, [&](TSNode part) {
+    if (!tensor && !ts_node_eq(part, into) &&
+        (is(part, "identifier") || is(part, "call") || is(part, "attribute") ||
+         is(part, "subscript"))) {
+      const Value index = eval(part, frame);
+      tensor = index.origin != Origin::kBatch && index.origin != Origin::kDatasetItem &&
+               (index.kind == Kind::kTensor || device_value(index));
+    }
+  });
+  if (!tensor) return;
+  const Value written = eval(into, frame);
+  if (written.kind == Kind::kTensor && device_value(written))
+    meet(node, into, written, right, v, frame);
+}
+
+// `for p in model.parameters()` (`for name, p in model.named_parameters()`:
+// the tensor is the last part) binds tensors where the model is.
+bool FlowRun::bind_module_tensors(TSNode loop, Frame& frame) {
+  const std::optional<Value> tensor = module_tensor(field(loop, fields().right), frame);
+  if (!tensor) return false;
+  const TSNode left = field(loop, fields().left);
+  if (is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern")) {
+    const uint32_t count = ts_node_named_child_count(left);
+    uint32_t i = 0;
+    for_each_named_child(left,
+                         [&](TSNode p) { bind(p, ++i == count ? *tensor : Value{}, frame, loop); });
+  } else {
+    bind(left, *tensor, frame, loop);
+  }
+  frame.loops.emplace_back(left, *tensor);
+  return true;
+}
+
 }  // namespace devcheck::lint::detail

@@ -421,6 +421,15 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     eval(ts_node_named_child(node, 1), frame);
     const Value b = eval(ts_node_named_child(node, 2), frame);
     if (a.place != b.place && a.place != Place::kUnknown && b.place != Place::kUnknown) {
+      // In a module's method, a host tensor one way and the module's place
+      // the other (`self.emb(x) if self.emb else torch.zeros(n)`): the
+      // condition does not move the module, so the host way meets it.
+      if (a.kind == Kind::kTensor && b.kind == Kind::kTensor) {
+        if (a.place == Place::kModuleDevice && host_tensor(b) && b.origin != Origin::kNone)
+          return b;
+        if (b.place == Place::kModuleDevice && host_tensor(a) && a.origin != Origin::kNone)
+          return a;
+      }
       Value out = a;
       out.place = Place::kUnknown;
       out.origin = Origin::kNone;

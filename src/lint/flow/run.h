@@ -272,6 +272,9 @@ class FlowRun {
   mutable std::vector<std::tuple<int, std::string_view, TSNode>> without_move_;
   Place device_of(TSNode target, Frame& frame);
   std::optional<Value> first_parameter(TSNode function, const std::vector<Arg>& args, Frame& frame);
+  void index_put(TSNode node, TSNode target, TSNode right, const Value& v, Frame& frame);
+  bool bind_module_tensors(TSNode loop, Frame& frame);
+  std::optional<Value> module_tensor(TSNode iterated, Frame& frame);
   bool device_choice(std::string_view name, int scope) const;
   bool default_host(int class_scope, std::string_view name) const;
   mutable std::vector<std::tuple<int, std::string_view, bool>> default_hosts_;

@@ -277,6 +277,7 @@ void FlowRun::exec_assignment(TSNode node, Frame& frame) {
     if (is(target, "identifier") && is(right, "identifier") && v.kind == Kind::kModule) {
       frame.aliases.emplace_back(source_.text(target), source_.text(right));
     }
+    if (is(target, "subscript")) index_put(node, target, right, v, frame);
     // A device tensor written into a NumPy array (`losses[i] = loss.data`)
     // is converted as .numpy() would be.
     if (is(target, "subscript") && v.place == Place::kDevice &&
@@ -545,7 +546,8 @@ void FlowRun::exec_for(TSNode node, Frame& frame) {
       is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern");
   // enumerate(x) and zip(a, b) give tuples of what they iterate.
   const std::string q = is(right, "call") ? source_.dotted(field(right, fields().function)) : "";
-  if (pattern && (q == "enumerate" || q == "zip")) {
+  if (bind_module_tensors(node, frame)) {
+  } else if (pattern && (q == "enumerate" || q == "zip")) {
     const std::vector<TSNode> args = source_.positional(right);
     std::vector<Value> parts;
     if (q == "enumerate") parts.push_back(Value{});

@@ -65,4 +65,69 @@ TEST(LintFlowElements, MasksKeepTheirFactoryAndInputsSlicedAreTensors) {
 }
 
 }  // namespace
+// `for p in model.parameters()` (or named_parameters(), buffers()) gives
+// tensors where the model is, when that is a device; a model of unknown
+// place gives tensors of unknown place.
+TEST(LintFlowElements, AModelsParametersInALoopAreWhereTheModelIs) {
+  const Flowed named(
+      "import torch\n"
+      "def shrink(model, n):\n"
+      "    model = model.to('cuda')\n"
+      "    for name, param in model.named_parameters():\n"
+      "        param.index_copy_(0, torch.arange(n), param[:n] * 0.5)\n");
+  EXPECT_EQ(meetings(named), (Lines{"5 factory@5 meets device"}));
+  const Flowed plain(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 4)\n"
+      "    def penalty(self):\n"
+      "        total = 0\n"
+      "        for p in self.fc.parameters():\n"
+      "            total = total + (p * torch.rand(p.shape)).sum()\n"
+      "        return total\n");
+  EXPECT_EQ(meetings(plain), (Lines{"10 factory@10 meets module"}));
+  const Flowed unknown(
+      "import torch\n"
+      "def shrink(model, n):\n"
+      "    for name, param in model.named_parameters():\n"
+      "        param.index_copy_(0, torch.arange(n), param[:n] * 0.5)\n");
+  EXPECT_EQ(meetings(unknown), Lines{});
+}
+
+// `x[idx] = values` with a tensor index is index_put_, which needs values
+// where x is; a plain index or slice copies across devices.
+TEST(LintFlowElements, AHostTensorWrittenAtTensorIndicesOfADeviceTensorMeetsIt) {
+  const Flowed scatter(
+      "import torch\n"
+      "def fill(n, idx):\n"
+      "    out = torch.zeros(n, device='cuda')\n"
+      "    pos = idx.to('cuda')\n"
+      "    out[pos] = torch.rand(len(idx))\n"
+      "    return out\n");
+  EXPECT_EQ(meetings(scatter), (Lines{"5 factory@5 meets device"}));
+  const Flowed rows(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Table(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.register_buffer('marks', torch.zeros(n, 4))\n"
+      "    def forward(self, rows, cols):\n"
+      "        values = torch.ones(rows.shape[0])\n"
+      "        self.marks[rows, cols] = values\n"
+      "        return self.marks\n");
+  EXPECT_EQ(meetings(rows), (Lines{"9 factory@8 meets module"}));
+  const Flowed sliced(
+      "import torch\n"
+      "def fill(n):\n"
+      "    out = torch.zeros(n, device='cuda')\n"
+      "    out[:3] = torch.rand(3)\n"
+      "    out[0] = torch.rand(1)\n"
+      "    return out\n");
+  EXPECT_EQ(meetings(sliced), Lines{});
+}
+
 }  // namespace devcheck::lint::detail

@@ -183,4 +183,40 @@ TEST(LintFlowEval, ADeviceParameterDefaultingToCpuThatNoCallPassesIsTheHost) {
 }
 
 }  // namespace
+// In a module's method, `a if cond else b` with a host tensor one way and
+// the module's place the other is the host tensor: the condition does not
+// move the module. A device chosen by the condition (`x.cuda() if cuda else
+// x`) stays unknown.
+TEST(LintFlowEval, AConditionalOfAHostTensorAndTheModulesPlaceIsTheHostTensor) {
+  const Flowed embedding(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Encoder(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.emb = nn.Embedding(n, 4) if n else None\n"
+      "    def forward(self, x, cats):\n"
+      "        e = self.emb(cats) if self.emb is not None else torch.zeros(x.shape[0], 0)\n"
+      "        return torch.cat((x, e), dim=1)\n");
+  EXPECT_EQ(meetings(embedding), (Lines{"9 factory@8 meets module"}));
+  const Flowed buffer(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Memory(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.register_buffer('state', torch.zeros(4))\n"
+      "    def forward(self, x, reset):\n"
+      "        s = torch.ones(4) if reset else self.state\n"
+      "        return x + s\n");
+  EXPECT_EQ(meetings(buffer), (Lines{"9 factory@8 meets module"}));
+  const Flowed chosen(
+      "import torch\n"
+      "def f(x, use_cuda):\n"
+      "    y = x.cuda() if use_cuda else x\n"
+      "    h = torch.ones(3).cuda() if use_cuda else torch.ones(3)\n"
+      "    return y + h\n");
+  EXPECT_EQ(meetings(chosen), Lines{});
+}
+
 }  // namespace devcheck::lint::detail
