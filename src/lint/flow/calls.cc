@@ -34,6 +34,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   const bool self_call = attribute && source_.text(object) == "self";
   if (attribute && q.empty() && !self_call) receiver = eval(object, frame);
   const std::vector<Arg> args = eval_args(call, frame);
+  if (const std::optional<Value> sparse = sparse_tensor(call, q, args, frame)) return *sparse;
   if (!framework_calls_.empty()) {
     const uint32_t start = ts_node_start_byte(call);
     const auto f =

@@ -4,6 +4,7 @@
 
 #include "../common.h"
 #include "../grammar.h"
+#include "call_args.h"
 #include "run.h"
 
 namespace devcheck::lint::detail {
@@ -298,6 +299,42 @@ bool FlowRun::bind_module_tensors(TSNode loop, Frame& frame) {
   }
   frame.loops.emplace_back(left, *tensor);
   return true;
+}
+
+// torch.sparse_coo_tensor(indices, values, ...) (and the compressed forms,
+// of two index tensors) without device= is made where its inputs are: on
+// the host when all of them are host tensors, on a device when one is.
+std::optional<Value> FlowRun::sparse_tensor(TSNode call, std::string_view qualified,
+                                            const std::vector<Arg>& args, Frame& frame) {
+  const bool coo = qualified == "torch.sparse_coo_tensor";
+  if (!coo && qualified != "torch.sparse_csr_tensor" && qualified != "torch.sparse_csc_tensor" &&
+      qualified != "torch.sparse_bsr_tensor" && qualified != "torch.sparse_bsc_tensor" &&
+      qualified != "torch.sparse_compressed_tensor") {
+    return std::nullopt;
+  }
+  Value v;
+  v.kind = Kind::kTensor;
+  if (const Arg* device = keyword_arg(args, "device")) {
+    v.place = device_of(device->node, frame);
+    return v;
+  }
+  if (has_keyword_splat(args) || frame.default_device > 0 || default_device_set_) return v;
+  const std::size_t inputs = coo ? 2 : 3;
+  std::size_t host = 0;
+  for (std::size_t i = 0; i < args.size() && i < inputs; ++i) {
+    if (!args[i].keyword.empty() || args[i].in_sequence) break;
+    if (host_tensor(args[i].value)) ++host;
+    // An input on a device makes it there (a host one beside it fails).
+    if (device_value(args[i].value)) {
+      v.place = args[i].value.place;
+      return v;
+    }
+  }
+  if (host < inputs) return v;
+  v.place = Place::kHost;
+  v.origin = Origin::kFactory;
+  v.made = call;
+  return v;
 }
 
 }  // namespace devcheck::lint::detail

@@ -272,6 +272,8 @@ class FlowRun {
   mutable std::vector<std::tuple<int, std::string_view, TSNode>> without_move_;
   Place device_of(TSNode target, Frame& frame);
   std::optional<Value> first_parameter(TSNode function, const std::vector<Arg>& args, Frame& frame);
+  std::optional<Value> sparse_tensor(TSNode call, std::string_view qualified,
+                                     const std::vector<Arg>& args, Frame& frame);
   void index_put(TSNode node, TSNode target, TSNode right, const Value& v, Frame& frame);
   bool bind_module_tensors(TSNode loop, Frame& frame);
   std::optional<Value> module_tensor(TSNode iterated, Frame& frame);

@@ -23,8 +23,8 @@ bool is_dtype(const Source& source, TSNode node) {
 }
 
 bool computes_on_arguments(std::string_view q) {
-  static constexpr std::array<std::string_view, 4> kNamespaces = {
-      "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special."};
+  static constexpr std::array<std::string_view, 5> kNamespaces = {
+      "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.", "torch.sparse."};
   for (std::string_view ns : kNamespaces) {
     if (q.rfind(ns, 0) == 0) return true;
   }

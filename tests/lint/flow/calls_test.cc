@@ -628,4 +628,43 @@ TEST(LintFlowCalls, TheDeviceOfATestRunOnTheCpuOnlyIsTheHost) {
 }
 
 }  // namespace
+// A sparse tensor made without device= is where its indices and values
+// are: a host one only when they are host tensors.
+TEST(LintFlowCalls, ASparseTensorIsWhereItsIndicesAndValuesAre) {
+  const Flowed host(
+      "import torch\n"
+      "def select(dense, stride):\n"
+      "    dense = dense.cuda()\n"
+      "    rows = torch.arange(0, dense.shape[0], stride)\n"
+      "    sel = torch.sparse_coo_tensor(torch.stack([torch.arange(len(rows)), rows]),\n"
+      "                                  torch.ones(len(rows)), (len(rows), dense.shape[0]))\n"
+      "    return torch.sparse.mm(sel, dense)\n");
+  EXPECT_EQ(meetings(host), (Lines{"7 factory@5 meets device"}));
+  const Flowed csr(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Graph(nn.Module):\n"
+      "    def forward(self, x, n):\n"
+      "        crow = torch.arange(n + 1)\n"
+      "        adj = torch.sparse_csr_tensor(crow, torch.arange(n), torch.ones(n))\n"
+      "        return adj @ x\n");
+  EXPECT_EQ(meetings(csr), (Lines{"7 factory@6 meets module"}));
+  const Flowed from_device(
+      "import torch\n"
+      "def project(w, x):\n"
+      "    w = w.cuda()\n"
+      "    idx = torch.zeros(2, w.shape[0], dtype=torch.long, device=w.device)\n"
+      "    m = torch.sparse_coo_tensor(idx, w)\n"
+      "    return torch.sparse.mm(m, torch.ones(w.shape[0], 1))\n");
+  EXPECT_EQ(meetings(from_device), (Lines{"6 factory@6 meets device"}));
+  const Flowed placed(
+      "import torch\n"
+      "def select(dense, idx, vals):\n"
+      "    dense = dense.cuda()\n"
+      "    a = torch.sparse_coo_tensor(idx.to(dense.device), vals.to(dense.device))\n"
+      "    b = torch.sparse_coo_tensor(torch.zeros(2, 1).long(), torch.ones(1), device='cuda')\n"
+      "    return torch.sparse.mm(a, dense) + torch.sparse.mm(b, dense)\n");
+  EXPECT_EQ(meetings(placed), Lines{});
+}
+
 }  // namespace devcheck::lint::detail
