@@ -22,7 +22,7 @@
 // and a LightningModule is moved by Lightning's Trainer (framework_handed
 // and lightning_module, below, for what its methods are handed).
 #include <algorithm>
-#include <cctype>
+#include <optional>
 #include <string>
 
 #include "../common.h"
@@ -46,9 +46,13 @@ bool imports_any(const Source& source, std::initializer_list<std::string_view> r
 bool last_name_says(std::string_view name, std::string_view word) {
   const std::size_t dot = name.rfind('.');
   if (dot != std::string_view::npos) name.remove_prefix(dot + 1);
-  std::string lower(name);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower.find(word) != std::string::npos;
+  return names_any(name, {word});
+}
+
+// Whether a pipeline's `output_type=` asks for what is no tensor: anything
+// but "pt" or "latent" (NumPy arrays, PIL images).
+bool asks_no_tensor(const std::optional<std::string>& asked) {
+  return asked && *asked != "pt" && *asked != "latent";
 }
 
 bool is_lightning_trainer(std::string_view q) {
@@ -294,8 +298,7 @@ std::optional<Value> FlowRun::pretrained_model(TSNode call, const std::vector<Ar
 
 bool FlowRun::host_output(const Value& callee, const std::vector<Arg>& args) const {
   if (const Arg* type = keyword_arg(args, "output_type")) {
-    const std::optional<std::string> asked = string_value(source_, type->node);
-    return asked && *asked != "pt" && *asked != "latent";
+    return asks_no_tensor(string_value(source_, type->node));
   }
   if (std::any_of(args.begin(), args.end(), [](const Arg& a) {
         return is(a.node, "dictionary_splat") && a.value.asks_host_output;
@@ -319,8 +322,7 @@ namespace {
 bool host_output_pair(const Source& source, TSNode key, TSNode value) {
   const std::string_view text = source.text(key);
   if (text.size() != 13 || text.substr(1, 11) != "output_type") return false;
-  const std::optional<std::string> asked = string_value(source, value);
-  return asked && *asked != "pt" && *asked != "latent";
+  return asks_no_tensor(string_value(source, value));
 }
 
 }  // namespace
@@ -366,16 +368,8 @@ bool FlowRun::keywords_asked(TSNode statement, Frame& frame) {
 
 bool host_images(const Source& source, TSNode object) {
   if (!is(object, "call")) return false;
-  const TSNode args = field(object, fields().arguments);
-  const uint32_t n = is(args, "argument_list") ? ts_node_named_child_count(args) : 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    const TSNode arg = ts_node_named_child(args, i);
-    if (is(arg, "keyword_argument") && source.text(field(arg, fields().name)) == "output_type") {
-      const std::optional<std::string> asked = string_value(source, field(arg, fields().value));
-      return asked && *asked != "pt" && *asked != "latent";
-    }
-  }
-  return true;
+  const TSNode type = source.keyword(object, "output_type");
+  return ts_node_is_null(type) || asks_no_tensor(string_value(source, type));
 }
 
 bool lightning_module(const Source& source, int class_scope) {
