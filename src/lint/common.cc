@@ -190,4 +190,21 @@ std::vector<WholeMove> whole_moves(const Source& source, int scope) {
   return out;
 }
 
+bool parameter_of(const Source& source, std::string_view name, int function,
+                  TSNode* default_value) {
+  const TSNode parameters = field(source.scopes()[function].node, "parameters");
+  for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+    const TSNode parameter = ts_node_named_child(parameters, i);
+    TSNode p = parameter;
+    if (!is(p, "identifier")) {
+      p = is(field(p, "name"), "identifier") ? field(p, "name") : ts_node_named_child(p, 0);
+    }
+    if (is(p, "identifier") && source.text(p) == name) {
+      if (default_value != nullptr) *default_value = field(parameter, "value");
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace devcheck::lint::detail

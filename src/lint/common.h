@@ -19,6 +19,10 @@ bool is_factory(std::string_view qualified);
 // The value last assigned to a name or `self.x` (any method of the class),
 // seen from `scope`; a null node when unknown.
 TSNode value_of_object(const Source& source, TSNode object, int scope);
+// Whether `name` is one of the function's parameters; `default_value`, if
+// given, is set to its default (null without one).
+bool parameter_of(const Source& source, std::string_view name, int function,
+                  TSNode* default_value = nullptr);
 
 // Whether `text` holds any of `words` (lowercase), in any case.
 bool names_any(std::string_view text, std::initializer_list<std::string_view> words);

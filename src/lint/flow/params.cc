@@ -55,20 +55,6 @@ bool worth_passing(const Value& v) {
 
 }  // namespace
 
-bool decorated_with(const Source& source, TSNode function, std::string_view decorator) {
-  const TSNode decorated = ts_node_parent(function);
-  if (!is(decorated, "decorated_definition")) return false;
-  bool found = false;
-  for_each_named_child(decorated, [&](TSNode child) {
-    if (is(child, "decorator") && source.text(child) == decorator) found = true;
-  });
-  return found;
-}
-
-bool static_method(const Source& source, TSNode function) {
-  return decorated_with(source, function, "@staticmethod");
-}
-
 bool same_hints(const ParamHints& a, const ParamHints& b) {
   auto count = [](const ParamHints& h) {
     std::size_t n = 0;
@@ -301,17 +287,6 @@ ParamHints FlowRun::param_hints() const {
 
 namespace {
 
-// Whether `name` is a parameter of the function `scope`.
-bool parameter_of(const Source& source, int scope, std::string_view name) {
-  bool found = false;
-  for_each_named_child(field(source.scopes()[scope].node, fields().parameters), [&](TSNode p) {
-    const TSNode named = is(p, "identifier") ? p : field(p, fields().name);
-    const TSNode id = ts_node_is_null(named) ? ts_node_named_child(p, 0) : named;
-    found = found || (is(id, "identifier") && source.text(id) == name);
-  });
-  return found;
-}
-
 // Whether `call` (`x.to(...)`, `x.cuda()`) moves its object to a device
 // chosen for the program (`"cuda"`, `device`, `args.device`,
 // `torch.device(...)`), not to where another tensor is (`x.to(y.device)`,
@@ -335,7 +310,7 @@ bool moves_to_a_device(const Source& source, const Call& call) {
     if (!is(object, "identifier")) return false;
     const std::string_view name = source.text(object);
     return name == "self" || (source.scopes()[call.scope].assigns.count(std::string(name)) == 0 &&
-                              !parameter_of(source, call.scope, name));
+                              !parameter_of(source, name, call.scope));
   }
   const TSNode value = source.value_of(std::string(text), call.scope);
   return ts_node_is_null(value) || !(is(value, "attribute") || is(value, "call")) ||

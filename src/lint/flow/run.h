@@ -101,10 +101,6 @@ struct ParamHint {
   bool absent = false;
 };
 using ParamHints = std::vector<std::vector<ParamHint>>;  // by the callee's scope
-// Whether a method is a @staticmethod (it has no `self` to skip).
-bool static_method(const Source& source, TSNode function);
-// Whether a function is decorated exactly so (`@property`).
-bool decorated_with(const Source& source, TSNode function, std::string_view decorator);
 // Whether a host copy (`x.cpu()`, `x.cpu().contiguous()`) was made as an
 // argument of another call than `call` (`knn(x.cpu(), k)`).
 bool copied_for_a_call(TSNode copy, TSNode call);

@@ -127,25 +127,6 @@ int class_of(const Source& source, int function) {
   return -1;
 }
 
-// Whether `name` is one of the function's parameters; `default_value`, if
-// given, is set to its default (null without one).
-bool parameter_of(const Source& source, std::string_view name, int function,
-                  TSNode* default_value = nullptr) {
-  const TSNode parameters = field(source.scopes()[function].node, "parameters");
-  for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
-    const TSNode parameter = ts_node_named_child(parameters, i);
-    TSNode p = parameter;
-    if (!is(p, "identifier")) {
-      p = is(field(p, "name"), "identifier") ? field(p, "name") : ts_node_named_child(p, 0);
-    }
-    if (is(p, "identifier") && source.text(p) == name) {
-      if (default_value != nullptr) *default_value = field(parameter, "value");
-      return true;
-    }
-  }
-  return false;
-}
-
 // Whether `node` is the device of one of the function's inputs
 // (`score.device`, `x.data.device` of a parameter, not `self`'s): the
 // function puts what it makes where its caller's tensors are.
