@@ -56,7 +56,8 @@ bool is_state(const Source& source, TSNode value, int scope) {
 // b.seek(0); torch.load(b)`).
 enum class SavedBefore {
   kNothing,
-  // A state dict (or anything, where the load says `weights_only=False`):
+  // A state dict (or anything, where the load says `weights_only=False`;
+  // what a load hands to `load_state_dict` is one):
   // in the same process the tensors come back to the devices they were
   // saved from, which it has, and weights_only=True reads them (not the
   // rare state dict that holds a ScriptObject: a miss).
@@ -70,6 +71,13 @@ SavedBefore saved_before(const Source& source, const Call& load) {
   if (ts_node_is_null(file)) return SavedBefore::kNothing;
   const TSNode weights_only = source.keyword(load.node, "weights_only");
   const bool unpickles = !ts_node_is_null(weights_only) && source.text(weights_only) == "False";
+  // What `m.load_state_dict(torch.load(f))` reads is a state dict, whatever
+  // name the save gave it (diffusers' converters save a `checkpoint`
+  // parameter to a temporary file and load it back so).
+  const TSNode up = ts_node_parent(ts_node_parent(load.node));
+  const bool into_state_dict =
+      is(up, "call") && is(field(up, "function"), "attribute") &&
+      source.text(field(field(up, "function"), "attribute")) == "load_state_dict";
   // The last save to that file before the load is what it reads.
   SavedBefore found = SavedBefore::kNothing;
   for (const Call& save : source.calls()) {
@@ -84,8 +92,9 @@ SavedBefore saved_before(const Source& source, const Call& load) {
     TSNode saved = source.keyword(save.node, "obj");
     if (ts_node_is_null(saved) && !args.empty()) saved = args[0];
     if (ts_node_is_null(saved)) continue;
-    found = unpickles || is_state(source, saved, save.scope) ? SavedBefore::kState
-                                                             : SavedBefore::kWhole;
+    found = unpickles || is_state(source, saved, save.scope) || into_state_dict
+                ? SavedBefore::kState
+                : SavedBefore::kWhole;
   }
   return found;
 }

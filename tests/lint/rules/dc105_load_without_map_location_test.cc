@@ -392,5 +392,29 @@ TEST(LintDC105, SaysNothingOfFilesTheSameFunctionSavedBeforeIt) {
   EXPECT_EQ(found(near_misses, "DC105"), (Lines{"7 DC105", "11 DC105", "14 DC105", "17 DC105"}));
 }
 
+// What a load hands to `load_state_dict` is a state dict, whatever the save
+// before it in the same function called it (diffusers' converters: a
+// `checkpoint` parameter saved to a temporary file and loaded back into a
+// model): torch 2.6's default reads it, and the devices are this process's.
+// Still found: the same object loaded back for another use.
+TEST(LintDC105, SaysNothingOfAStateDictLoadedBackIntoAModule) {
+  const std::string source =
+      "import tempfile\n"
+      "import torch\n"
+      "def load_checkpoint_to_model(checkpoint, model):\n"
+      "    with tempfile.NamedTemporaryFile() as file:\n"
+      "        torch.save(checkpoint, file.name)\n"
+      "        model.load_state_dict(torch.load(file.name), strict=True)\n"
+      "def copy_weights(src, dst, buffer):\n"
+      "    torch.save(src, buffer)\n"
+      "    buffer.seek(0)\n"
+      "    dst.load_state_dict(torch.load(buffer))\n"
+      "def copy_object(checkpoint):\n"
+      "    with tempfile.NamedTemporaryFile() as file:\n"
+      "        torch.save(checkpoint, file.name)\n"
+      "        return torch.load(file.name)\n";
+  EXPECT_EQ(found(source, "DC105"), (Lines{"14 DC105"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
