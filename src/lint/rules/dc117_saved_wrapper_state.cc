@@ -67,8 +67,9 @@ TSNode conditions_around(const Source& source, TSNode node, std::vector<std::str
 // Whether `code` holds `if A and B: raise ...` (either order) before byte
 // `before`: the program refuses to run with both.
 bool refuses_both(const Source& source, TSNode code, std::string_view a, std::string_view b,
-                  uint32_t before) {
-  if (ts_node_is_null(code) || ts_node_start_byte(code) >= before) return false;
+                  uint32_t before, int depth = 0) {
+  // A refusal is a statement a few blocks deep at most.
+  if (ts_node_is_null(code) || ts_node_start_byte(code) >= before || depth > 32) return false;
   if (is(code, "if_statement")) {
     const TSNode condition = field(code, "condition");
     const TSNode body = field(code, "consequence");
@@ -85,7 +86,7 @@ bool refuses_both(const Source& source, TSNode code, std::string_view a, std::st
   for (uint32_t i = 0, n = ts_node_named_child_count(code); i < n; ++i) {
     const TSNode child = ts_node_named_child(code, i);
     if (is(child, "function_definition") || is(child, "class_definition")) continue;
-    if (refuses_both(source, child, a, b, before)) return true;
+    if (refuses_both(source, child, a, b, before, depth + 1)) return true;
   }
   return false;
 }

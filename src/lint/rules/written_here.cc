@@ -9,6 +9,10 @@
 namespace devcheck::lint::detail {
 namespace {
 
+// How deep the walks below go into an expression (and the values its names
+// hold): a path is a few nodes deep; a deeper one is not judged.
+constexpr int kMaxDepth = 32;
+
 bool within(TSNode inner, TSNode outer) {
   return !ts_node_is_null(outer) && ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
          ts_node_end_byte(inner) <= ts_node_end_byte(outer);
@@ -95,7 +99,7 @@ bool builds_path(std::string_view callee) {
 // or file of this process; the names holding one go to `roots`.
 bool temporary(const Source& source, TSNode node, int scope, TSNode at,
                std::vector<std::string_view>& roots, int depth = 0) {
-  if (ts_node_is_null(node) || depth > 4) return false;
+  if (ts_node_is_null(node) || depth > kMaxDepth) return false;
   if (is(node, "identifier")) {
     const std::string_view name = source.text(node);
     if (fixture_parameter(source, name, scope) || with_temporary(source, name, at)) {
@@ -116,46 +120,47 @@ bool temporary(const Source& source, TSNode node, int scope, TSNode at,
       roots.push_back(source.text(node));
       return true;
     }
-    return temporary(source, object, scope, at, roots, depth);
+    return temporary(source, object, scope, at, roots, depth + 1);
   }
   if (is(node, "call")) {
     if (makes_temporary(source, node)) return true;
     if (!builds_path(callee_name(source, node))) return false;
     const TSNode function = field(node, "function");
     if (is(function, "attribute") &&
-        temporary(source, field(function, "object"), scope, at, roots, depth)) {
+        temporary(source, field(function, "object"), scope, at, roots, depth + 1)) {
       return true;
     }
     for (const TSNode arg : source.positional(node)) {
-      if (temporary(source, arg, scope, at, roots, depth)) return true;
+      if (temporary(source, arg, scope, at, roots, depth + 1)) return true;
     }
     return false;
   }
   if (is(node, "binary_operator")) {
-    return temporary(source, field(node, "left"), scope, at, roots, depth) ||
-           temporary(source, field(node, "right"), scope, at, roots, depth);
+    return temporary(source, field(node, "left"), scope, at, roots, depth + 1) ||
+           temporary(source, field(node, "right"), scope, at, roots, depth + 1);
   }
   if (is(node, "string")) {
     for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
       const TSNode part = ts_node_named_child(node, i);
       if (is(part, "interpolation") &&
-          temporary(source, ts_node_named_child(part, 0), scope, at, roots, depth)) {
+          temporary(source, ts_node_named_child(part, 0), scope, at, roots, depth + 1)) {
         return true;
       }
     }
     return false;
   }
   if (is(node, "parenthesized_expression")) {
-    return temporary(source, ts_node_named_child(node, 0), scope, at, roots, depth);
+    return temporary(source, ts_node_named_child(node, 0), scope, at, roots, depth + 1);
   }
   return false;
 }
 
 // Whether `node` holds the name or attribute `name`.
-bool holds_name(const Source& source, TSNode node, std::string_view name) {
+bool holds_name(const Source& source, TSNode node, std::string_view name, int depth = 0) {
+  if (depth > kMaxDepth) return false;
   if ((is(node, "identifier") || is(node, "attribute")) && source.text(node) == name) return true;
   for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
-    if (holds_name(source, ts_node_named_child(node, i), name)) return true;
+    if (holds_name(source, ts_node_named_child(node, i), name, depth + 1)) return true;
   }
   return false;
 }
@@ -171,7 +176,7 @@ bool brings_file(std::string_view callee) {
 // a few levels), not the functions that build it.
 void path_parts(const Source& source, TSNode node, int scope, std::vector<std::string_view>& parts,
                 int depth = 0) {
-  if (ts_node_is_null(node) || depth > 3) return;
+  if (ts_node_is_null(node) || depth > kMaxDepth) return;
   if (is(node, "attribute")) {
     parts.push_back(source.text(node));
     return;
@@ -185,12 +190,12 @@ void path_parts(const Source& source, TSNode node, int scope, std::vector<std::s
   if (is(node, "call")) {
     const TSNode function = field(node, "function");
     if (is(function, "attribute"))
-      path_parts(source, field(function, "object"), scope, parts, depth);
-    path_parts(source, field(node, "arguments"), scope, parts, depth);
+      path_parts(source, field(function, "object"), scope, parts, depth + 1);
+    path_parts(source, field(node, "arguments"), scope, parts, depth + 1);
     return;
   }
   for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
-    path_parts(source, ts_node_named_child(node, i), scope, parts, depth);
+    path_parts(source, ts_node_named_child(node, i), scope, parts, depth + 1);
   }
 }
 
