@@ -8,6 +8,7 @@
 
 #include "../common.h"
 #include "../rule.h"
+#include "written_here.h"
 
 namespace devcheck::lint::detail {
 namespace {
@@ -49,32 +50,66 @@ bool is_state(const Source& source, TSNode value, int scope) {
   return is(function, "attribute") && source.text(field(function, "attribute")) == "state_dict";
 }
 
-// Whether `load` reads back, in the same process, a state dict that the same
-// function saved before it to the same file (`torch.save(m.state_dict(), b);
-// b.seek(0); torch.load(b)`): the tensors come back to the devices they were
-// saved from, which this process has, and weights_only=True reads them (not
-// the rare state dict that holds a ScriptObject: a miss). A whole module
-// saved so is not such a round trip: torch 2.6's weights_only default
-// refuses it, unless the load says `weights_only=False` (PyG's test_pickle).
-bool round_trip(const Source& source, const Call& load) {
+// What the last torch.save to the load's file wrote, when the same function
+// (or the module's code, where it runs before the load: runs_before) saved
+// it there before the load, to the same text (`torch.save(m.state_dict(), b);
+// b.seek(0); torch.load(b)`).
+enum class SavedBefore {
+  kNothing,
+  // A state dict (or anything, where the load says `weights_only=False`;
+  // what a load hands to `load_state_dict` is one):
+  // in the same process the tensors come back to the devices they were
+  // saved from, which it has, and weights_only=True reads them (not the
+  // rare state dict that holds a ScriptObject: a miss).
+  kState,
+  // A whole object: torch 2.6's weights_only default refuses it.
+  kWhole,
+};
+SavedBefore saved_before(const Source& source, const Call& load) {
   const TSNode file = file_argument(source, load.node, 0);
   const int function = source.function_of(load.scope);
-  if (ts_node_is_null(file) || function < 0) return false;
+  if (ts_node_is_null(file)) return SavedBefore::kNothing;
   const TSNode weights_only = source.keyword(load.node, "weights_only");
   const bool unpickles = !ts_node_is_null(weights_only) && source.text(weights_only) == "False";
+  // What `m.load_state_dict(torch.load(f))` reads is a state dict, whatever
+  // name the save gave it (diffusers' converters save a `checkpoint`
+  // parameter to a temporary file and load it back so).
+  const TSNode up = ts_node_parent(ts_node_parent(load.node));
+  const bool into_state_dict =
+      is(up, "call") && is(field(up, "function"), "attribute") &&
+      source.text(field(field(up, "function"), "attribute")) == "load_state_dict";
   // The last save to that file before the load is what it reads.
-  bool state = false;
+  SavedBefore found = SavedBefore::kNothing;
   for (const Call& save : source.calls()) {
     if (ts_node_start_byte(save.node) >= ts_node_start_byte(load.node)) break;
-    if (save.qualified != "torch.save" || source.function_of(save.scope) != function) continue;
+    if (save.qualified != "torch.save" || source.function_of(save.scope) != function ||
+        (function < 0 && !runs_before(save.node, load.node))) {
+      continue;
+    }
     const TSNode saved_to = file_argument(source, save.node, 1);
     if (ts_node_is_null(saved_to) || source.text(saved_to) != source.text(file)) continue;
     const std::vector<TSNode> args = source.positional(save.node);
     TSNode saved = source.keyword(save.node, "obj");
     if (ts_node_is_null(saved) && !args.empty()) saved = args[0];
-    state = !ts_node_is_null(saved) && (unpickles || is_state(source, saved, save.scope));
+    if (ts_node_is_null(saved)) continue;
+    found = unpickles || is_state(source, saved, save.scope) || into_state_dict
+                ? SavedBefore::kState
+                : SavedBefore::kWhole;
   }
-  return state;
+  return found;
+}
+
+// Whether `load` reads what this process wrote itself, and torch 2.6's
+// default reads it: a state dict saved before it to the same file
+// (saved_before), or a file in a temporary directory of its own or one a
+// save of the same function wrote (written_here.h), unless a torch.save of
+// the function wrote a whole object there.
+bool reads_own_file(const Source& source, const Call& load) {
+  const SavedBefore saved = saved_before(source, load);
+  if (saved != SavedBefore::kNothing) return saved == SavedBefore::kState;
+  const TSNode file = file_argument(source, load.node, 0);
+  return !ts_node_is_null(file) && (in_own_temporary(source, load, file) ||
+                                    saved_before_by_same_function(source, load, file));
 }
 
 // The names a path is built from: identifiers and attribute chains
@@ -303,7 +338,7 @@ bool saves_a_module(const Source& source, TSNode saved, int scope) {
 // module-level name or path function of the file, `_get_expected_file(name)`,
 // or in one function the same name), saved in another function or in another
 // branch of an `if` (a save just before the load in one function is
-// round_trip's), and whose contents are only compared. The test records what it compares
+// saved_before's), and whose contents are only compared. The test records what it compares
 // (`if ACCEPT: torch.save(output, f)` / `else: assert_close(output,
 // torch.load(f))`): made by the code that makes what it is compared with.
 // Not a module saved so (torch 2.6's default refuses it).
@@ -502,7 +537,7 @@ void check(const RuleContext& c) {
     if (call.qualified.rfind("mm", 0) == 0) check_library_loaders(c, call);
     if (call.qualified != "torch.load" || c.source.has_splat(call.node)) continue;
     if (!ts_node_is_null(c.source.keyword(call.node, "map_location")) ||
-        c.source.positional(call.node).size() >= 2 || round_trip(c.source, call) ||
+        c.source.positional(call.node).size() >= 2 || reads_own_file(c.source, call) ||
         written_here_on_host(c.source, call) || expected_values(c.source, call)) {
       continue;
     }

@@ -3,6 +3,7 @@
 // unless the value read decides whether the loop stops (a convergence test,
 // a stop on a non-finite loss, an assertion: they need it on every step).
 #include <algorithm>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -121,6 +122,56 @@ bool in_test(const Source& source, int scope) {
   return f.owner_class >= 0 && source.scopes()[f.owner_class].name.rfind("Test", 0) == 0;
 }
 
+// A loop of at most this many steps runs "a few": the waits it adds are a
+// handful, nothing worth accumulating on the device for.
+constexpr long kFewSteps = 100;
+
+// The value of a constant count: an integer literal, a module-level name
+// given one once (`STEPS = 20`), or a sum, difference or product of those;
+// -1 when it is not one.
+long constant_count(const Source& source, TSNode node, int depth = 0) {
+  if (ts_node_is_null(node) || depth > 4) return -1;
+  if (is(node, "integer")) {
+    const std::string_view text = source.text(node);
+    if (text.size() > 9 || text.find_first_not_of("0123456789_") != std::string_view::npos) {
+      return -1;
+    }
+    long value = 0;
+    for (const char ch : text) value = ch == '_' ? value : value * 10 + (ch - '0');
+    return value;
+  }
+  if (is(node, "identifier")) {
+    const auto& constants = source.scopes()[0].assigns;
+    const auto found = constants.find(std::string(source.text(node)));
+    if (found == constants.end() || found->second.size() != 1) return -1;
+    return constant_count(source, found->second[0], depth + 1);
+  }
+  if (is(node, "binary_operator")) {
+    const long a = constant_count(source, field(node, "left"), depth + 1);
+    const long b = constant_count(source, field(node, "right"), depth + 1);
+    const std::string_view op = source.text(field(node, "operator"));
+    if (a < 0 || b < 0) return -1;
+    if (op == "+") return a + b;
+    if (op == "-") return a - b;
+    if (op == "*") return a * b;
+  }
+  return -1;
+}
+
+// Whether `loop` runs a few steps, fixed in the code: `for step in
+// range(1, STEPS + 1)` with STEPS = 20 (peft's overfit test script): a test
+// of a few steps on one batch, or a toy, not training that a wait per step
+// slows.
+bool few_steps(const Source& source, TSNode loop) {
+  if (!is(loop, "for_statement")) return false;
+  const TSNode iterable = field(loop, "right");
+  if (!is(iterable, "call") || source.text(field(iterable, "function")) != "range") return false;
+  const std::vector<TSNode> args = source.positional(iterable);
+  if (args.empty() || args.size() > 2) return false;
+  const long stop = constant_count(source, args.back());
+  return stop >= 0 && stop <= kFewSteps;
+}
+
 void check(const RuleContext& c) {
   const Source& source = c.source;
   Sink& sink = c.sink;
@@ -132,8 +183,9 @@ void check(const RuleContext& c) {
         ts_node_named_child_count(field(call.node, "arguments")) != 0) {
       continue;
     }
-    if (steers_loop(source, loop_at(call.node, call.loop), call.node) ||
-        asserted(source, call.node) || in_test(source, call.scope)) {
+    const TSNode loop = loop_at(call.node, call.loop);
+    if (steers_loop(source, loop, call.node) || asserted(source, call.node) ||
+        in_test(source, call.scope) || few_steps(source, loop)) {
       continue;
     }
     sink.report(call.node, "DC114",

@@ -1,5 +1,9 @@
 // DC117 saved-wrapper-state: torch.save of a DataParallel / DDP wrapper's
 // state_dict: its keys start with "module.".
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
 #include "../common.h"
 #include "../rule.h"
 
@@ -47,6 +51,69 @@ TSNode value_at(const Source& source, TSNode object, int scope, uint32_t at, int
   return value;
 }
 
+// The conditions of the `if`s whose first branch holds `node`, up to its
+// function (or the module), and that function's (or module's) node.
+TSNode conditions_around(const Source& source, TSNode node, std::vector<std::string_view>& out) {
+  for (TSNode n = node; !ts_node_is_null(n); n = ts_node_parent(n)) {
+    const TSNode parent = ts_node_parent(n);
+    if (is(n, "function_definition") || is(n, "module")) return n;
+    if (is(parent, "if_statement") && ts_node_eq(field(parent, "consequence"), n)) {
+      out.push_back(source.text(field(parent, "condition")));
+    }
+  }
+  return TSNode{};
+}
+
+// Whether `code` holds `if A and B: raise ...` (either order) before byte
+// `before`: the program refuses to run with both.
+bool refuses_both(const Source& source, TSNode code, std::string_view a, std::string_view b,
+                  uint32_t before, int depth = 0) {
+  // A refusal is a statement a few blocks deep at most.
+  if (ts_node_is_null(code) || ts_node_start_byte(code) >= before || depth > 32) return false;
+  if (is(code, "if_statement")) {
+    const TSNode condition = field(code, "condition");
+    const TSNode body = field(code, "consequence");
+    if (is(condition, "boolean_operator") && source.text(field(condition, "operator")) == "and") {
+      const std::string_view l = source.text(field(condition, "left"));
+      const std::string_view r = source.text(field(condition, "right"));
+      bool raises = false;
+      for (uint32_t i = 0, n = ts_node_named_child_count(body); i < n; ++i) {
+        raises = raises || is(ts_node_named_child(body, i), "raise_statement");
+      }
+      if (raises && ((l == a && r == b) || (l == b && r == a))) return true;
+    }
+  }
+  for (uint32_t i = 0, n = ts_node_named_child_count(code); i < n; ++i) {
+    const TSNode child = ts_node_named_child(code, i);
+    if (is(child, "function_definition") || is(child, "class_definition")) continue;
+    if (refuses_both(source, child, a, b, before, depth + 1)) return true;
+  }
+  return false;
+}
+
+// Whether the save runs only where the wrapping does not: the save is under
+// `if A:`, the wrapping under `if B:`, and the function refuses A and B
+// together before either (torchvision's train_quantization.py: `if
+// args.post_training_quantize and args.distributed: raise RuntimeError(...)`,
+// then DDP under `if args.distributed:`, the save under `if
+// args.post_training_quantize:`).
+bool never_together(const Source& source, TSNode save, TSNode wrapping) {
+  std::vector<std::string_view> saved_under;
+  std::vector<std::string_view> wrapped_under;
+  const TSNode code = conditions_around(source, save, saved_under);
+  if (saved_under.empty() ||
+      !ts_node_eq(conditions_around(source, wrapping, wrapped_under), code)) {
+    return false;
+  }
+  const uint32_t first = std::min(ts_node_start_byte(save), ts_node_start_byte(wrapping));
+  for (const std::string_view a : saved_under) {
+    for (const std::string_view b : wrapped_under) {
+      if (refuses_both(source, code, a, b, first)) return true;
+    }
+  }
+  return false;
+}
+
 // The state_dict() calls of wrappers inside [start, end).
 void report_wrapper_states(const Source& source, uint32_t start, uint32_t end, Sink& sink) {
   for (const Call& inner : source.calls()) {
@@ -55,7 +122,7 @@ void report_wrapper_states(const Source& source, uint32_t start, uint32_t end, S
       continue;
     }
     const TSNode held = value_at(source, inner.object, inner.scope, ts_node_start_byte(inner.node));
-    if (!is_wrapper_value(source, held)) continue;
+    if (!is_wrapper_value(source, held) || never_together(source, inner.node, held)) continue;
     const std::string name(source.text(inner.object));
     std::string message = name;
     message +=

@@ -269,5 +269,152 @@ TEST(LintDC105, SaysNothingOfExpectedValuesATestRecordsAndCompares) {
             "weights_only= explicitly (its default changed in torch 2.6)");
 }
 
+// A file in a temporary directory or file of the loading process (pytest's
+// `tmp_path`/`tmpdir` in a test or fixture, `tempfile`'s, an empty
+// `io.BytesIO()`): whatever wrote it (`fabric.save`, a converter, a
+// library's `save_pretrained`) ran in this process, on devices it has
+// (litgpt's tests and peft's PVeRA example, seed 47). Still found: a
+// checkpoint copied, extracted or downloaded into the directory first, a
+// whole module torch.save wrote there (torch 2.6's default refuses it), a
+// `tmp_path` of a function that is no test, and a path from the arguments.
+TEST(LintDC105, SaysNothingOfFilesInTheProcesssOwnTemporaryDirectories) {
+  const std::string tests =
+      "import os\n"
+      "import pytest\n"
+      "import torch\n"
+      "def test_filter(tmp_path):\n"
+      "    fabric = Fabric(devices=1)\n"
+      "    save_path = tmp_path / 'model.pth'\n"
+      "    fabric.save(save_path, {'model': model}, filter=adapter_filter)\n"
+      "    saved = torch.load(save_path)['model']\n"
+      "def test_convert(tmp_path, fake_checkpoint_dir):\n"
+      "    convert(checkpoint_dir=fake_checkpoint_dir, output_dir=tmp_path / 'converted')\n"
+      "    converted = torch.load(tmp_path / 'converted' / 'lit_model.pth')\n"
+      "def test_finetune(tmpdir):\n"
+      "    run_finetune(out_dir=str(tmpdir))\n"
+      "    state = torch.load(os.path.join(str(tmpdir), 'final', f'{NAME}.pth'))\n"
+      "@pytest.fixture\n"
+      "def checkpoint(tmp_path_factory):\n"
+      "    d = tmp_path_factory.mktemp('ckpt')\n"
+      "    write_checkpoint(d)\n"
+      "    return torch.load(d / 'meta.pt')\n";
+  EXPECT_EQ(found(tests, "DC105"), Lines{});
+  const std::string script =
+      "import io\n"
+      "import tempfile\n"
+      "import torch\n"
+      "with tempfile.TemporaryDirectory() as tmpdir:\n"
+      "    model.save_pretrained(tmpdir)\n"
+      "    torch.save(probe.state_dict(), tmpdir + '/probe.bin')\n"
+      "    probe.load_state_dict(torch.load(tmpdir + '/probe.bin'))\n"
+      "class RoundTrip:\n"
+      "    def setUp(self):\n"
+      "        self.dir = tempfile.mkdtemp()\n"
+      "    def check(self, m):\n"
+      "        m.export(self.dir)\n"
+      "        return torch.load(os.path.join(self.dir, 'weights.pt'))\n"
+      "def in_memory(m):\n"
+      "    with tempfile.NamedTemporaryFile() as f:\n"
+      "        torch.jit.save(torch.jit.script(m), f)\n"
+      "        f.seek(0)\n"
+      "        torch.load(f)\n"
+      "    buffer = io.BytesIO()\n"
+      "    write_state(m, buffer)\n"
+      "    buffer.seek(0)\n"
+      "    return torch.load(buffer)\n";
+  EXPECT_EQ(found(script, "DC105"), Lines{});
+  const std::string near_misses =
+      "import io, os, shutil, tarfile, tempfile\n"
+      "import torch\n"
+      "def test_resume(tmp_path, trained_dir):\n"
+      "    shutil.copytree(trained_dir, tmp_path / 'ckpt')\n"
+      "    return torch.load(tmp_path / 'ckpt' / 'model.pt')\n"
+      "def from_archive(archive):\n"
+      "    with tempfile.TemporaryDirectory() as d:\n"
+      "        tarfile.open(archive).extractall(d)\n"
+      "        return torch.load(os.path.join(d, 'weights.th'))\n"
+      "def test_whole_module(tmp_path):\n"
+      "    torch.save(model, tmp_path / 'm.pt')\n"
+      "    return torch.load(tmp_path / 'm.pt')\n"
+      "def restore(tmp_path):\n"
+      "    return torch.load(tmp_path / 'model.pt')\n"
+      "def load(args):\n"
+      "    data = io.BytesIO(open(args.ckpt, 'rb').read())\n"
+      "    return torch.load(data)\n";
+  EXPECT_EQ(found(near_misses, "DC105"),
+            (Lines{"5 DC105", "9 DC105", "12 DC105", "14 DC105", "17 DC105"}));
+  EXPECT_EQ(only(near_misses.substr(0, near_misses.find("def from_archive")), "DC105").message,
+            "torch.load without map_location: tensors saved on a GPU fail to load where that "
+            "device is missing; pass map_location=\"cpu\" (or the target device) and "
+            "weights_only= explicitly (its default changed in torch 2.6)");
+}
+
+// A file a save of the same function (or the module's code) wrote before the
+// load, in a statement that always runs before it: `fabric.save(path, ...)`,
+// `trainer.save_checkpoint(out_dir)` then a load of a file in `out_dir`, a
+// state dict torch.save wrote at module level. Still found: a save under an
+// `if` that the load is not in (`--do_train` saves, a later `--do_eval` run
+// loads), a save in another function (a resume), and a save of another path.
+TEST(LintDC105, SaysNothingOfFilesTheSameFunctionSavedBeforeIt) {
+  const std::string saved =
+      "import os\n"
+      "import torch\n"
+      "def train_and_check(trainer, args):\n"
+      "    trainer.train()\n"
+      "    trainer.save_checkpoint(args.output_dir)\n"
+      "    opt = torch.load(os.path.join(args.output_dir, 'optimizer.pt'))\n"
+      "    with open('log.txt', 'w') as log:\n"
+      "        fabric.save(args.ckpt, {'model': model})\n"
+      "    for key in torch.load(args.ckpt)['model']:\n"
+      "        print(key)\n"
+      "model = train()\n"
+      "torch.save(model.state_dict(), 'final.pt')\n"
+      "model.load_state_dict(torch.load('final.pt'))\n";
+  EXPECT_EQ(found(saved, "DC105"), Lines{});
+  const std::string near_misses =
+      "import os\n"
+      "import torch\n"
+      "def main(args):\n"
+      "    if args.do_train:\n"
+      "        trainer.save_model(args.output_dir)\n"
+      "    if args.do_eval:\n"
+      "        state = torch.load(os.path.join(args.output_dir, 'model.bin'))\n"
+      "def save(model, path):\n"
+      "    fabric.save(path, {'model': model})\n"
+      "def resume(path):\n"
+      "    return torch.load(path)\n"
+      "def other(args):\n"
+      "    fabric.save(args.out, state)\n"
+      "    return torch.load(args.resume)\n"
+      "if args.train:\n"
+      "    torch.save(model.state_dict(), 'final.pt')\n"
+      "model.load_state_dict(torch.load('final.pt'))\n";
+  EXPECT_EQ(found(near_misses, "DC105"), (Lines{"7 DC105", "11 DC105", "14 DC105", "17 DC105"}));
+}
+
+// What a load hands to `load_state_dict` is a state dict, whatever the save
+// before it in the same function called it (diffusers' converters: a
+// `checkpoint` parameter saved to a temporary file and loaded back into a
+// model): torch 2.6's default reads it, and the devices are this process's.
+// Still found: the same object loaded back for another use.
+TEST(LintDC105, SaysNothingOfAStateDictLoadedBackIntoAModule) {
+  const std::string source =
+      "import tempfile\n"
+      "import torch\n"
+      "def load_checkpoint_to_model(checkpoint, model):\n"
+      "    with tempfile.NamedTemporaryFile() as file:\n"
+      "        torch.save(checkpoint, file.name)\n"
+      "        model.load_state_dict(torch.load(file.name), strict=True)\n"
+      "def copy_weights(src, dst, buffer):\n"
+      "    torch.save(src, buffer)\n"
+      "    buffer.seek(0)\n"
+      "    dst.load_state_dict(torch.load(buffer))\n"
+      "def copy_object(checkpoint):\n"
+      "    with tempfile.NamedTemporaryFile() as file:\n"
+      "        torch.save(checkpoint, file.name)\n"
+      "        return torch.load(file.name)\n";
+  EXPECT_EQ(found(source, "DC105"), (Lines{"14 DC105"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -152,5 +152,43 @@ TEST(LintDC114, SaysNothingInTestCode) {
   EXPECT_EQ(found(source, "DC114"), (Lines{"24 DC114"}));
 }
 
+// A loop of a few steps fixed in the code (`range(1, STEPS + 1)` with
+// STEPS = 20, at most 100): peft's overfit test script, run as `main`, and a
+// toy's full-batch loop; a handful of waits. A loop whose count comes from
+// the arguments, or is larger, is found.
+TEST(LintDC114, SaysNothingInALoopOfAFewStepsFixedInTheCode) {
+  const std::string source =
+      "import torch\n"
+      "STEPS = 20\n"
+      "def main(model_id):\n"
+      "    device = torch.device('cuda', 0)\n"
+      "    model = load(model_id).to(device)\n"
+      "    for step in range(1, STEPS + 1):\n"
+      "        loss = model(**batch).loss\n"
+      "        loss.backward()\n"
+      "        final_loss = loss.item()\n"
+      "def toy(x, y):\n"
+      "    net = Net().to('cuda')\n"
+      "    for epoch in range(50):\n"
+      "        loss = ((net(x) - y) ** 2).mean()\n"
+      "        loss.backward()\n"
+      "        print(epoch, loss.item())\n"
+      "def train(args, net):\n"
+      "    net.to(device)\n"
+      "    for it in range(args.max_iters):\n"
+      "        loss = net(get_batch()).mean()\n"
+      "        loss.backward()\n"
+      "        print(loss.item())\n"
+      "    for it in range(STEPS * 50):\n"
+      "        loss = net(get_batch()).mean()\n"
+      "        loss.backward()\n"
+      "        print(loss.item())\n";
+  EXPECT_EQ(found(source, "DC114"), (Lines{"21 DC114", "25 DC114"}));
+  EXPECT_EQ(only(source.substr(0, source.find("    for it in range(STEPS")), "DC114").message,
+            ".item() on every step of a training loop waits for the device each time; "
+            "accumulate on the device (total += loss.detach()) and read it once per epoch or "
+            "under a logging condition");
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -70,5 +70,58 @@ TEST(LintDC117, SaysNothingWhereTheSameFunctionLoadsItIntoAWrapper) {
   EXPECT_EQ(found(source, "DC117"), (Lines{"12 DC117"}));
 }
 
+// A save under `if A:` of a model wrapped under `if B:`, where the function
+// refuses A and B together before either (`if A and B: raise ...`):
+// torchvision's train_quantization.py saves after post-training
+// quantization, which refuses distributed mode, so the model there is never
+// DDP. Without the refusal, or with one of other conditions, it is found.
+TEST(LintDC117, SaysNothingWhereTheProgramRefusesTheSaveAndTheWrapperTogether) {
+  const std::string source =
+      "import torch\n"
+      "def main(args):\n"
+      "    if args.post_training_quantize and args.distributed:\n"
+      "        raise RuntimeError('not in distributed mode')\n"
+      "    model = build(args).to(device)\n"
+      "    if args.distributed:\n"
+      "        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])\n"
+      "    if args.post_training_quantize:\n"
+      "        if args.output_dir:\n"
+      "            torch.save(model.state_dict(), 'quantized.pth')\n"
+      "        return\n";
+  EXPECT_EQ(found(source, "DC117"), Lines{});
+  const std::string script =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "if multi_gpu and export:\n"
+      "    raise SystemExit('export runs on one GPU')\n"
+      "net = Net().cuda()\n"
+      "if multi_gpu:\n"
+      "    net = nn.DataParallel(net)\n"
+      "if export:\n"
+      "    torch.save({'net': net.state_dict()}, 'export.pt')\n";
+  EXPECT_EQ(found(script, "DC117"), Lines{});
+  const std::string near_misses =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def main(args):\n"
+      "    if args.quantize and args.amp:\n"
+      "        raise RuntimeError('no amp')\n"
+      "    if args.distributed:\n"
+      "        model = nn.parallel.DistributedDataParallel(model)\n"
+      "    if args.quantize:\n"
+      "        torch.save(model.state_dict(), 'q.pth')\n"
+      "def other(args):\n"
+      "    if args.quantize or args.distributed:\n"
+      "        raise RuntimeError('no')\n"
+      "    if args.distributed:\n"
+      "        model = nn.DataParallel(model)\n"
+      "    if args.quantize:\n"
+      "        torch.save(model.state_dict(), 'q.pth')\n";
+  EXPECT_EQ(found(near_misses, "DC117"), (Lines{"9 DC117", "16 DC117"}));
+  EXPECT_EQ(only(near_misses.substr(0, near_misses.find("def other")), "DC117").message,
+            "model is a DataParallel/DistributedDataParallel wrapper: its state_dict keys start "
+            "with 'module.' and do not load into the bare model; save model.module.state_dict()");
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -1,0 +1,258 @@
+#include "written_here.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../common.h"
+
+namespace devcheck::lint::detail {
+namespace {
+
+// How deep the walks below go into an expression (and the values its names
+// hold): a path is a few nodes deep; a deeper one is not judged.
+constexpr int kMaxDepth = 32;
+
+bool within(TSNode inner, TSNode outer) {
+  return !ts_node_is_null(outer) && ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
+         ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
+// The last part of a call's callee: `join` of `os.path.join`.
+std::string_view callee_name(const Source& source, TSNode call) {
+  const TSNode function = field(call, "function");
+  if (is(function, "attribute")) return source.text(field(function, "attribute"));
+  return is(function, "identifier") ? source.text(function) : std::string_view();
+}
+
+// A call that makes a temporary directory or file of this process, or an
+// empty in-memory buffer (nothing but this process writes into one).
+bool makes_temporary(const Source& source, TSNode call) {
+  if (!is(call, "call")) return false;
+  const std::string q = source.qualify(field(call, "function"));
+  if (q == "io.BytesIO") return ts_node_named_child_count(field(call, "arguments")) == 0;
+  if (q.rfind("tempfile.", 0) != 0) return false;
+  const std::string_view name = std::string_view(q).substr(9);
+  return name == "mkdtemp" || name == "TemporaryDirectory" || name == "NamedTemporaryFile" ||
+         name == "TemporaryFile" || name == "SpooledTemporaryFile";
+}
+
+// pytest's fixtures that hand a test a new empty directory.
+bool temporary_fixture(std::string_view name) {
+  return name == "tmp_path" || name == "tmpdir" || name == "tmp_path_factory" ||
+         name == "tmpdir_factory";
+}
+
+// A pytest test (`test*`) or fixture (decorated `@pytest.fixture`).
+bool test_or_fixture(const Source& source, int function) {
+  const Scope& f = source.scopes()[function];
+  if (f.name.rfind("test", 0) == 0) return true;
+  const TSNode up = ts_node_parent(f.node);
+  if (!is(up, "decorated_definition")) return false;
+  for (uint32_t i = 0, n = ts_node_named_child_count(up); i < n; ++i) {
+    const TSNode d = ts_node_named_child(up, i);
+    if (is(d, "decorator") && source.text(d).find("fixture") != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether `name` is a temporary-directory fixture of a test or fixture
+// around `scope` (a closure in a test reads the test's).
+bool fixture_parameter(const Source& source, std::string_view name, int scope) {
+  for (int f = source.function_of(scope); f >= 0;
+       f = source.function_of(source.scopes()[f].parent)) {
+    if (parameter_of(source, name, f)) return temporary_fixture(name) && test_or_fixture(source, f);
+    if (source.scopes()[f].parent < 0) break;
+  }
+  return false;
+}
+
+// Whether `name` is bound by a `with tempfile.X(...) as name:` around `at`.
+bool with_temporary(const Source& source, std::string_view name, TSNode at) {
+  for (TSNode n = ts_node_parent(at); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) return false;
+    if (!is(n, "with_statement")) continue;
+    const TSNode clause = ts_node_named_child(n, 0);
+    for (uint32_t i = 0, k = ts_node_named_child_count(clause); i < k; ++i) {
+      const TSNode pattern = ts_node_named_child(ts_node_named_child(clause, i), 0);
+      if (is(pattern, "as_pattern") && source.text(field(pattern, "alias")) == name &&
+          makes_temporary(source, ts_node_named_child(pattern, 0))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Calls that build a path from another without reading a file.
+bool builds_path(std::string_view callee) {
+  return callee == "join" || callee == "joinpath" || callee == "str" || callee == "Path" ||
+         callee == "fspath" || callee == "as_posix" || callee == "resolve" ||
+         callee == "absolute" || callee == "abspath" || callee == "realpath" ||
+         callee == "format" || callee == "mktemp" || callee == "mkdir" || callee == "with_suffix" ||
+         callee == "with_name";
+}
+
+// Whether `node`, a path or part of one, is built from a temporary directory
+// or file of this process; the names holding one go to `roots`.
+bool temporary(const Source& source, TSNode node, int scope, TSNode at,
+               std::vector<std::string_view>& roots, int depth = 0) {
+  if (ts_node_is_null(node) || depth > kMaxDepth) return false;
+  if (is(node, "identifier")) {
+    const std::string_view name = source.text(node);
+    if (fixture_parameter(source, name, scope) || with_temporary(source, name, at)) {
+      roots.push_back(name);
+      return true;
+    }
+    const TSNode value = source.value_of(std::string(name), scope);
+    if (!temporary(source, value, scope, at, roots, depth + 1)) return false;
+    roots.push_back(name);
+    return true;
+  }
+  if (is(node, "attribute")) {
+    const TSNode object = field(node, "object");
+    if (is(object, "identifier") && source.text(object) == "self") {
+      if (!temporary(source, value_of_object(source, node, scope), scope, at, roots, depth + 1)) {
+        return false;
+      }
+      roots.push_back(source.text(node));
+      return true;
+    }
+    return temporary(source, object, scope, at, roots, depth + 1);
+  }
+  if (is(node, "call")) {
+    if (makes_temporary(source, node)) return true;
+    if (!builds_path(callee_name(source, node))) return false;
+    const TSNode function = field(node, "function");
+    if (is(function, "attribute") &&
+        temporary(source, field(function, "object"), scope, at, roots, depth + 1)) {
+      return true;
+    }
+    for (const TSNode arg : source.positional(node)) {
+      if (temporary(source, arg, scope, at, roots, depth + 1)) return true;
+    }
+    return false;
+  }
+  if (is(node, "binary_operator")) {
+    return temporary(source, field(node, "left"), scope, at, roots, depth + 1) ||
+           temporary(source, field(node, "right"), scope, at, roots, depth + 1);
+  }
+  if (is(node, "string")) {
+    for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+      const TSNode part = ts_node_named_child(node, i);
+      if (is(part, "interpolation") &&
+          temporary(source, ts_node_named_child(part, 0), scope, at, roots, depth + 1)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  if (is(node, "parenthesized_expression")) {
+    return temporary(source, ts_node_named_child(node, 0), scope, at, roots, depth + 1);
+  }
+  return false;
+}
+
+// Whether `node` holds the name or attribute `name`.
+bool holds_name(const Source& source, TSNode node, std::string_view name, int depth = 0) {
+  if (depth > kMaxDepth) return false;
+  if ((is(node, "identifier") || is(node, "attribute")) && source.text(node) == name) return true;
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    if (holds_name(source, ts_node_named_child(node, i), name, depth + 1)) return true;
+  }
+  return false;
+}
+
+// Calls that bring a file from elsewhere into a directory.
+bool brings_file(std::string_view callee) {
+  return names_any(callee, {"extract", "copy", "download", "retrieve", "unpack", "untar", "unzip",
+                            "symlink"}) ||
+         callee == "move" || callee == "rename" || callee == "replace";
+}
+
+// The names and attributes a path is built from (following a name's values
+// a few levels), not the functions that build it.
+void path_parts(const Source& source, TSNode node, int scope, std::vector<std::string_view>& parts,
+                int depth = 0) {
+  if (ts_node_is_null(node) || depth > kMaxDepth) return;
+  if (is(node, "attribute")) {
+    parts.push_back(source.text(node));
+    return;
+  }
+  if (is(node, "identifier")) {
+    parts.push_back(source.text(node));
+    path_parts(source, source.value_of(std::string(source.text(node)), scope), scope, parts,
+               depth + 1);
+    return;
+  }
+  if (is(node, "call")) {
+    const TSNode function = field(node, "function");
+    if (is(function, "attribute"))
+      path_parts(source, field(function, "object"), scope, parts, depth + 1);
+    path_parts(source, field(node, "arguments"), scope, parts, depth + 1);
+    return;
+  }
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    path_parts(source, ts_node_named_child(node, i), scope, parts, depth + 1);
+  }
+}
+
+}  // namespace
+
+bool runs_before(TSNode earlier, TSNode later) {
+  if (ts_node_end_byte(earlier) > ts_node_start_byte(later)) return false;
+  for (TSNode n = ts_node_parent(earlier); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "module")) return true;
+    if (!is(n, "block")) continue;
+    const TSNode owner = ts_node_parent(n);
+    const bool always = is(owner, "with_statement") || is(owner, "try_statement") ||
+                        is(owner, "for_statement") || is(owner, "while_statement");
+    if (!always || within(later, n)) return within(later, n);
+  }
+  return false;
+}
+
+bool in_own_temporary(const Source& source, const Call& load, TSNode path) {
+  std::vector<std::string_view> roots;
+  if (!temporary(source, path, load.scope, load.node, roots)) return false;
+  const int function = source.function_of(load.scope);
+  for (const Call& call : source.calls()) {
+    if (ts_node_start_byte(call.node) >= ts_node_start_byte(load.node)) break;
+    if (ts_node_end_byte(call.node) > ts_node_start_byte(load.node) ||
+        source.function_of(call.scope) != function ||
+        !brings_file(callee_name(source, call.node))) {
+      continue;
+    }
+    for (const std::string_view root : roots) {
+      if (holds_name(source, field(call.node, "arguments"), root)) return false;
+    }
+  }
+  return true;
+}
+
+bool saved_before_by_same_function(const Source& source, const Call& load, TSNode path) {
+  const int function = source.function_of(load.scope);
+  std::vector<std::string_view> parts{source.text(path)};
+  path_parts(source, path, load.scope, parts);
+  for (const Call& save : source.calls()) {
+    if (ts_node_start_byte(save.node) >= ts_node_start_byte(load.node)) break;
+    if (save.qualified == "torch.save" || source.function_of(save.scope) != function ||
+        !names_any(callee_name(source, save.node), {"save"}) ||
+        !runs_before(save.node, load.node)) {
+      continue;
+    }
+    const TSNode arguments = field(save.node, "arguments");
+    for (uint32_t i = 0, n = ts_node_named_child_count(arguments); i < n; ++i) {
+      TSNode arg = ts_node_named_child(arguments, i);
+      if (is(arg, "keyword_argument")) arg = field(arg, "value");
+      for (const std::string_view part : parts) {
+        if (source.text(arg) == part) return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace devcheck::lint::detail
