@@ -143,6 +143,9 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
         v.made = call;
       } else if (legacy_type_on_cuda(q) &&
                  (is_literal_number(data) ||
+                  // A list a helper of the file returns (`torch.Tensor(qs)`).
+                  (of.kind == Kind::kList && of.element_place != Place::kDevice &&
+                   of.element_place != Place::kModuleDevice) ||
                   (of.kind == Kind::kUnknown && of.place == Place::kUnknown &&
                    q != "torch.as_tensor" && q != "torch.asarray"))) {
         // torch.FloatTensor(2, 3): sizes; torch.FloatTensor(state): the data
@@ -323,6 +326,11 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     // A function of the file the class keeps (`self.loss_fn(out)`): a call
     // of it.
     if (callee.kind == Kind::kUnknown && callee.place == Place::kUnknown && f < 0) {
+      // A torch factory kept so (`self.win = torch.hann_window`) makes
+      // what it makes called by its own name.
+      if (const std::string factory = kept_factory(function, frame); !factory.empty()) {
+        return eval_factory(call, factory, frame);
+      }
       if (const int kept = kept_function(function, frame); kept >= 0) {
         record_call(kept, call, args, frame);
         const Summary& summary = analyze(kept);

@@ -21,6 +21,24 @@ bool typed_as_other(const Source& source, std::string_view method,
   return is(inner, "attribute") && source.text(field(inner, fields().attribute)) == "type";
 }
 
+// `x.type(torch.LongTensor)` (or its string, `x.type("torch.cuda.FloatTensor")`):
+// whether that type is a CUDA one; nullopt for any other call (`x.type()`,
+// `x.type(torch.int64)`, `x.type(torch.Tensor)`, which follows the default
+// type).
+std::optional<bool> legacy_type(const Source& source, std::string_view method,
+                                const std::vector<FlowRun::Arg>& args) {
+  if (method != "type" || args.size() != 1 || !args[0].keyword.empty()) return std::nullopt;
+  const TSNode node = args[0].node;
+  std::string name;
+  if (is(node, "attribute")) {
+    name = source.qualify(node);
+  } else if (const std::optional<std::string> text = string_value(source, node)) {
+    name = *text;
+  }
+  if (name == "torch.Tensor" || name == "torch.cuda.Tensor") return std::nullopt;
+  return legacy_type_on_cuda(name);
+}
+
 // Where `x.type_as(y)` is: where y is (its device and its dtype; a CUDA
 // type string `x.type(y.type())` takes to a CUDA device too), unknown when
 // y is not one tensor.
@@ -70,6 +88,24 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
   if (method == "pin_memory") {
     v = receiver;
     v.pinned = true;
+    return v;
+  }
+  // `x.type(torch.LongTensor)`: a legacy type names its device too; a CPU
+  // one copies a tensor on a device to the host (`torch.cuda.LongTensor`
+  // to the current GPU).
+  if (const std::optional<bool> cuda = legacy_type(source_, method, args);
+      cuda.has_value() && receiver.kind != Kind::kModule) {
+    v = receiver;
+    v.kind = Kind::kTensor;
+    v.registered = false;
+    if (*cuda) {
+      v.place = Place::kDevice;
+      v.origin = Origin::kNone;
+    } else if (receiver.place != Place::kHost) {
+      v.place = Place::kHost;
+      v.origin = Origin::kHostCopy;
+      v.made = call;
+    }
     return v;
   }
   switch (receiver.kind) {
@@ -262,6 +298,8 @@ std::optional<Value> FlowRun::call_instance(TSNode call, const Value& callee,
   const int method = method_of(callee.cls, "__call__");
   if (method < 0) return std::nullopt;
   record_call(method, call, args, frame);
+  // Its class's __init__ first: __call__ reads what it sets.
+  analyze_class(callee.cls);
   last_tuple_ = analyze(method).tuple;
   return summaries_[method].value;
 }

@@ -366,7 +366,10 @@ namespace {
 // Whether the flow knows something of a value a rule could use (a list of
 // who knows what is not that).
 bool known(const Value& v) {
-  if (v.place != Place::kUnknown || v.origin != Origin::kNone || v.asks_host_output) return true;
+  // An instance of a class of the file too (`self.loss = loss`, given one).
+  if (v.place != Place::kUnknown || v.origin != Origin::kNone || v.asks_host_output || v.cls >= 0) {
+    return true;
+  }
   if (v.kind == Kind::kList) {
     return (v.element != Kind::kUnknown && v.element != Kind::kNone) ||
            v.element_place != Place::kUnknown || v.element_origin != Origin::kNone;
