@@ -1,6 +1,6 @@
 // The device flow's methods of values (flow.h): a tensor's, a module's, an
 // array's, a plain object's __call__, and moves (`x.to(device)`, `.cuda()`,
-// `.cpu()`).
+// `.cpu()`); what a call nothing is known of gives.
 #include <array>
 #include <optional>
 
@@ -290,6 +290,34 @@ Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Fr
 
 // An instance of a plain class of the file called (`self.pre_processor(
 // crops)`) runs its __call__.
+// What a call nothing is known of gives: computation follows its inputs, so
+// one given a tensor on the device (a model passed in, a helper of another
+// file) gives something on the device. Not the builtins that give numbers,
+// strings or nothing.
+Value FlowRun::computed_from(TSNode function, const Value& callee,
+                             const std::vector<Arg>& args) const {
+  static constexpr std::array<std::string_view, 22> kBuiltins = {
+      "len",     "print",   "int",     "float",    "str",       "bool", "isinstance", "type",
+      "id",      "repr",    "hash",    "range",    "enumerate", "zip",  "open",       "format",
+      "getattr", "setattr", "hasattr", "callable", "iter",      "round"};
+  if (callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) return Value{};
+  if (host_output(callee, args)) return Value{};  // `output_type="pil"`
+  if (is(function, "identifier") && among(source_.text(function), kBuiltins)) return Value{};
+  Value out;
+  for (const Arg& a : args) {
+    const Value e = effective(a.value);
+    if (device_value(e) && e.place == Place::kDevice) {
+      out.place = Place::kDevice;
+      return out;
+    }
+    // A tensor known on the module's device (not a value of unknown kind, a
+    // forward's input that may be an image or a size) gives what it computes
+    // there (`box_iou(boxes, anchors)`).
+    if (device_value(e) && e.kind == Kind::kTensor) out.place = Place::kModuleDevice;
+  }
+  return out;
+}
+
 std::optional<Value> FlowRun::call_instance(TSNode call, const Value& callee,
                                             const std::vector<Arg>& args, Frame& frame) {
   if (callee.cls < 0 || callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) {

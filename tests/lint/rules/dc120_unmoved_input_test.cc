@@ -1030,5 +1030,35 @@ TEST(LintDC120, FindsATokenizersOutputNeverMovedWhereItIsMade) {
   EXPECT_EQ(found(fixed, "DC120"), Lines{});
 }
 
+// A method called on an instance of a plain class of the file is that
+// class's, where two classes have one of the name: a strategy that hands
+// the model back as it is leaves it on the CPU; one that moves it, not.
+TEST(LintDC120, FollowsAMethodOfTheInstancesOwnClass) {
+  const std::string runner =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class KeepStrategy:\n"
+      "    def place(self, model):\n"
+      "        return model\n"
+      "class MoveStrategy:\n"
+      "    def place(self, model):\n"
+      "        return model.cuda()\n"
+      "class Runner:\n"
+      "    def __init__(self, model, strategy):\n"
+      "        self.model = model\n"
+      "        self.strategy = strategy\n"
+      "    def run(self, batches):\n"
+      "        self.model = self.strategy.place(self.model)\n"
+      "        for x in batches:\n"
+      "            print(self.model(x.to('cuda')))\n";
+  const std::string keep = runner + "Runner(nn.Linear(4, 2), KeepStrategy()).run([])\n";
+  EXPECT_EQ(found(keep, "DC120"), (Lines{"16 DC120"}));
+  EXPECT_EQ(only(keep, "DC120").message,
+            "self.model is a model nn.Linear(...) made (line 17) on the CPU and never moved to a "
+            "device; passed here, it is given tensors on a device: a device mismatch; move it "
+            "where it is made (.to(device)) or here");
+  EXPECT_EQ(found(runner + "Runner(nn.Linear(4, 2), MoveStrategy()).run([])\n", "DC120"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
