@@ -40,11 +40,31 @@ bool is_cuda_string(const std::optional<std::string>& s) {
 }
 
 bool is_factory(std::string_view q) {
-  static constexpr std::array<std::string_view, 16> kFactories = {
-      "torch.tensor",   "torch.zeros",    "torch.ones",   "torch.empty",
-      "torch.full",     "torch.arange",   "torch.rand",   "torch.randn",
-      "torch.randint",  "torch.randperm", "torch.eye",    "torch.linspace",
-      "torch.logspace", "torch.range",    "torch.normal", "torch.empty_strided"};
+  // The window functions and tril/triu_indices take device= too (the
+  // default device without it).
+  static constexpr std::array<std::string_view, 23> kFactories = {"torch.tensor",
+                                                                  "torch.zeros",
+                                                                  "torch.ones",
+                                                                  "torch.empty",
+                                                                  "torch.full",
+                                                                  "torch.arange",
+                                                                  "torch.rand",
+                                                                  "torch.randn",
+                                                                  "torch.randint",
+                                                                  "torch.randperm",
+                                                                  "torch.eye",
+                                                                  "torch.linspace",
+                                                                  "torch.logspace",
+                                                                  "torch.range",
+                                                                  "torch.normal",
+                                                                  "torch.empty_strided",
+                                                                  "torch.hann_window",
+                                                                  "torch.hamming_window",
+                                                                  "torch.blackman_window",
+                                                                  "torch.bartlett_window",
+                                                                  "torch.kaiser_window",
+                                                                  "torch.tril_indices",
+                                                                  "torch.triu_indices"};
   return std::find(kFactories.begin(), kFactories.end(), q) != kFactories.end();
 }
 

@@ -128,11 +128,12 @@ const Figures kDraw3Test = {
 // the eighth round; no round has used it).
 // Test 21 of 35 (60%), 1 twin flagged (a DC111); tuning 11 of 27 (41%), none.
 // The tenth round (docs/lint.md) tuned on the tuning half: 16 of 27, none;
-// the test half after it: 21 of 35, unchanged.
+// the test half after it: 21 of 35, unchanged. tune7 (a method of a plain
+// instance's own class): tuning 17 of 27.
 const Figures kDraw4Tuning = {
     {"DC101", {7, 2, 0}}, {"DC102", {2, 2, 0}}, {"DC104", {1, 1, 0}}, {"DC105", {6, 6, 0}},
     {"DC111", {2, 1, 0}}, {"DC112", {1, 1, 0}}, {"DC113", {2, 1, 0}}, {"DC115", {1, 1, 0}},
-    {"DC118", {1, 0, 0}}, {"DC120", {3, 1, 0}}, {"DC121", {1, 0, 0}},
+    {"DC118", {1, 0, 0}}, {"DC120", {3, 2, 0}}, {"DC121", {1, 0, 0}},
 };
 const Figures kDraw4Test = {
     {"DC101", {7, 4, 0}}, {"DC102", {1, 1, 0}}, {"DC104", {1, 1, 0}},
@@ -145,9 +146,10 @@ const Figures kDraw4Test = {
 // the seed-42 precision fixes, neither of which saw it): test 14 of 32
 // (44%), 1 twin flagged; tuning 16 of 29 (55%), 3 flagged (all DC111). The
 // tenth round (docs/lint.md) tuned on the tuning half: 22 of 29, no twin
-// flagged; the test half after it: 14 of 32, unchanged.
+// flagged; the test half after it: 14 of 32, unchanged. tune7 (a function
+// a method returns, called): tuning 23 of 29.
 const Figures kDraw5Tuning = {
-    {"DC101", {9, 7, 0}}, {"DC102", {1, 1, 0}}, {"DC105", {3, 3, 0}}, {"DC110", {1, 1, 0}},
+    {"DC101", {9, 8, 0}}, {"DC102", {1, 1, 0}}, {"DC105", {3, 3, 0}}, {"DC110", {1, 1, 0}},
     {"DC111", {4, 4, 0}}, {"DC112", {2, 1, 0}}, {"DC119", {1, 1, 0}}, {"DC120", {8, 4, 0}},
 };
 const Figures kDraw5Test = {
@@ -162,16 +164,19 @@ const Figures kDraw5Test = {
 // half's figures since tuned on it (DC110, DC111; helper tune6): 22 of 48, 1
 // flagged (its DC105 change for URL loaders was taken back, docs/lint.md);
 // then (flow6: conditional expressions, parameter loops, index_put_,
-// sparse tensors) 26 of 48, DC101 9 of 15.
+// sparse tensors) 26 of 48, DC101 9 of 15; then (tune7: host tensors into a
+// moved module's methods, factories kept in attributes, plain classes a
+// module keeps, casts to legacy CPU types, tokenizer outputs never moved)
+// 31 of 48, DC101 12 of 15, DC120 2 of 9.
 // The test half after the eleventh round (frameworks, inputs beside a moved
 // one) and tune6: 14 of 39 (36%), 3 twins flagged (one more DC101), as
 // measured, not examined (that would make it tuning material). The older
 // test halves then: first 22 of 35, second 17 of 29 (DC120 +1), third 10
 // of 32 (DC113 +1), fourth 22 of 35 (DC120 +1), fifth 14 of 32.
 const Figures kDraw6Tuning = {
-    {"DC101", {15, 9, 1}}, {"DC102", {1, 1, 0}}, {"DC103", {1, 1, 0}}, {"DC105", {6, 5, 0}},
-    {"DC109", {3, 3, 0}},  {"DC110", {3, 3, 0}}, {"DC111", {4, 3, 0}}, {"DC112", {4, 0, 0}},
-    {"DC113", {1, 1, 0}},  {"DC117", {1, 0, 0}}, {"DC120", {9, 0, 0}},
+    {"DC101", {15, 12, 1}}, {"DC102", {1, 1, 0}}, {"DC103", {1, 1, 0}}, {"DC105", {6, 5, 0}},
+    {"DC109", {3, 3, 0}},   {"DC110", {3, 3, 0}}, {"DC111", {4, 3, 0}}, {"DC112", {4, 0, 0}},
+    {"DC113", {1, 1, 0}},   {"DC117", {1, 0, 0}}, {"DC120", {9, 2, 0}},
 };
 const Figures kDraw6Test = {
     {"DC101", {15, 7, 1}}, {"DC102", {1, 1, 0}}, {"DC103", {1, 0, 0}}, {"DC105", {2, 1, 0}},

@@ -143,6 +143,9 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
         v.made = call;
       } else if (legacy_type_on_cuda(q) &&
                  (is_literal_number(data) ||
+                  // A list a helper of the file returns (`torch.Tensor(qs)`).
+                  (of.kind == Kind::kList && of.element_place != Place::kDevice &&
+                   of.element_place != Place::kModuleDevice) ||
                   (of.kind == Kind::kUnknown && of.place == Place::kUnknown &&
                    q != "torch.as_tensor" && q != "torch.asarray"))) {
         // torch.FloatTensor(2, 3): sizes; torch.FloatTensor(state): the data
@@ -323,6 +326,11 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     // A function of the file the class keeps (`self.loss_fn(out)`): a call
     // of it.
     if (callee.kind == Kind::kUnknown && callee.place == Place::kUnknown && f < 0) {
+      // A torch factory kept so (`self.win = torch.hann_window`) makes
+      // what it makes called by its own name.
+      if (const std::string factory = kept_factory(function, frame); !factory.empty()) {
+        return eval_factory(call, factory, frame);
+      }
       if (const int kept = kept_function(function, frame); kept >= 0) {
         record_call(kept, call, args, frame);
         const Summary& summary = analyze(kept);
@@ -374,24 +382,33 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   }
   // `buffer.update_priorities(idxes, ...)` on an object the flow knows
   // nothing of, where one class of the file alone has a method of that
-  // name: what the call passes reaches that method's parameters.
+  // name (or on an instance of a plain class of the file, that class's):
+  // what the call passes reaches that method's parameters.
   if (attribute && !self_call && receiver.kind == Kind::kUnknown &&
       receiver.place == Place::kUnknown) {
-    const int only = only_method(method);
+    const int only = receiver.cls >= 0 ? method_of(receiver.cls, method) : only_method(method);
     if (only >= 0) {
       record_call(only, call, args, frame);
       // Its class's __init__ first: the method reads what it sets.
       analyze_class(source_.scopes()[only].owner_class);
       // A factory's method (`encoder_factory.create(shape)`) that returns a
-      // model it makes gives that model, unmoved as it is made.
+      // model it makes gives that model, unmoved as it is made; one that
+      // returns a function it defines, that function.
       const Summary& summary = analyze(only);
-      if (summary.value.kind == Kind::kModule) return summary.value;
+      if (summary.value.kind == Kind::kModule || summary.value.function >= 0) return summary.value;
     }
   }
   if (attribute && !self_call) return eval_method(call, object, method, receiver, args, frame);
   Value callee;
   if (!attribute) {
     callee = eval(function, frame);
+    // A function of the file a call returned: a call of it.
+    if (callee.function >= 0) {
+      record_call(callee.function, call, args, frame);
+      const Summary& summary = analyze(callee.function);
+      last_tuple_ = summary.tuple;
+      return summary.value;
+    }
     if (callee.origin == Origin::kImage && callee.kind == Kind::kUnknown) return image_tensor(call);
     if (const std::optional<Value> out = call_instance(call, callee, args, frame)) return *out;
     if (callee.kind == Kind::kModule ||
@@ -400,34 +417,6 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     }
   }
   return computed_from(function, callee, args);
-}
-
-// What a call nothing is known of gives: computation follows its inputs, so
-// one given a tensor on the device (a model passed in, a helper of another
-// file) gives something on the device. Not the builtins that give numbers,
-// strings or nothing.
-Value FlowRun::computed_from(TSNode function, const Value& callee,
-                             const std::vector<Arg>& args) const {
-  static constexpr std::array<std::string_view, 22> kBuiltins = {
-      "len",     "print",   "int",     "float",    "str",       "bool", "isinstance", "type",
-      "id",      "repr",    "hash",    "range",    "enumerate", "zip",  "open",       "format",
-      "getattr", "setattr", "hasattr", "callable", "iter",      "round"};
-  if (callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) return Value{};
-  if (host_output(callee, args)) return Value{};  // `output_type="pil"`
-  if (is(function, "identifier") && among(source_.text(function), kBuiltins)) return Value{};
-  Value out;
-  for (const Arg& a : args) {
-    const Value e = effective(a.value);
-    if (device_value(e) && e.place == Place::kDevice) {
-      out.place = Place::kDevice;
-      return out;
-    }
-    // A tensor known on the module's device (not a value of unknown kind, a
-    // forward's input that may be an image or a size) gives what it computes
-    // there (`box_iou(boxes, anchors)`).
-    if (device_value(e) && e.kind == Kind::kTensor) out.place = Place::kModuleDevice;
-  }
-  return out;
 }
 
 Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& frame) {

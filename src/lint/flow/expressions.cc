@@ -533,39 +533,48 @@ int FlowRun::file_function(TSNode function, const Frame& frame) const {
   return -1;
 }
 
-int FlowRun::kept_function(TSNode function, const Frame& frame) const {
+TSNode FlowRun::kept_in_init(TSNode function, const Frame& frame) const {
   // `self.x = name` among the statements of the class's __init__.
   const int init = method_of(frame.owner_class, "__init__");
-  if (init < 0) return -1;
-  const TSNode node = source_.scopes()[init].node;
+  if (init < 0) return TSNode{};
   const std::string_view name = source_.text(function);
-  int found = -1;
-  for_each_named_child(field(node, fields().body), [&](TSNode statement) {
+  TSNode found{};
+  for_each_named_child(field(source_.scopes()[init].node, fields().body), [&](TSNode statement) {
     const TSNode assignment =
         is(statement, "expression_statement") ? ts_node_named_child(statement, 0) : TSNode{};
-    if (found >= 0 || !is(assignment, "assignment") ||
-        source_.text(field(assignment, fields().left)) != name) {
-      return;
+    if (ts_node_is_null(found) && is(assignment, "assignment") &&
+        source_.text(field(assignment, fields().left)) == name) {
+      found = field(assignment, fields().right);
     }
-    const TSNode right = field(assignment, fields().right);
-    if (!is(right, "identifier")) return;
-    const std::string_view held = source_.text(right);
-    if (const auto direct = functions_.find(held); direct != functions_.end()) {
-      found = direct->second;
-      return;
-    }
-    // A parameter of __init__ whose default names one.
-    for_each_named_child(field(node, fields().parameters), [&](TSNode p) {
-      if (!is(p, "default_parameter") && !is(p, "typed_default_parameter")) return;
-      const TSNode value = field(p, fields().value);
-      if (source_.text(field(p, fields().name)) != held || !is(value, "identifier")) return;
-      if (const auto by_default = functions_.find(source_.text(value));
-          by_default != functions_.end()) {
-        found = by_default->second;
-      }
-    });
   });
   return found;
+}
+
+int FlowRun::kept_function(TSNode function, const Frame& frame) const {
+  const TSNode right = kept_in_init(function, frame);
+  if (!is(right, "identifier")) return -1;
+  const std::string_view held = source_.text(right);
+  if (const auto direct = functions_.find(held); direct != functions_.end()) return direct->second;
+  // A parameter of __init__ whose default names one.
+  int found = -1;
+  const TSNode init = source_.scopes()[method_of(frame.owner_class, "__init__")].node;
+  for_each_named_child(field(init, fields().parameters), [&](TSNode p) {
+    if (!is(p, "default_parameter") && !is(p, "typed_default_parameter")) return;
+    const TSNode value = field(p, fields().value);
+    if (source_.text(field(p, fields().name)) != held || !is(value, "identifier")) return;
+    if (const auto by_default = functions_.find(source_.text(value));
+        by_default != functions_.end()) {
+      found = by_default->second;
+    }
+  });
+  return found;
+}
+
+std::string FlowRun::kept_factory(TSNode function, const Frame& frame) const {
+  const TSNode right = kept_in_init(function, frame);
+  if (!is(right, "identifier") && !is(right, "attribute")) return "";
+  std::string q = source_.qualify(right);
+  return is_factory(q) ? q : "";
 }
 
 }  // namespace devcheck::lint::detail

@@ -105,6 +105,10 @@ struct Value {
   bool asks_host_output = false;
   // A module made from a class of this file: that class's scope.
   int cls = -1;
+  // A function of this file as a value: a function defined in another that
+  // returns it (`loss_fn = Loss().build()`, then `loss_fn(out, y)`): its
+  // scope.
+  int function = -1;
   // For lists (and module containers): what their elements are (all alike,
   // else unknown), how a host element got there and where it was made, and
   // the class of this file its modules are.

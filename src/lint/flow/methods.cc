@@ -1,6 +1,6 @@
 // The device flow's methods of values (flow.h): a tensor's, a module's, an
 // array's, a plain object's __call__, and moves (`x.to(device)`, `.cuda()`,
-// `.cpu()`).
+// `.cpu()`); what a call nothing is known of gives.
 #include <array>
 #include <optional>
 
@@ -19,6 +19,24 @@ bool typed_as_other(const Source& source, std::string_view method,
   if (method != "type" || args.size() != 1 || !is(args[0].node, "call")) return false;
   const TSNode inner = field(args[0].node, fields().function);
   return is(inner, "attribute") && source.text(field(inner, fields().attribute)) == "type";
+}
+
+// `x.type(torch.LongTensor)` (or its string, `x.type("torch.cuda.FloatTensor")`):
+// whether that type is a CUDA one; nullopt for any other call (`x.type()`,
+// `x.type(torch.int64)`, `x.type(torch.Tensor)`, which follows the default
+// type).
+std::optional<bool> legacy_type(const Source& source, std::string_view method,
+                                const std::vector<FlowRun::Arg>& args) {
+  if (method != "type" || args.size() != 1 || !args[0].keyword.empty()) return std::nullopt;
+  const TSNode node = args[0].node;
+  std::string name;
+  if (is(node, "attribute")) {
+    name = source.qualify(node);
+  } else if (const std::optional<std::string> text = string_value(source, node)) {
+    name = *text;
+  }
+  if (name == "torch.Tensor" || name == "torch.cuda.Tensor") return std::nullopt;
+  return legacy_type_on_cuda(name);
 }
 
 // Where `x.type_as(y)` is: where y is (its device and its dtype; a CUDA
@@ -70,6 +88,24 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
   if (method == "pin_memory") {
     v = receiver;
     v.pinned = true;
+    return v;
+  }
+  // `x.type(torch.LongTensor)`: a legacy type names its device too; a CPU
+  // one copies a tensor on a device to the host (`torch.cuda.LongTensor`
+  // to the current GPU).
+  if (const std::optional<bool> cuda = legacy_type(source_, method, args);
+      cuda.has_value() && receiver.kind != Kind::kModule) {
+    v = receiver;
+    v.kind = Kind::kTensor;
+    v.registered = false;
+    if (*cuda) {
+      v.place = Place::kDevice;
+      v.origin = Origin::kNone;
+    } else if (receiver.place != Place::kHost) {
+      v.place = Place::kHost;
+      v.origin = Origin::kHostCopy;
+      v.made = call;
+    }
     return v;
   }
   switch (receiver.kind) {
@@ -254,6 +290,34 @@ Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Fr
 
 // An instance of a plain class of the file called (`self.pre_processor(
 // crops)`) runs its __call__.
+// What a call nothing is known of gives: computation follows its inputs, so
+// one given a tensor on the device (a model passed in, a helper of another
+// file) gives something on the device. Not the builtins that give numbers,
+// strings or nothing.
+Value FlowRun::computed_from(TSNode function, const Value& callee,
+                             const std::vector<Arg>& args) const {
+  static constexpr std::array<std::string_view, 22> kBuiltins = {
+      "len",     "print",   "int",     "float",    "str",       "bool", "isinstance", "type",
+      "id",      "repr",    "hash",    "range",    "enumerate", "zip",  "open",       "format",
+      "getattr", "setattr", "hasattr", "callable", "iter",      "round"};
+  if (callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) return Value{};
+  if (host_output(callee, args)) return Value{};  // `output_type="pil"`
+  if (is(function, "identifier") && among(source_.text(function), kBuiltins)) return Value{};
+  Value out;
+  for (const Arg& a : args) {
+    const Value e = effective(a.value);
+    if (device_value(e) && e.place == Place::kDevice) {
+      out.place = Place::kDevice;
+      return out;
+    }
+    // A tensor known on the module's device (not a value of unknown kind, a
+    // forward's input that may be an image or a size) gives what it computes
+    // there (`box_iou(boxes, anchors)`).
+    if (device_value(e) && e.kind == Kind::kTensor) out.place = Place::kModuleDevice;
+  }
+  return out;
+}
+
 std::optional<Value> FlowRun::call_instance(TSNode call, const Value& callee,
                                             const std::vector<Arg>& args, Frame& frame) {
   if (callee.cls < 0 || callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) {
@@ -262,6 +326,8 @@ std::optional<Value> FlowRun::call_instance(TSNode call, const Value& callee,
   const int method = method_of(callee.cls, "__call__");
   if (method < 0) return std::nullopt;
   record_call(method, call, args, frame);
+  // Its class's __init__ first: __call__ reads what it sets.
+  analyze_class(callee.cls);
   last_tuple_ = analyze(method).tuple;
   return summaries_[method].value;
 }

@@ -18,6 +18,17 @@ bool alike(const Value& a, const Value& b) {
          ts_node_eq(a.held_made, b.held_made);
 }
 
+// A tensor on the host no rule reports (how it got there is not one
+// thing): where it is, no more.
+Value host_only(const Value& a, const Value& b) {
+  Value out;
+  out.kind = Kind::kTensor;
+  out.place = Place::kHost;
+  out.pinned = a.pinned && b.pinned;
+  out.registered = a.registered && b.registered;  // nn.Parameter(...) both
+  return out;
+}
+
 // What a rule may use of a value passed in: on a device (a tensor, a model
 // moved), a model made in this file and never moved, or a tensor one
 // factory of the file made without device= (DC101 reports that factory) or
@@ -42,6 +53,9 @@ bool worth_passing(const Value& v) {
       !ts_node_is_null(v.made)) {
     return true;
   }
+  // On the host as every call passes it (host_only): what the function
+  // places beside it (`device=t.device`) is on the host too.
+  if (v.kind == Kind::kTensor && v.place == Place::kHost && v.origin == Origin::kNone) return true;
   // An instance of a plain class of the file (what its methods do is known).
   if (v.cls >= 0 && v.kind == Kind::kUnknown && v.place == Place::kUnknown) return true;
   // A batch of a DataLoader, or an item of a Dataset, handed on whole
@@ -131,11 +145,12 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     for (const Arg& a : args) {
       if (!a.in_sequence && ts_node_eq(a.node, value_node)) value = a.value;
     }
-    // In a method of another class, "the module's device" is not the
-    // callee's module; in a plain function (`dag_loss(W)` in a module's
-    // method) it is the caller's module's device, where the value stays.
+    // In a method of another module class, "the module's device" is not
+    // the callee's module; in a plain function (`dag_loss(W)` in a module's
+    // method) or a method of a plain class (a loss kept in `self.loss`) it
+    // is the caller's module's device, where the value stays.
     if (value.place == Place::kModuleDevice && scope.owner_class >= 0 &&
-        scope.owner_class != frame.owner_class) {
+        scope.owner_class != frame.owner_class && module_method) {
       value = Value{};
     }
     if (!worth_passing(value)) value = Value{};
@@ -150,12 +165,11 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
     const bool own_factory = value.origin == Origin::kFactory && frame.module_method &&
                              scope.owner_class >= 0 && scope.owner_class == frame.owner_class &&
                              source_.scopes()[frame.scope].name != "__init__";
-    // A batch given to a method of a module on a device (`model.predict(x)`)
-    // goes in: there it meets the module's device as it would in a call of
-    // the module.
-    const bool batch_on_device =
-        on_device && (value.origin == Origin::kBatch || value.origin == Origin::kDatasetItem ||
-                      value.origin == Origin::kImage);
+    // A host tensor given to a method of a module on a device
+    // (`model.predict(x)`, `model.rank(torch.LongTensor(ids))`) goes in:
+    // there it meets the module's device as it would in a call of the
+    // module.
+    const bool batch_on_device = on_device && value.origin != Origin::kNone;
     if (value.place == Place::kHost && value.kind == Kind::kTensor && module_method &&
         scope.name != "__init__" && !own_factory && !batch_on_device) {
       value = Value{};
@@ -201,6 +215,11 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
       passed[i].value = now[i].value;
     } else if (own(passed[i].value) && now[i].value.place == Place::kModuleDevice) {
       continue;
+    } else if (host_tensor(passed[i].value) && host_tensor(now[i].value) &&
+               !alike(passed[i].value, now[i].value)) {
+      // Host tensors of two origins (two factories): on the host, where
+      // what the function makes beside them (`device=t.device`) is too.
+      passed[i].value = host_only(passed[i].value, now[i].value);
     } else if (!alike(passed[i].value, now[i].value)) {
       passed[i].value = Value{};
     }

@@ -285,6 +285,13 @@ class FlowRun {
   // (`self.loss = loss` where `loss` names one, or is a parameter whose
   // default does): the function's scope for a call `self.loss(...)`, else -1.
   int kept_function(TSNode function, const Frame& frame) const;
+  // A torch factory the class's __init__ keeps in an attribute (`self.win =
+  // torch.hann_window`): its qualified name for a call `self.win(n)`, else
+  // empty.
+  std::string kept_factory(TSNode function, const Frame& frame) const;
+  // The value `self.x = value` assigns among the statements of the class's
+  // __init__ (null if none).
+  TSNode kept_in_init(TSNode function, const Frame& frame) const;
   // A member of an instance of a class of this file (`model.gru`, the method
   // `model.init_hidden`): its value as seen from outside (what is on the
   // module's device inside is where the instance is). False when unknown.

@@ -117,7 +117,13 @@ void FlowRun::exec(TSNode statement, Frame& frame) {
         frame.returns.push_back(list_of(element));
         frame.tuple_returns.push_back(std::move(parts));
       } else {
-        frame.returns.push_back(eval(value, frame));
+        Value v = eval(value, frame);
+        // A function defined here, returned (a loss a factory builds).
+        if (is(value, "identifier") && v.kind == Kind::kUnknown && v.place == Place::kUnknown) {
+          const int nested = nested_function(frame.scope, source_.text(value));
+          if (nested >= 0) v.function = nested;
+        }
+        frame.returns.push_back(v);
       }
       break;
     }

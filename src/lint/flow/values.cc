@@ -12,7 +12,7 @@ bool same(const Value& a, const Value& b) {
   return a.kind == b.kind && a.place == b.place && a.origin == b.origin &&
          ts_node_eq(a.made, b.made) && a.element == b.element &&
          a.element_place == b.element_place && a.element_origin == b.element_origin &&
-         a.element_cls == b.element_cls && a.cls == b.cls;
+         a.element_cls == b.element_cls && a.cls == b.cls && a.function == b.function;
 }
 
 }  // namespace
@@ -33,6 +33,7 @@ Value join(const Value& a, const Value& b) {
     if (b.place == Place::kUnknown && host_tensor(a) && a.origin != Origin::kNone) return a;
   }
   Value out = a;
+  if (a.function != b.function) out.function = -1;
   if (a.kind != b.kind) out.kind = Kind::kUnknown;
   if (a.place != b.place) out.place = Place::kUnknown;
   // Two host tensors (two factories, or a factory on one way and a host copy

@@ -79,6 +79,37 @@ void moved_to_host_in_a_loop(const RuleContext& c) {
   }
 }
 
+// A tokenizer's output (return_tensors="pt") assigned to a name in the
+// function where it meets a device and never moved there, whole or an entry
+// of it (`enc = tokenizer(...)`, then `model.generate(enc["input_ids"])`):
+// it belongs on the device where it is made (`tokenizer(...).to(device)`),
+// found there; null otherwise (a batch whose other entries the function
+// moves is found where the one left meets the device).
+TSNode unmoved_encoding(const RuleContext& c, const Meeting& m) {
+  const TSNode made = m.host.made;
+  if (m.host.origin != Origin::kBatch || !is(made, "call") ||
+      ts_node_is_null(c.source.keyword(made, "return_tensors"))) {
+    return TSNode{};
+  }
+  const TSNode assignment = ts_node_parent(made);
+  const TSNode left = field(assignment, "left");
+  if (!is(assignment, "assignment") || !is(left, "identifier") ||
+      !inside(made, c.source.scopes()[m.scope].node)) {
+    return TSNode{};
+  }
+  const std::string_view name = c.source.text(left);
+  for (const Move& move : c.flow.moves()) {
+    if (move.scope != m.scope) continue;
+    const std::string_view object = c.source.text(move.object);
+    if (object.substr(0, name.size()) == name &&
+        (object.size() == name.size() || object[name.size()] == '[' ||
+         object[name.size()] == '.')) {
+      return TSNode{};
+    }
+  }
+  return made;
+}
+
 void check(const RuleContext& c) {
   moved_to_host_in_a_loop(c);
   std::set<uint32_t> done;
@@ -100,7 +131,12 @@ void check(const RuleContext& c) {
     // (a trainer given the model): there, once, where the two meet. A batch
     // or an item where it meets the device.
     const bool unmoved_here = o == Origin::kUnmovedModule && !m.host.passed && !m.host.move_skipped;
-    const TSNode at = unmoved_here ? m.host.made : m.host_at;
+    // A cast to a legacy CPU type (`g.type(torch.LongTensor)`) meant a
+    // dtype: the copy to the host is the mistake, found there.
+    const bool cast = o == Origin::kHostCopy && is(m.host.made, "call") &&
+                      c.source.text(field(field(m.host.made, "function"), "attribute")) == "type";
+    const TSNode encoding = unmoved_encoding(c, m);
+    const TSNode at = unmoved_here || cast || !ts_node_is_null(encoding) ? m.host.made : m.host_at;
     if ((o != Origin::kBatch && o != Origin::kDatasetItem && o != Origin::kHostCopy &&
          o != Origin::kUnmovedModule && o != Origin::kImage && o != Origin::kInput &&
          o != Origin::kReleased) ||
@@ -149,6 +185,18 @@ void check(const RuleContext& c) {
       message +=
           " (Lightning's teardown), and is given tensors on a device here: a device mismatch; "
           "move it to the device again (.to(device)) first";
+    } else if (cast) {
+      message = std::string(c.source.text(m.host.made)) +
+                " casts to a legacy CPU type, which copies the tensor to the host, and " +
+                line_of(m.where) +
+                " uses it with tensors on a device: a device mismatch; cast to the dtype "
+                "alone (.long(), .to(torch.int64))";
+    } else if (!ts_node_is_null(encoding)) {
+      message = std::string(c.source.text(field(ts_node_parent(m.host.made), "left"))) +
+                " is a tokenizer's output, on the CPU, never moved, and " + line_of(m.where) +
+                " gives " + name +
+                " to tensors on a device: a device mismatch; move it where it is made "
+                "(tokenizer(...).to(device))";
     } else if (o == Origin::kInput) {
       message = name + " is given to " + std::string(c.source.scopes()[m.scope].name) +
                 "() beside a tensor it moves to a device itself (so its caller hands them from "

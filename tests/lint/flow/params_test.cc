@@ -476,5 +476,33 @@ TEST(LintFlowParams, AnInputBesideOneTheFunctionMovesComesFromTheHost) {
                                 "7 input@5 meets device"}));
 }
 
+// Calls that pass host tensors of two origins (two factories) leave the
+// parameter on the host all the same: what the function makes where it is
+// (`device=t.device`) is on the host too, and meets nothing there. Where a
+// call passes a tensor on a device, the place stays unknown.
+TEST(LintFlowParams, HostTensorsOfTwoFactoriesLeaveTheParameterOnTheHost) {
+  const std::string sinc =
+      "import torch\n"
+      "def sinc(t):\n"
+      "    one = torch.ones(t.shape, device=t.device)\n"
+      "    return torch.where(t == 0, one, torch.sin(t) / t)\n"
+      "def kernel_a(n):\n"
+      "    w = torch.hann_window(n)\n"
+      "    return sinc(torch.linspace(-1, 1, n)) * w\n"
+      "def kernel_b(n):\n"
+      "    w = torch.hann_window(n)\n";
+  EXPECT_EQ(meetings(Flowed(sinc + "    return sinc(torch.arange(n).float()) * w\n")), Lines{});
+  EXPECT_EQ(meetings(Flowed(sinc + "    return sinc(torch.arange(n, device='cuda')) * w\n")),
+            (Lines{"7 factory@6 meets device", "10 factory@9 meets device"}));
+  const Flowed scale(
+      "import torch\n"
+      "def scale(x):\n"
+      "    s = torch.full((x.shape[0],), 2.0, device=x.device)\n"
+      "    return x * s\n"
+      "a = scale(torch.randn(4)) + torch.ones(4)\n"
+      "b = scale(torch.rand(4))\n");
+  EXPECT_EQ(meetings(scale), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

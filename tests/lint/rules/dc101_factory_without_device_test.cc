@@ -559,4 +559,188 @@ TEST(LintDC101, SaysNothingOfAParameterOfAClassWithAnImportedBase) {
             "(e.g. device=x.device)");
 }
 
+// A host tensor given to a method of a module on a device (not its
+// forward): the method uses it with the module's layers, as a call of the
+// module would.
+TEST(LintDC101, FindsAHostTensorGivenToAMethodOfAModuleOnADevice) {
+  const std::string ranker =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Ranker(nn.Module):\n"
+      "    def __init__(self, n, d):\n"
+      "        super().__init__()\n"
+      "        self.items = nn.Embedding(n, d)\n"
+      "    def forward(self, a):\n"
+      "        return self.items(a)\n"
+      "    def top(self, a, k):\n"
+      "        return torch.topk(self.items(a).sum(-1), k).indices\n"
+      "model = Ranker(100, 8).to('cuda')\n"
+      "print(model.top(torch.tensor([3, 4]), 1))\n";
+  EXPECT_EQ(found(ranker, "DC101"), (Lines{"12 DC101"}));
+  EXPECT_EQ(only(ranker, "DC101").message,
+            "torch.tensor(...) without device= makes a tensor on the CPU, and line 10 (in 'top') "
+            "uses it with tensors on the module's device: a device mismatch there; pass device= "
+            "(e.g. device=x.device)");
+  const std::string coder =
+      "import torch\n"
+      "from torch import nn\n"
+      "class AutoCoder(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.dec = nn.Linear(16, 64)\n"
+      "    def decode(self, z):\n"
+      "        return self.dec(z)\n"
+      "class Sampler:\n"
+      "    def __init__(self, net):\n"
+      "        self.net = net\n"
+      "    def sample(self, n):\n"
+      "        return self.net.decode(torch.randn(n, 16))\n"
+      "def main():\n"
+      "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "    print(Sampler(AutoCoder().to(device)).sample(4))\n";
+  EXPECT_EQ(found(coder, "DC101"), (Lines{"13 DC101"}));
+  // Near misses: the module left on the CPU takes host tensors; one given
+  // a tensor made on the device is fine.
+  const std::string host =
+      "import torch\n"
+      "from torch import nn\n"
+      "class AutoCoder(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.dec = nn.Linear(16, 64)\n"
+      "    def decode(self, z):\n"
+      "        return self.dec(z)\n"
+      "model = AutoCoder()\n"
+      "print(model.decode(torch.randn(4, 16)))\n";
+  EXPECT_EQ(found(host, "DC101"), Lines{});
+  const std::string placed =
+      "import torch\n"
+      "from torch import nn\n"
+      "class AutoCoder(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.dec = nn.Linear(16, 64)\n"
+      "    def decode(self, z):\n"
+      "        return self.dec(z)\n"
+      "model = AutoCoder().cuda()\n"
+      "print(model.decode(torch.randn(4, 16, device='cuda')))\n";
+  EXPECT_EQ(found(placed, "DC101"), Lines{});
+}
+
+// A torch factory kept in an attribute (`self.win = torch.hann_window`) is
+// that factory where it is called; the window functions take device= too.
+TEST(LintDC101, FindsAFactoryKeptInAnAttribute) {
+  const std::string spectral =
+      "import torch\n"
+      "class Spectral:\n"
+      "    def __init__(self):\n"
+      "        self.window = torch.hann_window\n"
+      "    def __call__(self, signal, n):\n"
+      "        return torch.stft(signal, n, window=self.window(n), return_complex=True)\n"
+      "spec = Spectral()\n"
+      "print(spec(torch.randn(2, 512, device='cuda'), 64))\n";
+  EXPECT_EQ(found(spectral, "DC101"), (Lines{"6 DC101"}));
+  EXPECT_EQ(only(spectral, "DC101").message,
+            "self.window(...) without device= makes a tensor on the CPU, and line 6 (in "
+            "'__call__') uses it with tensors on a device: a device mismatch there; pass device= "
+            "(e.g. device=x.device)");
+  const std::string noise =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Jitter:\n"
+      "    def __init__(self, scale):\n"
+      "        self.scale = scale\n"
+      "        self.draw = torch.randn\n"
+      "    def apply(self, x):\n"
+      "        return x + self.scale * self.draw(x.shape)\n"
+      "net = nn.Linear(8, 8).cuda()\n"
+      "jitter = Jitter(0.1)\n"
+      "print(jitter.apply(net(torch.ones(2, 8).cuda())))\n";
+  EXPECT_EQ(found(noise, "DC101"), (Lines{"8 DC101"}));
+  const std::string direct =
+      "import torch\n"
+      "def power(x, n):\n"
+      "    return torch.stft(x, n, window=torch.hamming_window(n), return_complex=True).abs()\n"
+      "print(power(torch.randn(2, 512).cuda(), 64))\n";
+  EXPECT_EQ(found(direct, "DC101"), (Lines{"3 DC101"}));
+  // Near miss: the kept factory told where (device=).
+  const std::string placed =
+      "import torch\n"
+      "class Spectral:\n"
+      "    def __init__(self):\n"
+      "        self.window = torch.hann_window\n"
+      "    def __call__(self, signal, n):\n"
+      "        w = self.window(n, device=signal.device)\n"
+      "        return torch.stft(signal, n, window=w, return_complex=True)\n"
+      "spec = Spectral()\n"
+      "print(spec(torch.randn(2, 512, device='cuda'), 64))\n";
+  EXPECT_EQ(found(placed, "DC101"), Lines{});
+}
+
+// A plain class a module keeps (a loss given to its constructor) is called
+// with what is on the module's device: a host tensor it keeps meets it.
+TEST(LintDC101, FindsAHostTensorAPlainClassAModuleKeepsHolds) {
+  const std::string pinball =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import pytorch_lightning as pl\n"
+      "def levels(qs):\n"
+      "    return [q / 100 for q in sorted(qs)]\n"
+      "class Pinball:\n"
+      "    def __init__(self, qs):\n"
+      "        self.qs = torch.Tensor(levels(qs))\n"
+      "    def __call__(self, y, y_hat):\n"
+      "        return (self.qs * (y_hat - y.unsqueeze(-1))).mean()\n"
+      "class Forecaster(pl.LightningModule):\n"
+      "    def __init__(self, loss):\n"
+      "        super().__init__()\n"
+      "        self.loss = loss\n"
+      "        self.net = nn.Linear(8, 3)\n"
+      "    def training_step(self, batch, batch_idx):\n"
+      "        x, y = batch\n"
+      "        return self.loss(y=y, y_hat=self.net(x))\n"
+      "model = Forecaster(loss=Pinball([10, 50, 90]))\n"
+      "pl.Trainer(accelerator='gpu').fit(model)\n";
+  EXPECT_EQ(found(pinball, "DC101"), (Lines{"8 DC101"}));
+  EXPECT_EQ(only(pinball, "DC101").message,
+            "torch.Tensor(...) without device= makes a tensor on the CPU, and line 10 (in "
+            "'__call__') uses it with tensors on the module's device: a device mismatch there; "
+            "pass device= (e.g. device=x.device)");
+  const std::string scaler =
+      "import torch\n"
+      "from torch import nn\n"
+      "class Scaler:\n"
+      "    def __init__(self, n):\n"
+      "        self.mean = torch.zeros(n)\n"
+      "    def __call__(self, h):\n"
+      "        return h - self.mean\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self, scaler):\n"
+      "        super().__init__()\n"
+      "        self.scaler = scaler\n"
+      "        self.fc = nn.Linear(4, 4)\n"
+      "    def forward(self, x):\n"
+      "        return self.scaler(self.fc(x))\n"
+      "net = Net(Scaler(4)).to('cuda')\n";
+  EXPECT_EQ(found(scaler, "DC101"), (Lines{"5 DC101"}));
+  // Near miss: the plain class puts what it makes where its input is.
+  const std::string placed =
+      "import torch\n"
+      "from torch import nn\n"
+      "class Scaler:\n"
+      "    def __init__(self, n):\n"
+      "        self.n = n\n"
+      "    def __call__(self, h):\n"
+      "        return h - torch.zeros(self.n, device=h.device)\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self, scaler):\n"
+      "        super().__init__()\n"
+      "        self.scaler = scaler\n"
+      "        self.fc = nn.Linear(4, 4)\n"
+      "    def forward(self, x):\n"
+      "        return self.scaler(self.fc(x))\n"
+      "net = Net(Scaler(4)).to('cuda')\n";
+  EXPECT_EQ(found(placed, "DC101"), Lines{});
+}
+
 }  // namespace devcheck::lint

@@ -953,5 +953,112 @@ TEST(LintDC120, SaysNothingOfALayerOfAClassWithAnImportedBase) {
   EXPECT_EQ(found(transformer, "DC120"), (Lines{"14 DC120"}));
 }
 
+// A cast to a legacy CPU type (`ids.type(torch.LongTensor)`, meant as a
+// dtype) copies a tensor on a device to the host: found at the cast, where
+// a module or a tensor on the device meets it after; not a cast to a CUDA
+// type or to a dtype.
+TEST(LintDC120, FindsACastToALegacyCpuTypeOfATensorOnADevice) {
+  const std::string tagger =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Tagger(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.emb = nn.Embedding(8, 4)\n"
+      "    def forward(self, ids):\n"
+      "        ids = ids.type(torch.LongTensor)\n"
+      "        return self.emb(ids)\n"
+      "model = Tagger().to('cuda')\n";
+  EXPECT_EQ(found(tagger, "DC120"), (Lines{"8 DC120"}));
+  EXPECT_EQ(only(tagger, "DC120").message,
+            "ids.type(torch.LongTensor) casts to a legacy CPU type, which copies the tensor to "
+            "the host, and line 9 uses it with tensors on a device: a device mismatch; cast to "
+            "the dtype alone (.long(), .to(torch.int64))");
+  const std::string loss =
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "def step(net, x, y, device):\n"
+      "    out = net(x.to(device))\n"
+      "    target = y.to(device).type('torch.LongTensor')\n"
+      "    return F.cross_entropy(out, target)\n"
+      "def main(data):\n"
+      "    device = torch.device('cuda')\n"
+      "    net = torch.nn.Linear(4, 3).to(device)\n"
+      "    for x, y in data:\n"
+      "        step(net, x, y, device)\n";
+  EXPECT_EQ(found(loss, "DC120"), (Lines{"5 DC120"}));
+  // Near misses: a CUDA type, a dtype.
+  for (const char* cast : {"type(torch.cuda.LongTensor)", "type(torch.long)", "long()"}) {
+    std::string fixed = tagger;
+    fixed.replace(fixed.find("type(torch.LongTensor)"), 22, cast);
+    EXPECT_EQ(found(fixed, "DC120"), Lines{}) << cast;
+  }
+}
+
+// A tokenizer's output made in the function where it meets a device and
+// never moved there, whole or an entry of it, is found where it is made:
+// the fix is `tokenizer(...).to(device)` there.
+TEST(LintDC120, FindsATokenizersOutputNeverMovedWhereItIsMade) {
+  const std::string answer =
+      "import torch\n"
+      "from transformers import BartForConditionalGeneration, BartTokenizer\n"
+      "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+      "tok = BartTokenizer.from_pretrained('facebook/bart-base')\n"
+      "gen = BartForConditionalGeneration.from_pretrained('facebook/bart-base').to(device)\n"
+      "def reply(question):\n"
+      "    enc = tok([question], max_length=512, return_tensors='pt')\n"
+      "    ids = gen.generate(enc['input_ids'], num_beams=2)\n"
+      "    return tok.batch_decode(ids)[0]\n";
+  EXPECT_EQ(found(answer, "DC120"), (Lines{"7 DC120"}));
+  EXPECT_EQ(only(answer, "DC120").message,
+            "enc is a tokenizer's output, on the CPU, never moved, and line 8 gives "
+            "enc['input_ids'] to tensors on a device: a device mismatch; move it where it is "
+            "made (tokenizer(...).to(device))");
+  const std::string classify =
+      "import torch\n"
+      "from transformers import AutoModelForSequenceClassification, AutoTokenizer\n"
+      "def classify(texts):\n"
+      "    model = AutoModelForSequenceClassification.from_pretrained('m').cuda()\n"
+      "    tokenizer = AutoTokenizer.from_pretrained('m')\n"
+      "    batch = tokenizer(texts, padding=True, return_tensors='pt')\n"
+      "    logits = model(batch['input_ids'], attention_mask=batch['attention_mask']).logits\n"
+      "    return logits.argmax(-1)\n";
+  EXPECT_EQ(found(classify, "DC120"), (Lines{"6 DC120"}));
+  // Near miss: moved where it is made.
+  std::string fixed = answer;
+  fixed.replace(fixed.find("return_tensors='pt')"), 20, "return_tensors='pt').to(device)");
+  EXPECT_EQ(found(fixed, "DC120"), Lines{});
+}
+
+// A method called on an instance of a plain class of the file is that
+// class's, where two classes have one of the name: a strategy that hands
+// the model back as it is leaves it on the CPU; one that moves it, not.
+TEST(LintDC120, FollowsAMethodOfTheInstancesOwnClass) {
+  const std::string runner =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class KeepStrategy:\n"
+      "    def place(self, model):\n"
+      "        return model\n"
+      "class MoveStrategy:\n"
+      "    def place(self, model):\n"
+      "        return model.cuda()\n"
+      "class Runner:\n"
+      "    def __init__(self, model, strategy):\n"
+      "        self.model = model\n"
+      "        self.strategy = strategy\n"
+      "    def run(self, batches):\n"
+      "        self.model = self.strategy.place(self.model)\n"
+      "        for x in batches:\n"
+      "            print(self.model(x.to('cuda')))\n";
+  const std::string keep = runner + "Runner(nn.Linear(4, 2), KeepStrategy()).run([])\n";
+  EXPECT_EQ(found(keep, "DC120"), (Lines{"16 DC120"}));
+  EXPECT_EQ(only(keep, "DC120").message,
+            "self.model is a model nn.Linear(...) made (line 17) on the CPU and never moved to a "
+            "device; passed here, it is given tensors on a device: a device mismatch; move it "
+            "where it is made (.to(device)) or here");
+  EXPECT_EQ(found(runner + "Runner(nn.Linear(4, 2), MoveStrategy()).run([])\n", "DC120"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
