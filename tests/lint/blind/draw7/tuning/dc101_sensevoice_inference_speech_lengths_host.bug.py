@@ -27,7 +27,7 @@ class FsmnAttention(nn.Module):
     def memory(self, v, mask):
         b = v.size(0)
         mask = mask.reshape(b, -1, 1)
-        v = v * mask  # <- bug
+        v = v * mask
         m = self.fsmn(v.transpose(1, 2)).transpose(1, 2) + v
         return m * mask
 
@@ -68,7 +68,7 @@ class SenseVoiceSmall(nn.Module):
 
     def inference(self, speech):
         speech = speech[None, :, :]
-        speech_lengths = torch.tensor([speech.shape[1]])
+        speech_lengths = torch.tensor([speech.shape[1]])  # <- bug
         queries = self.embed(torch.LongTensor([[3, 1, 2, 14]]).to(speech.device))
         speech = torch.cat((queries, speech), dim=1)
         speech_lengths += 4

@@ -26,7 +26,7 @@ class FsmnAttention(nn.Module):
     def memory(self, v, mask):
         b = v.size(0)
         mask = mask.reshape(b, -1, 1)
-        v = v * mask  # <- fixed
+        v = v * mask
         m = self.fsmn(v.transpose(1, 2)).transpose(1, 2) + v
         return m * mask
 

@@ -1,4 +1,4 @@
-# devcheck bug corpus: DC101
+# devcheck bug corpus: DC103
 # From: https://github.com/eifuentes/swae-pytorch/issues/3
 # From: https://github.com/eifuentes/swae-pytorch/pull/5
 # Sliced Wasserstein autoencoder: the random projections and the prior samples
@@ -28,9 +28,9 @@ def random_directions(dim, count=50):
 def swd(codes, prior_fn=sample_disc, n_proj=50, p=2, device="cpu"):  # <- fixed
     prior = prior_fn(codes.size(0)).to(device)  # <- fixed
     dirs = random_directions(prior.size(1), n_proj).to(device)  # <- fixed
-    code_proj = codes.matmul(dirs.t())  # <- fixed
+    code_proj = codes.matmul(dirs.t())
     prior_proj = prior.matmul(dirs.t())
-    gap = torch.sort(code_proj.t(), dim=1)[0] - torch.sort(prior_proj.t(), dim=1)[0]  # <- fixed
+    gap = torch.sort(code_proj.t(), dim=1)[0] - torch.sort(prior_proj.t(), dim=1)[0]
     return gap.pow(p).mean()
 
 

@@ -1,4 +1,4 @@
-# devcheck bug corpus: DC101
+# devcheck bug corpus: DC103
 # From: https://github.com/eifuentes/swae-pytorch/issues/3
 # From: https://github.com/eifuentes/swae-pytorch/pull/5
 # Sliced Wasserstein autoencoder: the random projections and the prior samples
@@ -25,11 +25,11 @@ def random_directions(dim, count=50):
 
 
 def swd(codes, prior_fn=sample_disc, n_proj=50, p=2):
-    prior = prior_fn(codes.size(0))
-    dirs = random_directions(prior.size(1), n_proj)
-    code_proj = codes.matmul(dirs.t())  # <- bug
+    prior = prior_fn(codes.size(0))  # <- bug
+    dirs = random_directions(prior.size(1), n_proj)  # <- bug
+    code_proj = codes.matmul(dirs.t())
     prior_proj = prior.matmul(dirs.t())
-    gap = torch.sort(code_proj.t(), dim=1)[0] - torch.sort(prior_proj.t(), dim=1)[0]  # <- bug
+    gap = torch.sort(code_proj.t(), dim=1)[0] - torch.sort(prior_proj.t(), dim=1)[0]
     return gap.pow(p).mean()
 
 
