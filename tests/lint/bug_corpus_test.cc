@@ -184,6 +184,20 @@ const Figures kDraw6Test = {
     {"DC121", {1, 0, 0}},  {"DC122", {2, 1, 0}},
 };
 
+// The seventh blind draw's halves (tests/lint/blind/draw7/README.md), written
+// while prec48 (DC105, DC114, DC117) and tune7 (the flow, DC101, DC120) were
+// made, neither of which saw it; measured when it was merged: test 16 of 45
+// (36%), 1 twin flagged; tuning 11 of 39 (28%), 2 flagged. main before both
+// (2d3736c) measured the same on both halves.
+const Figures kDraw7Tuning = {
+    {"DC101", {15, 5, 1}}, {"DC103", {2, 1, 1}}, {"DC111", {2, 0, 0}},  {"DC112", {3, 2, 0}},
+    {"DC113", {3, 1, 0}},  {"DC119", {1, 0, 0}}, {"DC120", {13, 2, 0}},
+};
+const Figures kDraw7Test = {
+    {"DC101", {18, 10, 1}}, {"DC102", {3, 2, 0}}, {"DC103", {3, 0, 0}}, {"DC105", {1, 1, 0}},
+    {"DC111", {2, 1, 0}},   {"DC112", {4, 0, 0}}, {"DC113", {1, 1, 0}}, {"DC120", {13, 1, 0}},
+};
+
 const std::string kTests = std::string(DEVCHECK_SOURCE_DIR) + "/tests/lint/";
 
 std::string read(const std::string& path) {
@@ -262,6 +276,8 @@ std::vector<Case> draw5_test() { return corpus(kTests + "blind/draw5/test/"); }
 // queries.
 std::vector<Case> draw6_tuning() { return corpus(kTests + "blind/draw6/tuning/"); }
 std::vector<Case> draw6_test() { return corpus(kTests + "blind/draw6/test/"); }
+std::vector<Case> draw7_tuning() { return corpus(kTests + "blind/draw7/tuning/"); }
+std::vector<Case> draw7_test() { return corpus(kTests + "blind/draw7/test/"); }
 
 // The blind corpus's split (tests/lint/blind/README.md): FNV-1a, 64 bits.
 uint64_t fnv1a64(const std::string& text) {
@@ -355,9 +371,10 @@ TEST(LintBugCorpus, EachCaseCitesItsThreadAndMarksItsLines) {
 
 TEST(LintBugCorpus, ExtraCasesShareNoSourceWithTheOtherCorpora) {
   std::set<std::string> others;
-  for (const auto& cases : {old_corpus(), tuning_half(), test_half(), draw2_tuning(), draw2_test(),
-                            draw3_tuning(), draw3_test(), draw4_tuning(), draw4_test(),
-                            draw5_tuning(), draw5_test(), draw6_tuning(), draw6_test()}) {
+  for (const auto& cases :
+       {old_corpus(), tuning_half(), test_half(), draw2_tuning(), draw2_test(), draw3_tuning(),
+        draw3_test(), draw4_tuning(), draw4_test(), draw5_tuning(), draw5_test(), draw6_tuning(),
+        draw6_test(), draw7_tuning(), draw7_test()}) {
     for (const Case& c : cases) others.insert(c.sources.begin(), c.sources.end());
   }
   for (const Case& c : extra()) {
@@ -438,6 +455,14 @@ TEST(LintBugCorpus, SixthDrawCasesCiteNewThreadsAndSitInTheHalfTheirHashNames) {
       80);
 }
 
+TEST(LintBugCorpus, SeventhDrawCasesCiteNewThreadsAndSitInTheHalfTheirHashNames) {
+  check_draw(draw7_tuning(), draw7_test(),
+             {old_corpus(), tuning_half(), test_half(), extra(), draw2_tuning(), draw2_test(),
+              draw3_tuning(), draw3_test(), draw4_tuning(), draw4_test(), draw5_tuning(),
+              draw5_test(), draw6_tuning(), draw6_test()},
+             80);
+}
+
 TEST(LintBugCorpus, SplitHashIsFnv1aOfTheAddress) {
   // The published FNV-1a 64 test vectors.
   EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ULL);
@@ -502,6 +527,14 @@ TEST(LintBugCorpus, SixthDrawTuningHalfRecallAndTwinsAreNoWorseThanRecorded) {
 
 TEST(LintBugCorpus, SixthDrawTestHalfRecallAndTwinsAreNoWorseThanRecorded) {
   measure("tests/lint/blind/draw6/test", draw6_test(), kDraw6Test);
+}
+
+TEST(LintBugCorpus, SeventhDrawTuningHalfRecallAndTwinsAreNoWorseThanRecorded) {
+  measure("tests/lint/blind/draw7/tuning", draw7_tuning(), kDraw7Tuning);
+}
+
+TEST(LintBugCorpus, SeventhDrawTestHalfRecallAndTwinsAreNoWorseThanRecorded) {
+  measure("tests/lint/blind/draw7/test", draw7_test(), kDraw7Test);
 }
 
 }  // namespace
