@@ -438,6 +438,8 @@ Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& fram
     if (data.kind == Kind::kArray) v.origin = Origin::kNumpy;
   } else if (is(first, "tuple") && ts_node_named_child_count(first) == 0) {
     v.scalar = true;
+  } else {
+    factory_shape(source_, qualified, positional, v);
   }
   // `torch.randn(n, *shape)`: sizes splatted in, still no device.
   if (has_keyword_splat(args) || keyword_arg(args, "out") != nullptr || frame.default_device > 0 ||

@@ -414,6 +414,15 @@ bool tensor_method(std::string_view method);
 bool non_tensor_method(std::string_view method);
 // `torch.float32`, `torch.long`, `x.dtype`: a dtype, not a device.
 bool is_dtype(const Source& source, TSNode node);
+// What a factory's arguments tell of its tensor's shape: one element
+// (`torch.rand(1)`, `torch.zeros(1, 1)`) or one dimension (`torch.arange`,
+// `linspace`, `randperm`, `torch.rand(5)`); sets `v.one_element`/`one_dim`.
+void factory_shape(const Source& source, std::string_view qualified,
+                   const std::vector<TSNode>& positional, Value& v);
+// What a tensor method keeps of its receiver's shape (`v` is the
+// receiver's value, the result's place): a cast (`.long()`) keeps it,
+// `.squeeze()` of one element is 0-dim, anything else forgets it.
+void method_shape(std::string_view method, bool no_args, Value& v);
 // Torch functions that compute on their tensor arguments (and so need them
 // on one device): torch.<op>, torch.nn.functional, linalg, fft, special.
 bool computes_on_arguments(std::string_view qualified);
