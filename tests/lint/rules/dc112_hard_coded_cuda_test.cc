@@ -69,6 +69,8 @@ TEST(LintDC112, SaysNothingBesideADeviceVariableThatIsTheCpuLiteral) {
   // ... nor does a flag whose name says device and whose test says CUDA.
   EXPECT_EQ(found("import torch\n"
                   "def check(model, loss, offload, cuda_mode):\n"
+                  "    if cuda_mode == Mode.CUDA_AFTER:\n"
+                  "        model = model.cuda()\n"
                   "    expects_cpu_device = offload and cuda_mode != Mode.CUDA_AFTER\n"
                   "    if expects_cpu_device:\n"
                   "        cpu_device = torch.device('cpu')\n"
@@ -76,6 +78,14 @@ TEST(LintDC112, SaysNothingBesideADeviceVariableThatIsTheCpuLiteral) {
                   "    return loss.cuda()\n",
                   "DC112"),
             Lines{});
+  // (Without those names, the move under a test of CUDA is the choice.)
+  EXPECT_EQ(found("import torch\n"
+                  "def check(model, loss, offload, cuda_mode):\n"
+                  "    if cuda_mode == Mode.CUDA_AFTER:\n"
+                  "        model = model.cuda()\n"
+                  "    return loss.cuda()\n",
+                  "DC112"),
+            Lines{"5 DC112"});
   EXPECT_EQ(found("import torch\n"
                   "CPU_DEVICE = torch.device('cpu', 0)\n"
                   "def run(x):\n"
