@@ -106,6 +106,10 @@ using ParamHints = std::vector<std::vector<ParamHint>>;  // by the callee's scop
 bool copied_for_a_call(TSNode copy, TSNode call);
 // Whether a node is a literal number (or bool), signed or not.
 bool is_literal_number(TSNode node);
+// Whether `node` runs only while torch.fx traces the code: in the branch of
+// `if is_torch_fx_proxy(x):` (`isinstance(x, torch.fx.Proxy)`,
+// `is_fx_tracing()`), where values are proxies, never tensors on a device.
+bool only_when_traced(const Source& source, TSNode node);
 // Whether two runs found the same hints.
 bool same_hints(const ParamHints& a, const ParamHints& b);
 // The hint for parameter `name` of `scope`, if any.

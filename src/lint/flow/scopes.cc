@@ -46,6 +46,10 @@ Flow::Flow(const Source& source) {
     framework_moves_ = framework_moves;
     hints = std::move(next);
   }
+  meetings_.erase(
+      std::remove_if(meetings_.begin(), meetings_.end(),
+                     [&](const Meeting& m) { return only_when_traced(source, m.where); }),
+      meetings_.end());
 }
 
 FlowRun::FlowRun(const Source& source, Flow& out, const ParamHints& hints)

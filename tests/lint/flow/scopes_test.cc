@@ -33,6 +33,35 @@ TEST(LintFlowScopes, RunsInitFirstAndGivesForwardsInputsTheModulesDevice) {
   EXPECT_TRUE(f.flow.attributes()[1].v.registered);
 }
 
+// A branch taken only while torch.fx traces the code (`if
+// is_torch_fx_proxy(x):`, `isinstance(x, torch.fx.Proxy)`) sees proxies,
+// never tensors on a device: what meets there is no meeting. The other way
+// (`else`, `if not ...`) runs on tensors and still meets.
+TEST(LintFlowScopes, WhatMeetsOnlyWhileFxTracesMeetsNothing) {
+  const Flowed shift(
+      "import torch\n"
+      "from transformers.utils import is_torch_fx_proxy\n"
+      "def shift_right(ids, start):\n"
+      "    ids = ids.cuda()\n"
+      "    if is_torch_fx_proxy(ids):\n"
+      "        out = torch.full(ids.shape[:-1] + (1,), start)\n"
+      "        out = torch.cat([out, ids[..., :-1]], dim=-1)\n"
+      "    else:\n"
+      "        out = torch.cat([torch.zeros(2, 1), ids[..., :-1]], dim=-1)\n"
+      "    return out\n");
+  EXPECT_EQ(meetings(shift), (Lines{"9 factory@9 meets device"}));
+  const Flowed proxy(
+      "import torch\n"
+      "import torch.fx\n"
+      "def pad(x, n):\n"
+      "    x = x.to('cuda')\n"
+      "    if isinstance(x, torch.fx.Proxy):\n"
+      "        return x + torch.zeros(n)\n"
+      "    if not isinstance(x, torch.fx.Proxy):\n"
+      "        return x + torch.ones(n)\n");
+  EXPECT_EQ(meetings(proxy), (Lines{"8 factory@8 meets device"}));
+}
+
 TEST(LintFlowScopes, InInitEverythingIsOnTheHost) {
   const Flowed f(
       "import torch\n"
