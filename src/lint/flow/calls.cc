@@ -341,8 +341,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     // In a module's method, `self.x(...)` of no method of its class calls a
     // submodule (assigned in a base class, or by setattr).
     if (callee.kind == Kind::kUnknown && callee.place == Place::kUnknown && f < 0 &&
-        frame.module_method && source_.scopes()[frame.scope].name != "__init__" &&
-        !is_module_own_method(method)) {
+        frame.module_method && !frame.init && !is_module_own_method(method)) {
       callee.kind = Kind::kModule;
       callee.place = Place::kModuleDevice;
       // What it returns is not known to be a tensor (it may be a class).

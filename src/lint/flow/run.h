@@ -359,6 +359,13 @@ class FlowRun {
   // file's classes.
   std::vector<std::tuple<int, std::string_view, int>> methods_;
   int method_of(int class_scope, std::string_view name) const;
+  // Whether a module's method runs only while its module is built: the
+  // file calls it only as `self.m(...)` in `__init__` of its class.
+  bool runs_only_in_init(int scope);
+  // Method names called elsewhere than as `self.m(...)` in an `__init__`
+  // (made when first asked for).
+  std::vector<std::string_view> called_outside_init_;
+  bool called_outside_init_made_ = false;
   // The method of that name where one class of the file alone has one
   // (not a dunder, not forward); -1 otherwise.
   int only_method(std::string_view name) const;

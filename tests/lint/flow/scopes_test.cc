@@ -62,6 +62,43 @@ TEST(LintFlowScopes, WhatMeetsOnlyWhileFxTracesMeetsNothing) {
   EXPECT_EQ(meetings(proxy), (Lines{"8 factory@8 meets device"}));
 }
 
+// A helper only `__init__` calls (`self._probe(...)`) runs while the module
+// is built, before anything moves it: its submodules are where `__init__`
+// has them, not on the module's device. One forward calls too runs on the
+// device as well, and meets it.
+TEST(LintFlowScopes, AHelperOnlyInitCallsRunsWhereInitDoes) {
+  const Flowed probe(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Patch(nn.Module):\n"
+      "    def __init__(self, size=224, backbone=None):\n"
+      "        super().__init__()\n"
+      "        self.backbone = backbone or nn.Conv2d(3, 8, 16)\n"
+      "        if backbone is not None:\n"
+      "            self.dims = self._probe(size)\n"
+      "    def _probe(self, size):\n"
+      "        return self.backbone(torch.zeros(1, 3, size, size)).shape\n"
+      "    def forward(self, x):\n"
+      "        return self.backbone(x)\n");
+  EXPECT_EQ(meetings(probe), Lines{});
+  const Flowed shared(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 4)\n"
+      "        self.out = self._width()\n"
+      "        self.scale = self._scale()\n"
+      "    def _width(self):\n"
+      "        return self.fc(torch.ones(1, 4)).shape[-1]\n"
+      "    def _scale(self):\n"
+      "        return self.fc(torch.ones(1, 4))\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x) * self._scale()\n");
+  EXPECT_EQ(meetings(shared), (Lines{"12 factory@12 meets module"}));
+}
+
 TEST(LintFlowScopes, InInitEverythingIsOnTheHost) {
   const Flowed f(
       "import torch\n"
