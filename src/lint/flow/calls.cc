@@ -341,8 +341,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
     // In a module's method, `self.x(...)` of no method of its class calls a
     // submodule (assigned in a base class, or by setattr).
     if (callee.kind == Kind::kUnknown && callee.place == Place::kUnknown && f < 0 &&
-        frame.module_method && source_.scopes()[frame.scope].name != "__init__" &&
-        !is_module_own_method(method)) {
+        frame.module_method && !frame.init && !is_module_own_method(method)) {
       callee.kind = Kind::kModule;
       callee.place = Place::kModuleDevice;
       // What it returns is not known to be a tensor (it may be a class).
@@ -438,6 +437,8 @@ Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& fram
     if (data.kind == Kind::kArray) v.origin = Origin::kNumpy;
   } else if (is(first, "tuple") && ts_node_named_child_count(first) == 0) {
     v.scalar = true;
+  } else {
+    factory_shape(source_, qualified, positional, v);
   }
   // `torch.randn(n, *shape)`: sizes splatted in, still no device.
   if (has_keyword_splat(args) || keyword_arg(args, "out") != nullptr || frame.default_device > 0 ||

@@ -34,6 +34,12 @@ std::optional<Value> container_element(const Value& v, TSNode node) {
   }
 }
 
+// `3` or `-1`.
+bool integer_literal(TSNode node) {
+  if (is(node, "unary_operator")) node = ts_node_named_child(node, 0);
+  return is(node, "integer");
+}
+
 }  // namespace
 
 Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
@@ -54,7 +60,11 @@ Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
   switch (v.kind) {
     case Kind::kTensor:
       out = v;
-      out.scalar = false;
+      // `x[0]` of a 1-D tensor is 0-dim; other indices keep dimensions.
+      out.scalar = v.one_dim && ts_node_named_child_count(node) == 2 &&
+                   integer_literal(field(node, fields().subscript));
+      out.one_element = false;
+      out.one_dim = false;
       return out;
     case Kind::kEncoding:
       out = v;
@@ -105,10 +115,27 @@ Value FlowRun::eval_binary(TSNode node, Frame& frame) {
     v.kind = Kind::kTensor;
     return v;
   };
-  if (a.kind != Kind::kTensor) return b.scalar && a.place != Place::kUnknown ? placed(a) : b;
-  if (b.kind != Kind::kTensor) return a.scalar && b.place != Place::kUnknown ? placed(b) : a;
+  // A number keeps a tensor's shape; what else the other side is may
+  // broadcast it.
+  auto shaped = [](Value v, const Value& other) {
+    if (other.kind != Kind::kUnknown || other.place != Place::kUnknown) {
+      v.one_element = false;
+      v.one_dim = false;
+    }
+    return v;
+  };
+  if (a.kind != Kind::kTensor) {
+    return b.scalar && a.place != Place::kUnknown ? placed(a) : shaped(b, a);
+  }
+  if (b.kind != Kind::kTensor) {
+    return a.scalar && b.place != Place::kUnknown ? placed(b) : shaped(a, b);
+  }
   Value out = a;
   out.scalar = a.scalar && b.scalar;
+  // Two tensors of one element (or one and a 0-dim one) make one element.
+  out.one_element = (a.one_element || a.scalar) && (b.one_element || b.scalar) &&
+                    (a.one_element || b.one_element);
+  out.one_dim = (a.one_dim && (b.scalar || b.one_dim)) || (b.one_dim && a.scalar);
   if (a.place != b.place) {
     if (a.place == Place::kHost && b.place != Place::kUnknown) {
       out = b;
@@ -135,6 +162,11 @@ Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
     case Kind::kTensor:
       out = iterable;
       out.sample = true;
+      // Each element of a 1-D tensor (`for t in torch.linspace(...)`) is
+      // 0-dim.
+      out.scalar = iterable.one_dim;
+      out.one_element = false;
+      out.one_dim = false;
       return out;
     case Kind::kDataset:
     case Kind::kList:

@@ -70,6 +70,11 @@ struct Value {
   Origin origin = Origin::kNone;
   // A 0-dim tensor (torch.tensor(2.0), x.sum()): it mixes with any device.
   bool scalar = false;
+  // A tensor's shape where the flow can tell it: one element (`torch.rand(1)`,
+  // whose `.squeeze()` is 0-dim) or one dimension (`torch.arange(n)`, whose
+  // elements are 0-dim).
+  bool one_element = false;
+  bool one_dim = false;
   // In page-locked memory (.pin_memory(), a batch of a DataLoader with
   // pin_memory=True); for a loader, whether its batches are.
   bool pinned = false;

@@ -116,6 +116,7 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
       }
       v = receiver;
       v.scalar = among(method, kReductions) && args.empty();
+      method_shape(method, args.empty(), v);
       if (typed_as_other(source_, method, args)) v.place = type_as_place(args);
       return v;
     case Kind::kModule:
@@ -158,6 +159,7 @@ Value FlowRun::eval_method(TSNode call, TSNode object, std::string_view method,
         v = receiver;
         v.kind = Kind::kTensor;
         v.scalar = among(method, kReductions) && args.empty();
+        method_shape(method, args.empty(), v);
         if (typed_as_other(source_, method, args)) v.place = type_as_place(args);
         return v;
       }

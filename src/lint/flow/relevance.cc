@@ -179,4 +179,23 @@ bool FlowRun::inert(TSNode node, const Frame& frame) const {
   return true;
 }
 
+bool only_when_traced(const Source& source, TSNode node) {
+  TSNode child = node;
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); child = n, n = ts_node_parent(n)) {
+    if ((!is(n, "if_statement") && !is(n, "elif_clause")) ||
+        !ts_node_eq(field(n, "consequence"), child)) {
+      continue;
+    }
+    const TSNode test = field(n, "condition");
+    if (!is(test, "call")) continue;  // not `if not is_torch_fx_proxy(x)`
+    const std::string_view text = source.text(test);
+    if (text.find("is_torch_fx_proxy") != std::string_view::npos ||
+        text.find("fx.Proxy") != std::string_view::npos ||
+        text.find("is_fx_tracing") != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace devcheck::lint::detail

@@ -106,6 +106,10 @@ using ParamHints = std::vector<std::vector<ParamHint>>;  // by the callee's scop
 bool copied_for_a_call(TSNode copy, TSNode call);
 // Whether a node is a literal number (or bool), signed or not.
 bool is_literal_number(TSNode node);
+// Whether `node` runs only while torch.fx traces the code: in the branch of
+// `if is_torch_fx_proxy(x):` (`isinstance(x, torch.fx.Proxy)`,
+// `is_fx_tracing()`), where values are proxies, never tensors on a device.
+bool only_when_traced(const Source& source, TSNode node);
 // Whether two runs found the same hints.
 bool same_hints(const ParamHints& a, const ParamHints& b);
 // The hint for parameter `name` of `scope`, if any.
@@ -355,6 +359,13 @@ class FlowRun {
   // file's classes.
   std::vector<std::tuple<int, std::string_view, int>> methods_;
   int method_of(int class_scope, std::string_view name) const;
+  // Whether a module's method runs only while its module is built: the
+  // file calls it only as `self.m(...)` in `__init__` of its class.
+  bool runs_only_in_init(int scope);
+  // Method names called elsewhere than as `self.m(...)` in an `__init__`
+  // (made when first asked for).
+  std::vector<std::string_view> called_outside_init_;
+  bool called_outside_init_made_ = false;
   // The method of that name where one class of the file alone has one
   // (not a dunder, not forward); -1 otherwise.
   int only_method(std::string_view name) const;
@@ -414,6 +425,15 @@ bool tensor_method(std::string_view method);
 bool non_tensor_method(std::string_view method);
 // `torch.float32`, `torch.long`, `x.dtype`: a dtype, not a device.
 bool is_dtype(const Source& source, TSNode node);
+// What a factory's arguments tell of its tensor's shape: one element
+// (`torch.rand(1)`, `torch.zeros(1, 1)`) or one dimension (`torch.arange`,
+// `linspace`, `randperm`, `torch.rand(5)`); sets `v.one_element`/`one_dim`.
+void factory_shape(const Source& source, std::string_view qualified,
+                   const std::vector<TSNode>& positional, Value& v);
+// What a tensor method keeps of its receiver's shape (`v` is the
+// receiver's value, the result's place): a cast (`.long()`) keeps it,
+// `.squeeze()` of one element is 0-dim, anything else forgets it.
+void method_shape(std::string_view method, bool no_args, Value& v);
 // Torch functions that compute on their tensor arguments (and so need them
 // on one device): torch.<op>, torch.nn.functional, linalg, fft, special.
 bool computes_on_arguments(std::string_view qualified);

@@ -46,6 +46,10 @@ Flow::Flow(const Source& source) {
     framework_moves_ = framework_moves;
     hints = std::move(next);
   }
+  meetings_.erase(
+      std::remove_if(meetings_.begin(), meetings_.end(),
+                     [&](const Meeting& m) { return only_when_traced(source, m.where); }),
+      meetings_.end());
 }
 
 FlowRun::FlowRun(const Source& source, Flow& out, const ParamHints& hints)
@@ -314,6 +318,34 @@ void FlowRun::analyze_class(int class_scope) {
   for (int m : methods) analyze(m);
 }
 
+bool FlowRun::runs_only_in_init(int scope) {
+  const Scope& s = source_.scopes()[scope];
+  if (s.name == "forward" || s.name == "__init__" || s.parent != s.owner_class) return false;
+  if (!called_outside_init_made_) {
+    called_outside_init_made_ = true;
+    for (const Call& call : source_.calls()) {
+      if (call.method.empty()) continue;
+      const Scope& caller = source_.scopes()[call.scope];
+      if (caller.name != "__init__" || !is(call.object, "identifier") ||
+          source_.text(call.object) != "self") {
+        called_outside_init_.push_back(call.method);
+      }
+    }
+    std::sort(called_outside_init_.begin(), called_outside_init_.end());
+  }
+  if (std::binary_search(called_outside_init_.begin(), called_outside_init_.end(),
+                         std::string_view(s.name))) {
+    return false;
+  }
+  // Called at all, by `self.` in an `__init__` of its class.
+  for (const Call& call : source_.calls()) {
+    if (call.method == s.name && source_.scopes()[call.scope].owner_class == s.owner_class) {
+      return true;
+    }
+  }
+  return false;
+}
+
 FlowRun::Summary& FlowRun::analyze(int scope) {
   Summary& summary = summaries_[scope];
   if (summary.state != Summary::kNotRun) return summary;
@@ -326,9 +358,20 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
     const auto c = source_.classes().find(source_.scopes()[s.owner_class].name);
     frame.module_method = c != source_.classes().end() && c->second.is_module;
     frame.forward = frame.module_method && s.name == "forward";
-    frame.init = frame.module_method && s.name == "__init__";
+    frame.init = frame.module_method && (s.name == "__init__" || runs_only_in_init(scope));
     const auto attributes = class_attributes_.find(s.owner_class);
     if (attributes != class_attributes_.end()) frame.env = attributes->second;
+    // A helper only __init__ calls runs before anything moves the module:
+    // its submodules and parameters are where __init__ has them.
+    if (frame.init && s.name != "__init__") {
+      for (const auto& [name, v] : frame.env.bindings()) {
+        if (v.registered && v.place == Place::kModuleDevice) {
+          Value built = v;
+          built.place = Place::kUnknown;
+          frame.env.set(name, built);
+        }
+      }
+    }
   } else if (const Env* outer = closure(scope)) {
     frame.env = *outer;
   }

@@ -103,11 +103,20 @@ bool plain_literal(TSNode node) {
 }
 
 // Whether `name` is a parameter of `function` whose default is a plain
-// literal other than None (`def __init__(self, eps=1e-3)`).
+// literal other than None (`def __init__(self, eps=1e-3)`), or annotated as
+// a number, a bool or a string (`h: int`), which holds no tensor.
 bool literal_parameter(const Source& source, TSNode function, std::string_view name) {
   const TSNode parameters = field(function, "parameters");
   for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
     const TSNode p = ts_node_named_child(parameters, i);
+    if (is(p, "typed_parameter") || is(p, "typed_default_parameter")) {
+      const TSNode own = is(p, "typed_parameter") ? ts_node_named_child(p, 0) : field(p, "name");
+      const std::string_view type = source.text(field(p, "type"));
+      if (source.text(own) == name &&
+          (type == "int" || type == "float" || type == "bool" || type == "str")) {
+        return true;
+      }
+    }
     if ((is(p, "default_parameter") || is(p, "typed_default_parameter")) &&
         source.text(field(p, "name")) == name) {
       // (A None default may stand for a tensor the caller gives: a loss's weight.)

@@ -44,6 +44,8 @@ Value join(const Value& a, const Value& b) {
     out.made = TSNode{};
   }
   out.scalar = a.scalar && b.scalar;
+  out.one_element = a.one_element && b.one_element;
+  out.one_dim = a.one_dim && b.one_dim;
   out.pinned = a.pinned && b.pinned;
   out.pin_unknown = a.pin_unknown || b.pin_unknown;
   out.registered = a.registered && b.registered;

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstring>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include "../common.h"
 #include "run.h"
@@ -93,6 +95,48 @@ bool tensor_method(std::string_view m) {
       "min",        "norm",      "requires_grad_",
       "to"};
   return among(m, kMethods);
+}
+
+void factory_shape(const Source& source, std::string_view q, const std::vector<TSNode>& positional,
+                   Value& v) {
+  static constexpr std::array<std::string_view, 4> kOneDim = {"torch.arange", "torch.linspace",
+                                                              "torch.logspace", "torch.randperm"};
+  static constexpr std::array<std::string_view, 5> kSized = {
+      "torch.rand", "torch.randn", "torch.zeros", "torch.ones", "torch.empty"};
+  if (among(q, kOneDim)) {
+    v.one_dim = true;
+    return;
+  }
+  if (!among(q, kSized) || positional.empty()) return;
+  // The sizes: `torch.rand(1, 1)` or `torch.rand((1, 1))`; only integer
+  // literals tell the shape.
+  std::vector<TSNode> sizes = positional;
+  if (sizes.size() == 1 && (is(sizes[0], "tuple") || is(sizes[0], "list"))) {
+    const TSNode seq = sizes[0];
+    sizes.clear();
+    for (uint32_t i = 0, n = ts_node_named_child_count(seq); i < n; ++i) {
+      sizes.push_back(ts_node_named_child(seq, i));
+    }
+    if (sizes.empty()) return;
+  }
+  bool ones = true;
+  for (const TSNode size : sizes) {
+    if (!is(size, "integer")) return;
+    ones = ones && source.text(size) == "1";
+  }
+  v.one_element = ones;
+  v.one_dim = sizes.size() == 1;
+}
+
+void method_shape(std::string_view method, bool no_args, Value& v) {
+  static constexpr std::array<std::string_view, 12> kKeepShape = {
+      "long", "float", "int",   "double", "half", "bool",
+      "abs",  "neg",   "clone", "detach", "sqrt", "exp"};
+  if (v.one_element && method == "squeeze" && no_args) v.scalar = true;
+  if (!among(method, kKeepShape) || !no_args) {
+    v.one_element = false;
+    v.one_dim = false;
+  }
 }
 
 bool non_tensor_method(std::string_view m) {

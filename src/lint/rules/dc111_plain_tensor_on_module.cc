@@ -11,6 +11,9 @@
 // tensor where the inputs are, under a test that does not ask where. And a
 // host tensor in the __init__ of a plain class whose object a module keeps.
 #include <algorithm>
+#include <array>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,10 +50,65 @@ struct Reads {
   int unmoved = 0;
 };
 
+// Whether the function of the file called at `call` (a module-level
+// `def`, by its name) moves its `index`-th parameter where it is used:
+// `std = torch.as_tensor(std, device=data.device)`, `w = w.to(x.device)`.
+bool callee_moves_parameter(const Source& source, TSNode call, uint32_t index) {
+  const TSNode function = field(call, "function");
+  if (!is(function, "identifier")) return false;
+  const std::string_view callee = source.text(function);
+  for (const Scope& scope : source.scopes()) {
+    if (scope.kind != ScopeKind::kFunction || scope.parent != 0 || scope.name != callee) continue;
+    const TSNode parameters = field(scope.node, "parameters");
+    if (index >= ts_node_named_child_count(parameters)) return false;
+    TSNode p = ts_node_named_child(parameters, index);
+    if (!is(p, "identifier"))
+      p = is(p, "typed_parameter") ? ts_node_named_child(p, 0) : field(p, "name");
+    const std::string name(source.text(p));
+    const auto assigned = scope.assigns.find(name);
+    if (assigned == scope.assigns.end()) return false;
+    return std::any_of(assigned->second.begin(), assigned->second.end(), [&](TSNode value) {
+      if (!is(value, "call")) return false;
+      const TSNode f = field(value, "function");
+      const std::string q = source.qualify(f);
+      if (q == "torch.as_tensor" || q == "torch.tensor") {
+        const std::vector<TSNode> args = source.positional(value);
+        return !args.empty() && source.text(args[0]) == name &&
+               !ts_node_is_null(source.keyword(value, "device"));
+      }
+      if (!is(f, "attribute")) return false;
+      const std::string_view method = source.text(field(f, "attribute"));
+      return (method == "to" || method == "cuda") && source.text(field(f, "object")) == name;
+    });
+  }
+  return false;
+}
+
+// Whether `node` heads a chain of shape and dtype methods that ends moved:
+// `self.kernel.repeat(c, 1).to(x.device, x.dtype)`.
+bool moved_down_the_chain(const Source& source, TSNode node) {
+  static constexpr std::array<std::string_view, 16> kShape = {
+      "repeat",    "view",       "reshape", "expand", "unsqueeze", "squeeze", "flip", "permute",
+      "transpose", "contiguous", "clone",   "detach", "float",     "double",  "half", "flatten"};
+  for (TSNode at = node;;) {
+    const TSNode parent = ts_node_parent(at);
+    if (!is(parent, "attribute") || !ts_node_eq(field(parent, "object"), at)) return false;
+    const std::string_view method = source.text(field(parent, "attribute"));
+    if (method == "to" || method == "cuda" || method == "type_as") return true;
+    const TSNode call = ts_node_parent(parent);
+    if (!is(call, "call") || std::find(kShape.begin(), kShape.end(), method) == kShape.end()) {
+      return false;
+    }
+    at = call;
+  }
+}
+
 void count_reads(const Source& source, TSNode node, std::string_view name, Reads& reads) {
   if (is(node, "attribute") && source.text(node) == name) {
     const TSNode parent = ts_node_parent(node);
     if (is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)) return;
+    // Formatted into a string (`f"{self.mean}"`): no use of the tensor.
+    if (is(parent, "interpolation")) return;
     // `self.x[t.cpu()].to(device)`: indexed on the host, then moved at once.
     if (is(parent, "subscript") && ts_node_eq(field(parent, "value"), node)) {
       const TSNode index = field(parent, "subscript");
@@ -66,13 +124,22 @@ void count_reads(const Source& source, TSNode node, std::string_view name, Reads
       }
     }
     if (is(parent, "attribute") && ts_node_eq(field(parent, "object"), node)) {
-      const std::string_view method = source.text(field(parent, "attribute"));
-      ++(method == "to" || method == "cuda" || method == "type_as" ? reads.moved : reads.unmoved);
+      ++(moved_down_the_chain(source, node) ? reads.moved : reads.unmoved);
       return;
     }
-    if (is(parent, "argument_list") &&
-        source.qualify(field(ts_node_parent(parent), "function")).rfind("torch.", 0) != 0) {
-      return;
+    if (is(parent, "argument_list")) {
+      const TSNode call = ts_node_parent(parent);
+      // Handed to a function of the file that moves it where it uses it.
+      uint32_t index = 0;
+      while (index < ts_node_named_child_count(parent) &&
+             !ts_node_eq(ts_node_named_child(parent, index), node)) {
+        ++index;
+      }
+      if (callee_moves_parameter(source, call, index)) {
+        ++reads.moved;
+        return;
+      }
+      if (source.qualify(field(call, "function")).rfind("torch.", 0) != 0) return;
     }
     ++reads.unmoved;
     return;

@@ -3,8 +3,10 @@
 // line ignores the choice; and `t.type(x.type())`, which lands on the
 // current CUDA device, not x's.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "../common.h"
 #include "../flow/flow.h"
@@ -17,6 +19,23 @@ bool is_cuda_text(std::string_view text) { return text.find("cuda") != std::stri
 
 bool cuda_string(const Source& source, TSNode node) {
   return is_cuda_string(string_value(source, node));
+}
+
+// Whether a `torch.device(...)` call names the CPU by a literal
+// (`torch.device("cpu")`, `torch.device("cpu", 0)`).
+bool cpu_literal(const Source& source, TSNode call) {
+  const std::vector<TSNode> args = source.positional(call);
+  if (args.empty()) return false;
+  const std::optional<std::string> s = string_value(source, args[0]);
+  return s && (*s == "cpu" || s->rfind("cpu:", 0) == 0);
+}
+
+// Whether an expression is a truth value: a comparison, a `not`, or an
+// `and`/`or` that ends in one (`x and "cuda" or "cpu"` picks a string).
+bool truth_value(TSNode node) {
+  while (is(node, "parenthesized_expression")) node = ts_node_named_child(node, 0);
+  if (is(node, "comparison_operator") || is(node, "not_operator")) return true;
+  return is(node, "boolean_operator") && truth_value(field(node, "right"));
 }
 
 // Whether `node` lies in a branch of an `if`/`elif` or a conditional
@@ -296,6 +315,7 @@ void check_variables(const RuleContext& c) {
   };
   std::vector<Definition> definitions;
   std::vector<std::string> names;
+  bool no_choice = false;  // a device name that chooses nothing (the CPU, a flag)
   for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
     const Scope& scope = source.scopes()[s];
     if (scope.kind == ScopeKind::kClass) continue;
@@ -305,9 +325,19 @@ void check_variables(const RuleContext& c) {
         // `device = "cuda"` chooses nothing: a line saying "cuda" beside it
         // ignores no choice (the code around is CUDA-only anyway).
         if (cuda_string(source, value)) continue;
-        const bool device =
-            (is(value, "call") && source.qualify(field(value, "function")) == "torch.device") ||
-            is_cuda_text(source.text(value));
+        const bool torch_device =
+            is(value, "call") && source.qualify(field(value, "function")) == "torch.device";
+        // `cpu_device = torch.device("cpu")` names the CPU itself, not the
+        // device the program runs on: a CUDA line beside it ignores no choice
+        // (`device = torch.device("cpu")` is a choice, of the CPU).
+        // A flag (`expects_cpu_device = offload and mode != Mode.CUDA_AFTER`)
+        // holds no device, whatever it says.
+        if ((torch_device && cpu_literal(source, value) && names_any(name, {"cpu"})) ||
+            truth_value(value)) {
+          no_choice = true;
+          continue;
+        }
+        const bool device = torch_device || is_cuda_text(source.text(value));
         if (device) {
           definitions.push_back({s, ts_node_start_byte(value), ts_node_end_byte(value)});
           names.push_back(name);
@@ -315,8 +345,11 @@ void check_variables(const RuleContext& c) {
       }
     }
   }
+  // A file whose device names choose nothing (FSDP's tests: `cpu_device`
+  // for the offloaded parameters, a flag of what to expect) places its
+  // tensors deliberately: no choice to guess from its tests either.
   if (definitions.empty()) {
-    check_without_variable(source, sink);
+    if (!no_choice) check_without_variable(source, sink);
     return;
   }
   for (const Call& call : source.calls()) {

@@ -41,6 +41,38 @@ TEST(LintFlowElements, AZeroDimDeviceTensorMeetsAHostTensorButAZeroDimHostOneMee
   EXPECT_EQ(meetings(f), (Lines{"5 factory@5 meets device"}));
 }
 
+// A 1-D tensor's elements (`for t in torch.linspace(...)`, `steps[0]`) and
+// a one-element tensor squeezed (`torch.rand(1)...squeeze()`) are 0-dim:
+// they mix with any device. A row of a 2-D tensor, a slice, or a squeeze of
+// more than one element keeps dimensions and still meets the device.
+TEST(LintFlowElements, ElementsOfAOneDimTensorAndASqueezedOneElementAreZeroDim) {
+  const Flowed loop(
+      "import torch\n"
+      "def slerp(axis):\n"
+      "    axis = axis.cuda()\n"
+      "    for t in torch.linspace(0.1, 1, 10):\n"
+      "        q = axis * t\n"
+      "    steps = torch.arange(5)\n"
+      "    r = axis * steps[0] + axis * steps[-1]\n"
+      "    w = axis * torch.rand(5)[1:]\n"
+      "    for row in torch.rand(3, 4):\n"
+      "        s = axis * row\n");
+  EXPECT_EQ(meetings(loop), (Lines{"8 factory@8 meets device", "10 factory@9 meets device"}));
+  const Flowed squeezed(
+      "import torch\n"
+      "def mask(spec, p):\n"
+      "    spec = spec.cuda()\n"
+      "    value = torch.rand(1) * p\n"
+      "    start = (torch.rand(1) * (spec.size(1) - value)).long().squeeze()\n"
+      "    m = torch.arange(0, spec.shape[1], device=spec.device)\n"
+      "    m = (m >= start) & (m < start + value.long().squeeze())\n"
+      "    a = spec * torch.rand(2, 1).squeeze()\n"
+      "    b = spec + torch.rand(1, 4).squeeze()\n"
+      "    c = spec * torch.rand(1).repeat(3).squeeze()\n");
+  EXPECT_EQ(meetings(squeezed), (Lines{"8 factory@8 meets device", "9 factory@9 meets device",
+                                       "10 factory@10 meets device"}));
+}
+
 // A host mask compared with a number (`causal(n) == 0`) is still the
 // factory's, and meets the device tensor it masks; two indices of an input
 // of forward (`lengths[:, None]`) take apart a tensor on the module's

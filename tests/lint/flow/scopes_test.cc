@@ -33,6 +33,72 @@ TEST(LintFlowScopes, RunsInitFirstAndGivesForwardsInputsTheModulesDevice) {
   EXPECT_TRUE(f.flow.attributes()[1].v.registered);
 }
 
+// A branch taken only while torch.fx traces the code (`if
+// is_torch_fx_proxy(x):`, `isinstance(x, torch.fx.Proxy)`) sees proxies,
+// never tensors on a device: what meets there is no meeting. The other way
+// (`else`, `if not ...`) runs on tensors and still meets.
+TEST(LintFlowScopes, WhatMeetsOnlyWhileFxTracesMeetsNothing) {
+  const Flowed shift(
+      "import torch\n"
+      "from transformers.utils import is_torch_fx_proxy\n"
+      "def shift_right(ids, start):\n"
+      "    ids = ids.cuda()\n"
+      "    if is_torch_fx_proxy(ids):\n"
+      "        out = torch.full(ids.shape[:-1] + (1,), start)\n"
+      "        out = torch.cat([out, ids[..., :-1]], dim=-1)\n"
+      "    else:\n"
+      "        out = torch.cat([torch.zeros(2, 1), ids[..., :-1]], dim=-1)\n"
+      "    return out\n");
+  EXPECT_EQ(meetings(shift), (Lines{"9 factory@9 meets device"}));
+  const Flowed proxy(
+      "import torch\n"
+      "import torch.fx\n"
+      "def pad(x, n):\n"
+      "    x = x.to('cuda')\n"
+      "    if isinstance(x, torch.fx.Proxy):\n"
+      "        return x + torch.zeros(n)\n"
+      "    if not isinstance(x, torch.fx.Proxy):\n"
+      "        return x + torch.ones(n)\n");
+  EXPECT_EQ(meetings(proxy), (Lines{"8 factory@8 meets device"}));
+}
+
+// A helper only `__init__` calls (`self._probe(...)`) runs while the module
+// is built, before anything moves it: its submodules are where `__init__`
+// has them, not on the module's device. One forward calls too runs on the
+// device as well, and meets it.
+TEST(LintFlowScopes, AHelperOnlyInitCallsRunsWhereInitDoes) {
+  const Flowed probe(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Patch(nn.Module):\n"
+      "    def __init__(self, size=224, backbone=None):\n"
+      "        super().__init__()\n"
+      "        self.backbone = backbone or nn.Conv2d(3, 8, 16)\n"
+      "        if backbone is not None:\n"
+      "            self.dims = self._probe(size)\n"
+      "    def _probe(self, size):\n"
+      "        return self.backbone(torch.zeros(1, 3, size, size)).shape\n"
+      "    def forward(self, x):\n"
+      "        return self.backbone(x)\n");
+  EXPECT_EQ(meetings(probe), Lines{});
+  const Flowed shared(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.fc = nn.Linear(4, 4)\n"
+      "        self.out = self._width()\n"
+      "        self.scale = self._scale()\n"
+      "    def _width(self):\n"
+      "        return self.fc(torch.ones(1, 4)).shape[-1]\n"
+      "    def _scale(self):\n"
+      "        return self.fc(torch.ones(1, 4))\n"
+      "    def forward(self, x):\n"
+      "        return self.fc(x) * self._scale()\n");
+  EXPECT_EQ(meetings(shared), (Lines{"12 factory@12 meets module"}));
+}
+
 TEST(LintFlowScopes, InInitEverythingIsOnTheHost) {
   const Flowed f(
       "import torch\n"

@@ -177,6 +177,52 @@ TEST(LintDC111, SaysNothingOfAPlainTensorMovedAtEachUse) {
   EXPECT_EQ(testing::found(source, "DC111"), (testing::Lines{"7 DC111"}));
 }
 
+// A plain tensor moved at the end of a chain of shape methods
+// (`self.kernel.repeat(c, 1).to(x.device)`), or handed to a function of the
+// file that moves that argument where it is used (`torch.as_tensor(std,
+// device=data.device)`), is moved at each use; formatting it into a string
+// is no use. A method between that computes with another tensor, or a
+// function that does not move its argument, is still found.
+TEST(LintDC111, SaysNothingOfAPlainTensorMovedDownAChainOrByAFunctionOfTheFile) {
+  const std::string chain =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class NMS(nn.Module):\n"
+      "    def __init__(self, k):\n"
+      "        super().__init__()\n"
+      "        self.kernel = torch.ones(k, k)\n"
+      "        self.other = torch.ones(k, k)\n"
+      "    def forward(self, x):\n"
+      "        w = self.kernel.repeat(x.shape[1], 1, 1, 1).to(x.device, x.dtype)\n"
+      "        v = self.other.mul(x).to(x.device)\n"
+      "        return nn.functional.conv2d(x, w) + v\n";
+  EXPECT_EQ(testing::found(chain, "DC111"), (testing::Lines{"7 DC111"}));
+  const std::string handed =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def normalize(data, mean, std):\n"
+      "    mean = torch.as_tensor(mean, device=data.device, dtype=data.dtype)\n"
+      "    std = std.to(data.device)\n"
+      "    return (data - mean) / std\n"
+      "def shift(data, offset):\n"
+      "    return data + offset\n"
+      "class Normalize(nn.Module):\n"
+      "    def __init__(self, mean, std):\n"
+      "        super().__init__()\n"
+      "        self.mean = torch.full((3,), mean)\n"
+      "        self.std = torch.full((3,), std)\n"
+      "        self.offset = torch.zeros(3)\n"
+      "    def forward(self, x):\n"
+      "        return shift(normalize(x, self.mean, self.std), self.offset)\n"
+      "    def __repr__(self):\n"
+      "        return f'(mean={self.mean}, std={self.std})'\n";
+  const Finding f = testing::only(handed, "DC111");
+  EXPECT_EQ(f.line, 14);
+  EXPECT_EQ(f.message,
+            "self.offset holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"offset\", ...) or nn.Parameter(...)");
+}
+
 // Lightning's save_hyperparameters() keeps __init__'s arguments, as they
 // are when it runs, in self.hparams: a host tensor made there is a plain
 // attribute (gnn-tracking/gnn_tracking#449). Not one made on a device, nor

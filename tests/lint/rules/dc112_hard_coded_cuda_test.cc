@@ -56,6 +56,70 @@ TEST(LintDC112, SaysNothingBesideADeviceVariableThatIsCudaItself) {
             Lines{});
 }
 
+TEST(LintDC112, SaysNothingBesideADeviceVariableThatIsTheCpuLiteral) {
+  // torch's FSDP tests: `cpu_device = torch.device("cpu")` chooses no
+  // accelerator, so a CUDA-only test's `.cuda()` beside it ignores nothing.
+  EXPECT_EQ(found("import torch\n"
+                  "def test_offload(model, loss):\n"
+                  "    cpu_device = torch.device('cpu')\n"
+                  "    model.to(cpu_device)\n"
+                  "    return loss.cuda()\n",
+                  "DC112"),
+            Lines{});
+  // ... nor does a flag whose name says device and whose test says CUDA.
+  EXPECT_EQ(found("import torch\n"
+                  "def check(model, loss, offload, cuda_mode):\n"
+                  "    if cuda_mode == Mode.CUDA_AFTER:\n"
+                  "        model = model.cuda()\n"
+                  "    expects_cpu_device = offload and cuda_mode != Mode.CUDA_AFTER\n"
+                  "    if expects_cpu_device:\n"
+                  "        cpu_device = torch.device('cpu')\n"
+                  "        model.to(cpu_device)\n"
+                  "    return loss.cuda()\n",
+                  "DC112"),
+            Lines{});
+  // (Without those names, the move under a test of CUDA is the choice.)
+  EXPECT_EQ(found("import torch\n"
+                  "def check(model, loss, offload, cuda_mode):\n"
+                  "    if cuda_mode == Mode.CUDA_AFTER:\n"
+                  "        model = model.cuda()\n"
+                  "    return loss.cuda()\n",
+                  "DC112"),
+            Lines{"5 DC112"});
+  EXPECT_EQ(found("import torch\n"
+                  "CPU_DEVICE = torch.device('cpu', 0)\n"
+                  "def run(x):\n"
+                  "    y = x.to(CPU_DEVICE)\n"
+                  "    return torch.zeros(2, device='cuda') + y.to('cuda')\n",
+                  "DC112"),
+            Lines{});
+  // Near misses: a generic name that holds the CPU is the program's choice
+  // (a demo run on the CPU), and one that chooses by a test.
+  EXPECT_EQ(found("import torch\n"
+                  "def sample(n):\n"
+                  "    return torch.randperm(n).cuda()\n"
+                  "if __name__ == '__main__':\n"
+                  "    device = torch.device('cpu')\n"
+                  "    x = torch.randperm(4).cuda()\n",
+                  "DC112"),
+            (Lines{"3 DC112", "6 DC112"}));
+  EXPECT_EQ(found("import torch\n"
+                  "device = torch.cuda.is_available() and 'cuda' or 'cpu'\n"
+                  "x = torch.zeros(2).cuda()\n",
+                  "DC112"),
+            (Lines{"3 DC112"}));
+  const Finding f = only(
+      "import torch\n"
+      "def run(x, use_gpu):\n"
+      "    device = torch.device('cuda' if use_gpu else 'cpu')\n"
+      "    return x.cuda()\n",
+      "DC112");
+  EXPECT_EQ(f.line, 4);
+  EXPECT_EQ(f.message,
+            "hard-coded CUDA where a device variable is defined: this line ignores it and "
+            "fails where CUDA is absent; use .to(device) / device=device");
+}
+
 TEST(LintDC112, SaysNothingUnderATestOfTheDeviceOrOfCuda) {
   // pytorch/examples' imagenet: the .cuda() calls follow the device's type.
   const std::string source =

@@ -673,6 +673,56 @@ TEST(LintDC120, SaysNothingOfAParameterFreeModuleOfTheFileLeftUnmoved) {
   EXPECT_EQ(found(weighted, "DC120"), (Lines{"24 DC120", "25 DC120"}));
 }
 
+// A module of the file whose __init__ keeps only arguments annotated as
+// numbers, bools or strings (`h: int`) holds no tensor: left unmoved and
+// given device tensors, it computes where they are (kornia's warp tests).
+// One whose argument is not so annotated may hold a tensor, and is found.
+TEST(LintDC120, SaysNothingOfAModuleKeepingOnlyArgumentsTypedAsNumbers) {
+  const std::string warp =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Warp(nn.Module):\n"
+      "    def __init__(self, h: int, w: int, align: bool, mode: str = 'zeros'):\n"
+      "        super().__init__()\n"
+      "        self.h = h\n"
+      "        self.w = w\n"
+      "        self.mode = mode\n"
+      "    def forward(self, x):\n"
+      "        return nn.functional.interpolate(x, size=(self.h, self.w))\n"
+      "class TestWarp:\n"
+      "    def test_script(self, device, dtype):\n"
+      "        img = torch.arange(48.0, device=device, dtype=dtype).view(1, 3, 4, 4)\n"
+      "        net = Warp(3, 4, True)\n"
+      "        script_net = torch.jit.script(net)\n"
+      "        return script_net(img)\n";
+  EXPECT_EQ(found(warp, "DC120"), Lines{});
+  std::string untyped = warp;
+  untyped.replace(untyped.find("h: int"), 6, "h");
+  const Finding f = only(untyped, "DC120");
+  EXPECT_EQ(f.line, 14);
+  EXPECT_EQ(f.message,
+            "Warp(...) makes a model on the CPU that is never moved to a device, and line 16 "
+            "gives script_net tensors on a device: a device mismatch; move it where it is "
+            "made: .to(device)");
+  const std::string scale =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Scale(nn.Module):\n"
+      "    def __init__(self, factor: float, shift):\n"
+      "        super().__init__()\n"
+      "        self.factor = factor\n"
+      "        self.shift = shift\n"
+      "    def forward(self, x):\n"
+      "        return x * self.factor + self.shift\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "x = torch.randn(2, 3, device=device)\n"
+      "print(Scale(2.0, 1.0)(x))\n";
+  EXPECT_EQ(found(scale, "DC120"), Lines{"12 DC120"});
+  std::string typed = scale;
+  typed.replace(typed.find("shift)"), 6, "shift: float)");
+  EXPECT_EQ(found(typed, "DC120"), Lines{});
+}
+
 // A copy of a module's input to the host meets the module's device where
 // the file moves something to a device; in a file that moves nothing there,
 // the copy is deliberate and runs on the CPU.
