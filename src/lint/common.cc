@@ -39,6 +39,10 @@ bool is_cuda_string(const std::optional<std::string>& s) {
   return s && (*s == "cuda" || (s->rfind("cuda:", 0) == 0));
 }
 
+bool is_cpu_string(const std::optional<std::string>& s) {
+  return s && (*s == "cpu" || (s->rfind("cpu:", 0) == 0));
+}
+
 bool is_factory(std::string_view q) {
   // The window functions and tril/triu_indices take device= too (the
   // default device without it).
@@ -203,7 +207,7 @@ std::vector<WholeMove> whole_moves(const Source& source, int scope) {
         const std::vector<TSNode> device_args = source.positional(target);
         if (device_args.size() == 1) s = string_value(source, device_args[0]);
       }
-      if (s && (*s == "cpu" || *s == "meta")) continue;
+      if (is_cpu_string(s) || s == "meta") continue;
     }
     out.push_back({call.node, source.text(object)});
   }

@@ -14,6 +14,9 @@ namespace devcheck::lint::detail {
 std::optional<std::string> string_value(const Source& source, TSNode node);
 // Whether `s` names a CUDA device: "cuda" or "cuda:N".
 bool is_cuda_string(const std::optional<std::string>& s);
+// Whether `s` names the host: "cpu" or "cpu:N" (torch takes `cpu:0` for the
+// CPU; there is one).
+bool is_cpu_string(const std::optional<std::string>& s);
 // `torch.zeros`-style factories that take `device=`.
 bool is_factory(std::string_view qualified);
 // The value last assigned to a name or `self.x` (any method of the class),

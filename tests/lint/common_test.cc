@@ -19,6 +19,11 @@ TEST(LintCommon, ReadsStringsAndNamesDevicesAndLayers) {
   EXPECT_EQ(string_value(f.source, second), std::nullopt);
   EXPECT_TRUE(is_cuda_string(std::string("cuda")));
   EXPECT_FALSE(is_cuda_string(std::string("cudax")));
+  EXPECT_TRUE(is_cpu_string(std::string("cpu")));
+  EXPECT_TRUE(is_cpu_string(std::string("cpu:0")));
+  EXPECT_FALSE(is_cpu_string(std::string("cpus")));
+  EXPECT_FALSE(is_cpu_string(std::string("cuda:0")));
+  EXPECT_FALSE(is_cpu_string(std::nullopt));
   EXPECT_TRUE(is_factory("torch.arange"));
   EXPECT_FALSE(is_factory("torch.zeros_like"));
   EXPECT_TRUE(is_device_name("self.main_device"));

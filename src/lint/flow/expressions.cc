@@ -146,7 +146,7 @@ bool FlowRun::device_choice(std::string_view name, int scope) const {
     for (const TSNode value : found->second) {
       const auto text = string_value(source_, value);
       if (!text) continue;
-      if (*text == "cpu") {
+      if (is_cpu_string(text)) {
         host = true;
       } else if (!text->empty() && *text != "meta") {
         device = true;
@@ -182,7 +182,7 @@ bool FlowRun::default_host(int class_scope, std::string_view name) const {
       if (!is(p, "default_parameter") && !is(p, "typed_default_parameter")) continue;
       if (source_.text(field(p, fields().name)) != parameter) continue;
       position = static_cast<int>(i) - 1;
-      cpu = string_value(source_, field(p, fields().value)) == "cpu";
+      cpu = is_cpu_string(string_value(source_, field(p, fields().value)));
     }
     if (!cpu || position < 0) break;
     const std::string_view cls = scopes[class_scope].name;
@@ -211,7 +211,7 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
   if (is(target, "none")) return Place::kHost;
   if (is(target, "integer")) return Place::kDevice;
   if (const auto s = string_value(source_, target)) {
-    if (*s == "cpu") return Place::kHost;
+    if (is_cpu_string(s)) return Place::kHost;
     return *s == "meta" || s->empty() ? Place::kUnknown : Place::kDevice;
   }
   if (is(target, "call") && source_.qualify(field(target, fields().function)) == "torch.device") {

@@ -317,7 +317,7 @@ bool moves_to_a_device(const Source& source, const Call& call) {
   const TSNode target = args.empty() ? source.keyword(call.node, "device") : args[0];
   if (ts_node_is_null(target) || is_dtype(source, target) || is(target, "none")) return false;
   if (const auto s = string_value(source, target)) {
-    return *s != "cpu" && *s != "meta" && !s->empty();
+    return !is_cpu_string(s) && *s != "meta" && !s->empty();
   }
   if (is(target, "call")) return source.qualify(field(target, fields().function)) == "torch.device";
   const std::string_view text = source.text(target);

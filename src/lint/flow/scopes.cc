@@ -131,7 +131,7 @@ void FlowRun::prepass() {
       const TSNode target = args.empty() ? source_.keyword(call.node, "device") : args[0];
       if (ts_node_is_null(target) || is_dtype(source_, target)) continue;
       const auto s = string_value(source_, target);
-      if (s && (*s == "cpu" || *s == "meta")) continue;
+      if (is_cpu_string(s) || s == "meta") continue;
     }
     out_.moved_.emplace_back(call.scope, source_.text(object));
   }

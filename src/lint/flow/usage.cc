@@ -201,7 +201,7 @@ Place init_moves_self(const Source& source, int class_scope) {
       const TSNode to = args.empty() ? source.keyword(call.node, "device") : args[0];
       if (ts_node_is_null(to) || is_dtype(source, to)) continue;
       const auto s = string_value(source, to);
-      if (s && (*s == "cpu" || *s == "meta")) continue;
+      if (is_cpu_string(s) || s == "meta") continue;
     }
     if (call.conditional) return Place::kUnknown;
     place = Place::kDevice;

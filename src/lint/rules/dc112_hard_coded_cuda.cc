@@ -27,7 +27,7 @@ bool cpu_literal(const Source& source, TSNode call) {
   const std::vector<TSNode> args = source.positional(call);
   if (args.empty()) return false;
   const std::optional<std::string> s = string_value(source, args[0]);
-  return s && (*s == "cpu" || s->rfind("cpu:", 0) == 0);
+  return is_cpu_string(s);
 }
 
 // Whether an expression is a truth value: a comparison, a `not`, or an

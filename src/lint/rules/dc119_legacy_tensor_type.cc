@@ -120,7 +120,8 @@ bool expects_an_error(const Source& source, TSNode node) {
 void check_legacy_with_device(const Source& source, const Call& call, Sink& sink) {
   if (call.qualified != "torch.Tensor" || expects_an_error(source, call.node)) return;
   const TSNode device = source.keyword(call.node, "device");
-  if (ts_node_is_null(device) || is(device, "none") || string_value(source, device) == "cpu") {
+  if (ts_node_is_null(device) || is(device, "none") ||
+      is_cpu_string(string_value(source, device))) {
     return;
   }
   const std::string message =

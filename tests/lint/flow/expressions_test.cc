@@ -57,6 +57,33 @@ TEST(LintFlowEval, KnowsDevicesByTheirNamesStringsAndDtypes) {
   EXPECT_EQ(meetings(f), (Lines{"4 factory@4 meets device", "5 factory@5 meets device"}));
 }
 
+// torch reads "cpu:0" (and torch.device("cpu", 0)) as the one CPU: a move
+// there is a move to the host, in a test's setup as in a model's method.
+TEST(LintFlowEval, TakesCpuWithAnIndexForTheHost) {
+  const Flowed f(
+      "import torch\n"
+      "HOST = torch.device('cpu:0')\n"
+      "def f(x):\n"
+      "    a = x.to('cpu:0') + torch.ones(1, 2)\n"
+      "    b = x.to(torch.device('cpu', 0)) + torch.ones(1, 2)\n"
+      "    c = x.to(HOST) + torch.ones(1, 2)\n"
+      "    d = x.to('cuda:0') + torch.ones(1, 2)\n");
+  EXPECT_EQ(meetings(f), (Lines{"7 factory@7 meets device"}));
+  const Flowed g(
+      "import torch\n"
+      "import numpy as np\n"
+      "class Net(torch.nn.Module):\n"
+      "    def __init__(self, device='cpu:0'):\n"
+      "        super().__init__()\n"
+      "        self.device = device\n"
+      "    def forward(self, x):\n"
+      "        return x.to(self.device) * torch.ones(3)\n"
+      "    def score(self, x):\n"
+      "        return x.to('cuda:1') * torch.ones(3)\n"
+      "net = Net()\n");
+  EXPECT_EQ(meetings(g), (Lines{"10 factory@10 meets device"}));
+}
+
 TEST(LintFlowEval, ComprehensionsBindTheirVariablesOnly) {
   const Flowed f(
       "import torch\n"
