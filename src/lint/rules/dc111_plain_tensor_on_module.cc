@@ -238,7 +238,7 @@ bool read_only_while_built(const Source& source, const AttributeSet& set) {
       }
     }
     if (!inside) return false;
-    if (byte > ts_node_end_byte(set.value)) {
+    if (byte > ts_node_end_byte(set.value) && byte >= 4) {
       // A read that sets the name again (`self.x = nn.Parameter(self.x)`) is
       // no use of the plain tensor.
       const TSNode node = ts_node_named_descendant_for_byte_range(source.root(), byte - 4, end);
