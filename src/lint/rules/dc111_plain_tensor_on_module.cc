@@ -216,6 +216,8 @@ bool moved_by_own_to(const std::vector<std::pair<int, std::string_view>>& overri
 bool read_only_while_built(const Source& source, const AttributeSet& set) {
   const std::string_view attribute = set.name.substr(4);  // ".x"
   const std::string_view text = source.text();
+  // The text of __init__ and the methods it calls, found once.
+  std::vector<std::pair<uint32_t, uint32_t>> init;
   bool read_in_init = false;
   for (size_t at = text.find(attribute); at != std::string_view::npos;
        at = text.find(attribute, at + 1)) {
@@ -224,20 +226,21 @@ bool read_only_while_built(const Source& source, const AttributeSet& set) {
         (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '_')) {
       continue;
     }
-    const auto byte = static_cast<uint32_t>(at);
-    bool inside = false;
-    for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
-      const Scope& scope = source.scopes()[s];
-      if (scope.kind != ScopeKind::kFunction || scope.owner_class != set.class_scope ||
-          !in_init(source, s)) {
-        continue;
-      }
-      if (byte >= ts_node_start_byte(scope.node) && byte < ts_node_end_byte(scope.node)) {
-        inside = true;
-        break;
+    if (init.empty()) {
+      for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+        const Scope& scope = source.scopes()[s];
+        if (scope.kind == ScopeKind::kFunction && scope.owner_class == set.class_scope &&
+            in_init(source, s)) {
+          init.emplace_back(ts_node_start_byte(scope.node), ts_node_end_byte(scope.node));
+        }
       }
     }
-    if (!inside) return false;
+    const auto byte = static_cast<uint32_t>(at);
+    if (std::none_of(init.begin(), init.end(), [&](const std::pair<uint32_t, uint32_t>& range) {
+          return byte >= range.first && byte < range.second;
+        })) {
+      return false;
+    }
     if (byte > ts_node_end_byte(set.value) && byte >= 4) {
       // A read that sets the name again (`self.x = nn.Parameter(self.x)`) is
       // no use of the plain tensor.
@@ -525,10 +528,10 @@ void check(const RuleContext& c) {
     // A 0-dim tensor (`torch.tensor(1)`) mixes with tensors on any device.
     if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
       if (moved_at_each_use(c.source, set) || moved_by_own_to(overrides, set) ||
-          read_only_while_built(c.source, set) ||
           registered_by_class(c.source, set.class_scope, attribute, set.value) ||
           registered_later(c.source, c.flow.attributes(), set) ||
-          packed_by_quantized_op(c.source, set.class_scope, set.name)) {
+          packed_by_quantized_op(c.source, set.class_scope, set.name) ||
+          read_only_while_built(c.source, set)) {
         continue;
       }
       if (attribute.find('.') != std::string::npos) {  // self.hparams.x

@@ -251,8 +251,8 @@ void check(const RuleContext& c) {
     }
     const TSNode loop = loop_at(call.node, call.loop);
     if (steers_loop(source, loop, call.node) || asserted(source, call.node) ||
-        returned_to_stop_test(source, call) || in_test(source, call.scope) ||
-        few_steps(source, loop)) {
+        few_steps(source, loop) || in_test(source, call.scope) ||
+        returned_to_stop_test(source, call)) {
       continue;
     }
     sink.report(call.node, "DC114",
