@@ -341,18 +341,19 @@ bool registered_by_class(const Source& source, int class_scope, std::string_view
 bool registered_later(const Source& source, const std::vector<AttributeSet>& sets,
                       const AttributeSet& set) {
   for (const AttributeSet& other : sets) {
+    if (other.method_scope != set.method_scope || other.name != set.name ||
+        ts_node_start_byte(other.value) <= ts_node_end_byte(set.value)) {
+      continue;
+    }
     // A plain list of modules set again as a container module
     // (`self.lins = nn.ModuleList(self.lins)`) registers them.
-    const std::string q =
-        is(other.value, "call") ? source.qualify(field(other.value, "function")) : std::string();
-    const bool container =
-        q == "torch.nn.ModuleList" || q == "torch.nn.ModuleDict" || q == "torch.nn.Sequential";
-    if (other.method_scope == set.method_scope && other.name == set.name &&
-        (other.v.registered || container) &&
-        ts_node_start_byte(other.value) > ts_node_end_byte(set.value) &&
-        on_every_way(other.value, set.value)) {
-      return true;
+    bool container = false;
+    if (!other.v.registered && is(other.value, "call")) {
+      const std::string q = source.qualify(field(other.value, "function"));
+      container =
+          q == "torch.nn.ModuleList" || q == "torch.nn.ModuleDict" || q == "torch.nn.Sequential";
     }
+    if ((other.v.registered || container) && on_every_way(other.value, set.value)) return true;
   }
   return false;
 }
