@@ -1,7 +1,9 @@
 // DC101 factory-without-device: a tensor made by torch.zeros(...) and the
 // other factories without device= is on the CPU; found where the device flow
 // sees it meet a tensor on a device (docs/lint.md, "The device flow"). Not
-// in a module only ever built on an RPC worker (torch.distributed.rpc.remote).
+// in a module only ever built on an RPC worker (torch.distributed.rpc.remote),
+// nor in a private module class only private functions of a file that puts
+// nothing on a device build.
 #include <set>
 #include <string>
 #include <utility>
@@ -40,6 +42,27 @@ bool built_only_by_rpc(const Source& source, int scope) {
   return remote;
 }
 
+// Whether the class whose method `scope` is stays on the host: a private
+// class (`_NISQADIM`: no other file builds it), built in this file only by
+// private functions (`_load_nisqa_model()`, which hands it to no other
+// file), in a file that puts nothing on a device: nothing moves it, so the
+// module's device is the CPU and its inputs come from the host.
+bool built_only_on_host(const Source& source, int scope) {
+  const int function = source.function_of(scope);
+  const int cls = function < 0 ? -1 : source.scopes()[function].owner_class;
+  if (cls < 0 || uses_a_device(source)) return false;
+  const std::string_view name = source.scopes()[cls].name;
+  if (name.rfind('_', 0) != 0 || name.rfind("__", 0) == 0) return false;
+  bool built = false;
+  for (const Call& call : source.calls()) {
+    if (source.text(field(call.node, "function")) != name) continue;
+    const int builder = source.function_of(call.scope);
+    if (builder < 0 || source.scopes()[builder].name.rfind('_', 0) != 0) return false;
+    built = true;
+  }
+  return built;
+}
+
 void check(const RuleContext& c) {
   std::set<uint32_t> done;
   for (const Meeting& m : c.flow.meetings()) {
@@ -62,7 +85,10 @@ void check(const RuleContext& c) {
       c.sink.report(m.host.made, "DC101", std::move(message));
       continue;
     }
-    if (m.other.place == Place::kModuleDevice && built_only_by_rpc(c.source, m.scope)) continue;
+    if (m.other.place == Place::kModuleDevice &&
+        (built_only_by_rpc(c.source, m.scope) || built_only_on_host(c.source, m.scope))) {
+      continue;
+    }
     const char* other = m.other.place == Place::kModuleDevice ? "the module's device" : "a device";
     c.sink.report(m.host.made, "DC101",
                   factory + "(...) without device= makes a tensor on the CPU, and " +

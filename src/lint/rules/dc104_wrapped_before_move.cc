@@ -143,12 +143,36 @@ bool wrapped_under_cuda_test(const Source& source, TSNode node) {
   return false;
 }
 
+// Whether the wrap `node` is only data whose forward nothing runs: an item of
+// a list, tuple or dict literal (a test's cases, `[DataParallel(PReLU()),
+// ["weight"]]`), or handed straight to a save (`save_state(DataParallel(m),
+// path)`, `torch.save(...)`), or asked only for its `state_dict()`: its
+// state is read, the wrapper never called.
+bool kept_as_data(const Source& source, TSNode node) {
+  TSNode parent = ts_node_parent(node);
+  // `DataParallel(m).state_dict()`: only its state is read.
+  if (is(parent, "attribute") && source.text(field(parent, "attribute")) == "state_dict") {
+    return true;
+  }
+  if (is(parent, "pair") && ts_node_eq(field(parent, "value"), node)) return true;
+  if (is(parent, "list") || is(parent, "tuple")) return true;
+  if (is(parent, "keyword_argument")) parent = ts_node_parent(parent);
+  if (!is(parent, "argument_list")) return false;
+  const TSNode function = field(ts_node_parent(parent), "function");
+  const std::string_view name =
+      source.text(is(function, "attribute") ? field(function, "attribute") : function);
+  return name.find("save") != std::string_view::npos;
+}
+
 // `DataParallel(model)` of a model made in this file that nothing moves,
 // neither before nor after (the wrapper neither): where a GPU is visible,
 // DataParallel's forward requires the module on device_ids[0] and fails.
 // Not where the wrap is done only under a test of CUDA.
 void data_parallel_on_cpu(const RuleContext& c, const Call& call) {
-  if (call.moved || wrapped_under_cuda_test(c.source, call.node)) return;
+  if (call.moved || wrapped_under_cuda_test(c.source, call.node) ||
+      kept_as_data(c.source, call.node)) {
+    return;
+  }
   const TSNode parent = ts_node_parent(call.node);
   if (is(parent, "assignment") && c.flow.moved_anywhere(c.source.text(field(parent, "left")))) {
     return;

@@ -108,8 +108,18 @@ bool reads_own_file(const Source& source, const Call& load) {
   const SavedBefore saved = saved_before(source, load);
   if (saved != SavedBefore::kNothing) return saved == SavedBefore::kState;
   const TSNode file = file_argument(source, load.node, 0);
-  return !ts_node_is_null(file) && (in_own_temporary(source, load, file) ||
-                                    saved_before_by_same_function(source, load, file));
+  if (ts_node_is_null(file)) return false;
+  if (in_own_temporary(source, load, file) || saved_before_by_same_function(source, load, file) ||
+      cache_of_own_class(source, load, file)) {
+    return true;
+  }
+  // A state dict another function saved, run just before by the same caller.
+  const TSNode save = saved_by_earlier_call(source, load, file);
+  if (ts_node_is_null(save)) return false;
+  const std::vector<TSNode> args = source.positional(save);
+  TSNode object = source.keyword(save, "obj");
+  if (ts_node_is_null(object) && !args.empty()) object = args[0];
+  return !ts_node_is_null(object) && is_state(source, object, source.scope_of(object));
 }
 
 // The names a path is built from: identifiers and attribute chains

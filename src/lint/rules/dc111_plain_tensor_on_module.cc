@@ -12,6 +12,7 @@
 // host tensor in the __init__ of a plain class whose object a module keeps.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,18 +54,32 @@ struct Reads {
 // Whether the function of the file called at `call` (a module-level
 // `def`, by its name) moves its `index`-th parameter where it is used:
 // `std = torch.as_tensor(std, device=data.device)`, `w = w.to(x.device)`.
-bool callee_moves_parameter(const Source& source, TSNode call, uint32_t index) {
+// A keyword argument (`median_filter(x, kernel=self.kernel)`) names the
+// parameter: `keyword` is its name, and `index` is not read.
+bool callee_moves_parameter(const Source& source, TSNode call, uint32_t index,
+                            std::string_view keyword = {}) {
   const TSNode function = field(call, "function");
   if (!is(function, "identifier")) return false;
   const std::string_view callee = source.text(function);
   for (const Scope& scope : source.scopes()) {
     if (scope.kind != ScopeKind::kFunction || scope.parent != 0 || scope.name != callee) continue;
     const TSNode parameters = field(scope.node, "parameters");
-    if (index >= ts_node_named_child_count(parameters)) return false;
-    TSNode p = ts_node_named_child(parameters, index);
-    if (!is(p, "identifier"))
-      p = is(p, "typed_parameter") ? ts_node_named_child(p, 0) : field(p, "name");
-    const std::string name(source.text(p));
+    std::string name;
+    for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+      TSNode p = ts_node_named_child(parameters, i);
+      if (!is(p, "identifier"))
+        p = is(p, "typed_parameter") ? ts_node_named_child(p, 0) : field(p, "name");
+      // `*args`, `**kwargs`, a bare `*`: no name to move.
+      if (!is(p, "identifier")) {
+        if (keyword.empty() && i == index) break;
+        continue;
+      }
+      if (keyword.empty() ? i == index : source.text(p) == keyword) {
+        name = std::string(source.text(p));
+        break;
+      }
+    }
+    if (name.empty()) return false;
     const auto assigned = scope.assigns.find(name);
     if (assigned == scope.assigns.end()) return false;
     return std::any_of(assigned->second.begin(), assigned->second.end(), [&](TSNode value) {
@@ -85,13 +100,24 @@ bool callee_moves_parameter(const Source& source, TSNode call, uint32_t index) {
 }
 
 // Whether `node` heads a chain of shape and dtype methods that ends moved:
-// `self.kernel.repeat(c, 1).to(x.device, x.dtype)`.
+// `self.kernel.repeat(c, 1).to(x.device, x.dtype)`. The torch functions that
+// copy or wrap a tensor where it is (`torch.clone(torch.as_tensor(self.m))`)
+// are links of the chain, and `torch.as_tensor(self.m, device=x.device)` ends
+// it moved.
 bool moved_down_the_chain(const Source& source, TSNode node) {
   static constexpr std::array<std::string_view, 16> kShape = {
       "repeat",    "view",       "reshape", "expand", "unsqueeze", "squeeze", "flip", "permute",
       "transpose", "contiguous", "clone",   "detach", "float",     "double",  "half", "flatten"};
   for (TSNode at = node;;) {
     const TSNode parent = ts_node_parent(at);
+    if (is(parent, "argument_list") && ts_node_eq(ts_node_named_child(parent, 0), at)) {
+      const TSNode call = ts_node_parent(parent);
+      const std::string q = source.qualify(field(call, "function"));
+      if (q != "torch.clone" && q != "torch.as_tensor" && q != "torch.tensor") return false;
+      if (q != "torch.clone" && !ts_node_is_null(source.keyword(call, "device"))) return true;
+      at = call;
+      continue;
+    }
     if (!is(parent, "attribute") || !ts_node_eq(field(parent, "object"), at)) return false;
     const std::string_view method = source.text(field(parent, "attribute"));
     if (method == "to" || method == "cuda" || method == "type_as") return true;
@@ -123,8 +149,15 @@ void count_reads(const Source& source, TSNode node, std::string_view name, Reads
         }
       }
     }
-    if (is(parent, "attribute") && ts_node_eq(field(parent, "object"), node)) {
+    if ((is(parent, "attribute") && ts_node_eq(field(parent, "object"), node)) ||
+        moved_down_the_chain(source, node)) {
       ++(moved_down_the_chain(source, node) ? reads.moved : reads.unmoved);
+      return;
+    }
+    if (is(parent, "keyword_argument") && is(ts_node_parent(parent), "argument_list") &&
+        callee_moves_parameter(source, ts_node_parent(ts_node_parent(parent)), 0,
+                               source.text(field(parent, "name")))) {
+      ++reads.moved;
       return;
     }
     if (is(parent, "argument_list")) {
@@ -173,6 +206,57 @@ bool moved_by_own_to(const std::vector<std::pair<int, std::string_view>>& overri
                      const AttributeSet& set) {
   return std::find(overrides.begin(), overrides.end(), std::make_pair(set.class_scope, set.name)) !=
          overrides.end();
+}
+
+// Whether `self.x` of the set is read only while the module is built: read
+// in __init__ (or a method __init__ calls) after it is set (`self.code[i]`
+// picking each cell's operations), and nowhere else in the file (no method,
+// subclass or caller reads `.x`): model.to(device) leaving it behind meets
+// nothing.
+bool read_only_while_built(const Source& source, const AttributeSet& set) {
+  const std::string_view attribute = set.name.substr(4);  // ".x"
+  const std::string_view text = source.text();
+  // The text of __init__ and the methods it calls, found once.
+  std::vector<std::pair<uint32_t, uint32_t>> init;
+  bool read_in_init = false;
+  for (size_t at = text.find(attribute); at != std::string_view::npos;
+       at = text.find(attribute, at + 1)) {
+    const size_t end = at + attribute.size();
+    if (end < text.size() &&
+        (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '_')) {
+      continue;
+    }
+    if (init.empty()) {
+      for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+        const Scope& scope = source.scopes()[s];
+        if (scope.kind == ScopeKind::kFunction && scope.owner_class == set.class_scope &&
+            in_init(source, s)) {
+          init.emplace_back(ts_node_start_byte(scope.node), ts_node_end_byte(scope.node));
+        }
+      }
+    }
+    const auto byte = static_cast<uint32_t>(at);
+    if (std::none_of(init.begin(), init.end(), [&](const std::pair<uint32_t, uint32_t>& range) {
+          return byte >= range.first && byte < range.second;
+        })) {
+      return false;
+    }
+    if (byte > ts_node_end_byte(set.value) && byte >= 4) {
+      // A read that sets the name again (`self.x = nn.Parameter(self.x)`) is
+      // no use of the plain tensor.
+      const TSNode node = ts_node_named_descendant_for_byte_range(source.root(), byte - 4, end);
+      TSNode assignment = ts_node_parent(node);
+      while (!ts_node_is_null(assignment) && !is(assignment, "assignment") &&
+             !is(assignment, "augmented_assignment") && !is(assignment, "block")) {
+        assignment = ts_node_parent(assignment);
+      }
+      if (ts_node_is_null(assignment) || is(assignment, "block") ||
+          source.text(field(assignment, "left")) != set.name) {
+        read_in_init = true;
+      }
+    }
+  }
+  return read_in_init;
 }
 
 // Whether a method of the class hands `self.x` (`name`) to a quantized op
@@ -254,13 +338,22 @@ bool registered_by_class(const Source& source, int class_scope, std::string_view
 // Whether the method that sets `self.x` to a plain tensor sets it again, later
 // and on every way, to a registered one (`self.mask = nn.Parameter(self.mask,
 // requires_grad=False)`): nn.Module's __setattr__ registers it then.
-bool registered_later(const std::vector<AttributeSet>& sets, const AttributeSet& set) {
+bool registered_later(const Source& source, const std::vector<AttributeSet>& sets,
+                      const AttributeSet& set) {
   for (const AttributeSet& other : sets) {
-    if (other.method_scope == set.method_scope && other.name == set.name && other.v.registered &&
-        ts_node_start_byte(other.value) > ts_node_end_byte(set.value) &&
-        on_every_way(other.value, set.value)) {
-      return true;
+    if (other.method_scope != set.method_scope || other.name != set.name ||
+        ts_node_start_byte(other.value) <= ts_node_end_byte(set.value)) {
+      continue;
     }
+    // A plain list of modules set again as a container module
+    // (`self.lins = nn.ModuleList(self.lins)`) registers them.
+    bool container = false;
+    if (!other.v.registered && is(other.value, "call")) {
+      const std::string q = source.qualify(field(other.value, "function"));
+      container =
+          q == "torch.nn.ModuleList" || q == "torch.nn.ModuleDict" || q == "torch.nn.Sequential";
+    }
+    if ((other.v.registered || container) && on_every_way(other.value, set.value)) return true;
   }
   return false;
 }
@@ -437,8 +530,9 @@ void check(const RuleContext& c) {
     if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
       if (moved_at_each_use(c.source, set) || moved_by_own_to(overrides, set) ||
           registered_by_class(c.source, set.class_scope, attribute, set.value) ||
-          registered_later(c.flow.attributes(), set) ||
-          packed_by_quantized_op(c.source, set.class_scope, set.name)) {
+          registered_later(c.source, c.flow.attributes(), set) ||
+          packed_by_quantized_op(c.source, set.class_scope, set.name) ||
+          read_only_while_built(c.source, set)) {
         continue;
       }
       if (attribute.find('.') != std::string::npos) {  // self.hparams.x
@@ -456,7 +550,8 @@ void check(const RuleContext& c) {
             " (.to()/.cuda() of a parameter returns a plain tensor: make it on its "
             "device inside nn.Parameter(...))";
       }
-    } else if (set.v.kind == Kind::kList && set.v.element == Kind::kModule) {
+    } else if (set.v.kind == Kind::kList && set.v.element == Kind::kModule &&
+               !registered_later(c.source, c.flow.attributes(), set)) {
       // (A list of tensors is most often a cache the code moves itself.)
       message += is(set.value, "dictionary") ? " holds a plain dict" : " holds a plain list";
       message +=

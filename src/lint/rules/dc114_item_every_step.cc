@@ -114,12 +114,78 @@ bool asserted(const Source& source, TSNode call) {
 // (torch's `test_only_train_fn`, timm's `_test_model`), or a method of a
 // class named `Test*`. A test's loop runs a few steps to check values, not
 // to train fast: the wait per step costs nothing there.
-bool in_test(const Source& source, int scope) {
+// Whether `call` calls the function of scope `function` by its name
+// (`run_training_test(...)`, `self._train_batch(...)`).
+bool calls_function(const Source& source, const Call& call, const Scope& function) {
+  if (function.owner_class >= 0) {
+    return call.method == function.name && is(call.object, "identifier") &&
+           source.text(call.object) == "self";
+  }
+  const TSNode callee = field(call.node, "function");
+  return is(callee, "identifier") && source.text(callee) == function.name;
+}
+
+// Also a helper that only test code calls, directly or through other such
+// helpers (`run_training_test(...)`, called by a test case's
+// `train_and_infer`, called by `test_training`): the test's loop, not
+// training. `depth` bounds the chain of callers.
+bool in_test(const Source& source, int scope, int depth = 0) {
   const int function = source.function_of(scope);
   if (function < 0) return false;
   const Scope& f = source.scopes()[function];
   if (f.name.rfind("test_", 0) == 0 || f.name.rfind("_test", 0) == 0) return true;
-  return f.owner_class >= 0 && source.scopes()[f.owner_class].name.rfind("Test", 0) == 0;
+  if (f.owner_class >= 0 && source.scopes()[f.owner_class].name.rfind("Test", 0) == 0) return true;
+  if (depth >= 3) return false;
+  bool called = false;
+  for (const Call& call : source.calls()) {
+    if (!calls_function(source, call, f)) continue;
+    if (source.function_of(call.scope) == function || !in_test(source, call.scope, depth + 1)) {
+      return false;
+    }
+    called = true;
+  }
+  return called;
+}
+
+// Whether the read is summed into (or kept in) a name the function returns
+// (`total_loss += loss.item()`, then `return total_loss`) and a loop of the
+// file that calls the function tests what it returns to stop (an LR finder's
+// `if loss > diverge_th * best_loss: break`): the caller needs the value on
+// the host every step, as a stop test in the loop itself does.
+bool returned_to_stop_test(const Source& source, const Call& read) {
+  TSNode statement = ts_node_parent(read.node);
+  while (is(statement, "binary_operator") || is(statement, "parenthesized_expression")) {
+    statement = ts_node_parent(statement);  // `running = running + loss.item()`
+  }
+  if (!is(statement, "augmented_assignment") && !is(statement, "assignment")) return false;
+  const TSNode left = field(statement, "left");
+  if (!is(left, "identifier")) return false;
+  const std::string_view name = source.text(left);
+  const int function = source.function_of(read.scope);
+  if (function < 0) return false;
+  const Scope& f = source.scopes()[function];
+  bool returned = false;
+  std::vector<TSNode> todo = {field(f.node, "body")};
+  while (!todo.empty() && !returned) {
+    const TSNode node = todo.back();
+    todo.pop_back();
+    if (ts_node_is_null(node) || is(node, "function_definition") || is(node, "class_definition")) {
+      continue;
+    }
+    if (is(node, "return_statement")) {
+      returned =
+          ts_node_named_child_count(node) == 1 && source.text(ts_node_named_child(node, 0)) == name;
+      continue;
+    }
+    for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+      todo.push_back(ts_node_named_child(node, i));
+    }
+  }
+  if (!returned) return false;
+  return std::any_of(source.calls().begin(), source.calls().end(), [&](const Call& call) {
+    return call.loop != Call::kNoLoop && calls_function(source, call, f) &&
+           steers_loop(source, loop_at(call.node, call.loop), call.node);
+  });
 }
 
 // A loop of at most this many steps runs "a few": the waits it adds are a
@@ -185,7 +251,8 @@ void check(const RuleContext& c) {
     }
     const TSNode loop = loop_at(call.node, call.loop);
     if (steers_loop(source, loop, call.node) || asserted(source, call.node) ||
-        in_test(source, call.scope) || few_steps(source, loop)) {
+        few_steps(source, loop) || in_test(source, call.scope) ||
+        returned_to_stop_test(source, call)) {
       continue;
     }
     sink.report(call.node, "DC114",

@@ -1,7 +1,9 @@
 #include "written_here.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../common.h"
@@ -199,7 +201,161 @@ void path_parts(const Source& source, TSNode node, int scope, std::vector<std::s
   }
 }
 
+// The file argument of a torch.save: `f=` or its second.
+TSNode save_file(const Source& source, TSNode save) {
+  const TSNode f = source.keyword(save, "f");
+  if (!ts_node_is_null(f)) return f;
+  const std::vector<TSNode> args = source.positional(save);
+  return args.size() > 1 ? args[1] : TSNode{};
+}
+
+// The text of the string literals a path is built from (`"best_model.pth"`
+// of `os.path.join(root, "best_model.pth")`), following names as path_parts
+// does.
+void path_strings(const Source& source, TSNode node, int scope,
+                  std::vector<std::string_view>& strings, int depth = 0) {
+  if (ts_node_is_null(node) || depth > kMaxDepth) return;
+  if (is(node, "string_content")) {
+    strings.push_back(source.text(node));
+    return;
+  }
+  if (is(node, "identifier")) {
+    path_strings(source, source.value_of(std::string(source.text(node)), scope), scope, strings,
+                 depth + 1);
+    return;
+  }
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+    path_strings(source, ts_node_named_child(node, i), scope, strings, depth + 1);
+  }
+}
+
+// Whether `call` calls the function of scope `function` by its name: `f(...)`
+// for a function, `self.f(...)` for a method.
+bool calls_function(const Source& source, TSNode call, int function) {
+  const Scope& f = source.scopes()[function];
+  const TSNode callee = field(call, "function");
+  if (f.owner_class >= 0) {
+    return is(callee, "attribute") && source.text(field(callee, "object")) == "self" &&
+           source.text(field(callee, "attribute")) == f.name;
+  }
+  return is(callee, "identifier") && source.text(callee) == f.name;
+}
+
+// The parameter of `function` (but `self`, `cls`) that `parts` name, and
+// its position among them; {"", -1} where none or several do.
+std::pair<std::string_view, int> path_parameter(const Source& source, int function,
+                                                const std::vector<std::string_view>& parts) {
+  const TSNode parameters = field(source.scopes()[function].node, "parameters");
+  std::pair<std::string_view, int> found{std::string_view(), -1};
+  int position = 0;
+  for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+    TSNode p = ts_node_named_child(parameters, i);
+    if (!is(p, "identifier")) {
+      p = is(field(p, "name"), "identifier") ? field(p, "name") : ts_node_named_child(p, 0);
+    }
+    if (!is(p, "identifier")) continue;
+    const std::string_view name = source.text(p);
+    if (name == "self" || name == "cls") continue;
+    if (std::find(parts.begin(), parts.end(), name) != parts.end()) {
+      if (found.second >= 0) return {std::string_view(), -1};
+      found = {name, position};
+    }
+    ++position;
+  }
+  return found;
+}
+
+// What `call` hands to the parameter `name` at `position`: a keyword
+// argument of that name, else the positional one; null where neither.
+TSNode argument_for(const Source& source, TSNode call, std::string_view name, int position) {
+  const TSNode keyword = source.keyword(call, name);
+  if (!ts_node_is_null(keyword)) return keyword;
+  const std::vector<TSNode> args = source.positional(call);
+  return position < static_cast<int>(args.size()) ? args[position] : TSNode{};
+}
+
 }  // namespace
+
+bool cache_of_own_class(const Source& source, const Call& load, TSNode path) {
+  const TSNode weights_only = source.keyword(load.node, "weights_only");
+  const int function = source.function_of(load.scope);
+  if (ts_node_is_null(weights_only) || source.text(weights_only) != "False" || function < 0 ||
+      source.scopes()[function].owner_class < 0) {
+    return false;
+  }
+  const int owner = source.scopes()[function].owner_class;
+  std::vector<std::string_view> read;
+  path_parts(source, path, load.scope, read);
+  read.erase(std::remove_if(read.begin(), read.end(),
+                            [](std::string_view w) { return w.rfind("self.", 0) != 0; }),
+             read.end());
+  if (read.empty()) return false;
+  for (const Call& save : source.calls()) {
+    const int saver = source.function_of(save.scope);
+    if (save.qualified != "torch.save" || saver < 0 ||
+        source.scopes()[saver].owner_class != owner) {
+      continue;
+    }
+    std::vector<std::string_view> written;
+    path_parts(source, save_file(source, save.node), save.scope, written);
+    for (const Call& move : source.calls()) {
+      const std::string_view callee = callee_name(source, move.node);
+      if (source.function_of(move.scope) != saver ||
+          (callee != "move" && callee != "replace" && callee != "rename")) {
+        continue;
+      }
+      const std::vector<TSNode> args = source.positional(move.node);
+      if (!args.empty()) path_parts(source, args.back(), move.scope, written);
+    }
+    for (const std::string_view w : written) {
+      if (std::find(read.begin(), read.end(), w) != read.end()) return true;
+    }
+  }
+  return false;
+}
+
+TSNode saved_by_earlier_call(const Source& source, const Call& load, TSNode path) {
+  const int loader = source.function_of(load.scope);
+  if (loader < 0) return TSNode{};
+  std::vector<std::string_view> read_parts;
+  std::vector<std::string_view> read_names;
+  path_parts(source, path, load.scope, read_parts);
+  path_strings(source, path, load.scope, read_names);
+  const auto [load_parameter, load_position] = path_parameter(source, loader, read_parts);
+  if (load_position < 0 || read_names.empty()) return TSNode{};
+  for (const Call& save : source.calls()) {
+    const int saver = source.function_of(save.scope);
+    if (save.qualified != "torch.save" || saver < 0 || saver == loader) continue;
+    const TSNode file = save_file(source, save.node);
+    std::vector<std::string_view> parts;
+    std::vector<std::string_view> names;
+    path_parts(source, file, save.scope, parts);
+    path_strings(source, file, save.scope, names);
+    // The same file name, with a '.': not a directory's or a mode's word.
+    if (std::none_of(names.begin(), names.end(), [&](std::string_view n) {
+          return n.find('.') != std::string_view::npos &&
+                 std::find(read_names.begin(), read_names.end(), n) != read_names.end();
+        })) {
+      continue;
+    }
+    const auto [save_parameter, save_position] = path_parameter(source, saver, parts);
+    if (save_position < 0) continue;
+    for (const Call& first : source.calls()) {
+      if (!calls_function(source, first.node, saver)) continue;
+      const TSNode handed = argument_for(source, first.node, save_parameter, save_position);
+      if (ts_node_is_null(handed)) continue;
+      for (const Call& then : source.calls()) {
+        if (then.scope != first.scope || !calls_function(source, then.node, loader) ||
+            !runs_before(first.node, then.node)) {
+          continue;
+        }
+        const TSNode given = argument_for(source, then.node, load_parameter, load_position);
+        if (!ts_node_is_null(given) && source.text(given) == source.text(handed)) return save.node;
+      }
+    }
+  }
+  return TSNode{};
+}
 
 bool runs_before(TSNode earlier, TSNode later) {
   if (ts_node_end_byte(earlier) > ts_node_start_byte(later)) return false;

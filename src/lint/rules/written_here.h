@@ -31,4 +31,22 @@ bool in_own_temporary(const Source& source, const Call& load, TSNode path);
 // (its directory).
 bool saved_before_by_same_function(const Source& source, const Call& load, TSNode path);
 
+// Whether `load`, saying `weights_only=False`, reads a cache its own class
+// writes: a torch.save in a method of the same class writes the file (or a
+// temporary one it then moves there: `shutil.move(tmp, hashfile)`,
+// `os.replace`), both paths built from the same `self.x` (the cache
+// directory). The class fills the cache on this machine from what it made
+// here: its tensors come back to devices it has.
+bool cache_of_own_class(const Source& source, const Call& load, TSNode path);
+
+// The torch.save that wrote the file `load` reads, where another function of
+// the file saved it and a caller runs the two one after the other in one
+// process: the save's function and the load's build their paths from a
+// parameter and the same file name (`os.path.join(root_dir,
+// "best_metric_model.pth")`), and one function calls the saving one before
+// (runs_before) the loading one, handing both the same argument for those
+// parameters (`run_training_test(self.data_dir)`, then
+// `run_inference_test(self.data_dir)`). Null where there is none.
+TSNode saved_by_earlier_call(const Source& source, const Call& load, TSNode path);
+
 }  // namespace devcheck::lint::detail

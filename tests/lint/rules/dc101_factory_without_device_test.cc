@@ -510,6 +510,67 @@ TEST(LintDC101, SaysNothingInAModuleOnlyBuiltOnAnRpcWorker) {
             "pass device= (e.g. device=x.device)");
 }
 
+// seed 49: a private module class (`_NISQADIM`) that only private functions
+// of a file putting nothing on a device build (a model loaded with
+// map_location="cpu" and run on NumPy features) stays on the CPU: what its
+// forward meets is on the host. A public class, one a public function
+// builds, or a file that moves something is found.
+TEST(LintDC101, SilentInAPrivateModuleOnlyPrivateHostCodeBuilds) {
+  const std::string loaded =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class _Dim(nn.Module):\n"
+      "    def forward(self, x, n_wins):\n"
+      "        mask = torch.arange(x.shape[1]) < n_wins[:, None]\n"
+      "        return x * mask\n"
+      "def _load_model(path):\n"
+      "    model = _Dim()\n"
+      "    model.load_state_dict(torch.load(path, map_location='cpu', weights_only=True))\n"
+      "    return model\n"
+      "def score(x, path):\n"
+      "    model = _load_model(path)\n"
+      "    return model(torch.from_numpy(x.cpu().numpy()), torch.tensor([3]))\n";
+  EXPECT_EQ(found(loaded, "DC101"), Lines{});
+  const std::string kept =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class _Smoother(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.zeros(x.shape)\n"
+      "class Metric:\n"
+      "    def _smoother(self):\n"
+      "        self.s = _Smoother()\n"
+      "        return self.s\n";
+  EXPECT_EQ(found(kept, "DC101"), Lines{});
+  const std::string moved =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class _Dim(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.zeros(x.shape)\n"
+      "class Seq(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.ones(x.shape)\n"
+      "def _build():\n"
+      "    return _Dim().cuda()\n"
+      "def build():\n"
+      "    return Seq()\n";
+  EXPECT_EQ(found(moved, "DC101"), (Lines{"5 DC101", "8 DC101"}));
+  const std::string public_builder =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class _Dim(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.zeros(x.shape)\n"
+      "def load_model():\n"
+      "    return _Dim()\n";
+  EXPECT_EQ(found(public_builder, "DC101"), (Lines{"5 DC101"}));
+  EXPECT_EQ(only(public_builder, "DC101").message,
+            "torch.zeros(...) without device= makes a tensor on the CPU, and line 5 (in "
+            "'forward') uses it with tensors on the module's device: a device mismatch there; "
+            "pass device= (e.g. device=x.device)");
+}
+
 }  // namespace
 TEST(LintDC101, SaysNothingOfAParameterOfAClassWithAnImportedBase) {
   // fairseq's hubert decoder (seed 46): an nn.Parameter set in a class whose

@@ -246,5 +246,36 @@ TEST(LintDC104, SaysNothingOfAWrapperHoldingModulesHandedIn) {
             "and never moved to its GPU: DDP refuses it; move it first: model.to(device)");
 }
 
+// seed 49: a wrapper that is only data (an item of a test's cases, or handed
+// straight to a save) never runs its forward, so no device check fails. Bound
+// to a name and called, it is found.
+TEST(LintDC104, IsSilentOnDataParallelKeptAsDataOrOnlySaved) {
+  const std::string cases =
+      "import torch\n"
+      "CASE_4 = [torch.nn.DataParallel(torch.nn.PReLU()), ['weight']]\n"
+      "CASE_5 = [{'net': torch.nn.DataParallel(torch.nn.PReLU())}, ['net']]\n";
+  EXPECT_EQ(found(cases, "DC104"), Lines{});
+  const std::string saved =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def export(path):\n"
+      "    torch.save(nn.DataParallel(nn.Linear(4, 4)).state_dict(), path)\n"
+      "    save_state(src=nn.DataParallel(nn.Linear(4, 4)), path=path)\n";
+  EXPECT_EQ(found(saved, "DC104"), Lines{});
+  const std::string called =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def run(x):\n"
+      "    net = nn.DataParallel(nn.PReLU())\n"
+      "    save_state(net, 'p.pt')\n"
+      "    return net(x)\n";
+  EXPECT_EQ(found(called, "DC104"), (Lines{"4 DC104"}));
+  EXPECT_EQ(only(called, "DC104").message,
+            "DataParallel(nn.PReLU()) of a model made on the CPU (line 4) and never moved: with a "
+            "GPU visible, its forward fails (\"module must have its parameters and buffers on "
+            "device cuda:0\"); move it first: DataParallel(nn.PReLU().to(device)), or leave it "
+            "unwrapped on the CPU");
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -416,5 +416,124 @@ TEST(LintDC105, SaysNothingOfAStateDictLoadedBackIntoAModule) {
   EXPECT_EQ(found(source, "DC105"), (Lines{"14 DC105"}));
 }
 
+const char kLoadMessage[] =
+    "torch.load without map_location: tensors saved on a GPU fail to load where that device is "
+    "missing; pass map_location=\"cpu\" (or the target device) and weights_only= explicitly (its "
+    "default changed in torch 2.6)";
+
+// seed 49: a cache its own class writes (torch.save to the cache directory,
+// or to a temporary file moved there) and reads back with weights_only=False
+// holds what this machine made. Without weights_only=False, or written by
+// another class, it is found.
+TEST(LintDC105, SaysNothingOfACacheItsOwnClassWritesAndReads) {
+  const std::string moved =
+      "import shutil\n"
+      "import tempfile\n"
+      "from pathlib import Path\n"
+      "import torch\n"
+      "class Persistent:\n"
+      "    def _cachecheck(self, item):\n"
+      "        hashfile = self.cache_dir / f'{hash(item)}.pt'\n"
+      "        if hashfile.is_file():\n"
+      "            return torch.load(hashfile, weights_only=False)\n"
+      "        out = self.transform(item)\n"
+      "        with tempfile.TemporaryDirectory() as tmp:\n"
+      "            temp = Path(tmp) / hashfile.name\n"
+      "            torch.save(out, temp)\n"
+      "            shutil.move(str(temp), hashfile)\n"
+      "        return out\n";
+  EXPECT_EQ(found(moved, "DC105"), Lines{});
+  const std::string direct =
+      "import os\n"
+      "import torch\n"
+      "class FeatureCache:\n"
+      "    def _write(self, key, feats):\n"
+      "        torch.save(feats.cuda(), os.path.join(self.root, key + '.pt'))\n"
+      "    def _read(self, key):\n"
+      "        return torch.load(os.path.join(self.root, key + '.pt'), weights_only=False)\n";
+  EXPECT_EQ(found(direct, "DC105"), Lines{});
+  const std::string other =
+      "import os\n"
+      "import torch\n"
+      "class Writer:\n"
+      "    def write(self, key, feats):\n"
+      "        torch.save(feats.cuda(), os.path.join(self.root, key + '.pt'))\n"
+      "class Reader:\n"
+      "    def read(self, key):\n"
+      "        return torch.load(os.path.join(self.root, key + '.pt'), weights_only=False)\n"
+      "class Both:\n"
+      "    def write(self, key, feats):\n"
+      "        torch.save(feats, os.path.join(self.root, key + '.pt'))\n"
+      "    def read(self, key):\n"
+      "        return torch.load(os.path.join(self.root, key + '.pt'))\n";
+  EXPECT_EQ(found(other, "DC105"), (Lines{"8 DC105", "13 DC105"}));
+  const std::vector<Finding> all = lint_source(other, "t.py", [] {
+    LintOptions o;
+    o.select = {"DC105"};
+    return o;
+  }());
+  ASSERT_EQ(all.size(), 2U);
+  EXPECT_EQ(all[0].message, kLoadMessage);
+}
+
+// seed 49: a state dict one function saves and another loads, run one after
+// the other by the same caller with the same directory (an integration
+// test's `run_training_test(self.data_dir)`, then
+// `run_inference_test(self.data_dir)`), comes back in the process that saved
+// it. Handed another directory, or a whole model saved, it is found.
+TEST(LintDC105, SaysNothingOfAStateDictAnEarlierCallSaved) {
+  const std::string tests =
+      "import os\n"
+      "import torch\n"
+      "def run_training_test(root_dir, device='cuda:0'):\n"
+      "    model = Net().to(device)\n"
+      "    torch.save(model.state_dict(), os.path.join(root_dir, 'best_metric_model.pth'))\n"
+      "def run_inference_test(root_dir, device='cuda:0'):\n"
+      "    model = Net().to(device)\n"
+      "    model_filename = os.path.join(root_dir, 'best_metric_model.pth')\n"
+      "    model.load_state_dict(torch.load(model_filename, weights_only=True))\n"
+      "class Integration:\n"
+      "    def train_and_infer(self):\n"
+      "        run_training_test(self.data_dir, device=self.device)\n"
+      "        return run_inference_test(self.data_dir, device=self.device)\n";
+  EXPECT_EQ(found(tests, "DC105"), Lines{});
+  const std::string methods =
+      "import torch\n"
+      "class Pipeline:\n"
+      "    def fit(self, out, epochs):\n"
+      "        state = {'w': self.w, 'epochs': epochs}\n"
+      "        torch.save(state, f'{out}/weights.pt')\n"
+      "    def evaluate(self, out):\n"
+      "        return torch.load(f'{out}/weights.pt')['w']\n"
+      "    def run(self, out):\n"
+      "        self.fit(out, 3)\n"
+      "        return self.evaluate(out=out)\n";
+  EXPECT_EQ(found(methods, "DC105"), Lines{});
+  const std::string other =
+      "import os\n"
+      "import torch\n"
+      "def train(root_dir, model):\n"
+      "    torch.save(model.state_dict(), os.path.join(root_dir, 'best.pth'))\n"
+      "def infer(root_dir):\n"
+      "    return torch.load(os.path.join(root_dir, 'best.pth'))\n"
+      "def export(root_dir, model):\n"
+      "    torch.save(model, os.path.join(root_dir, 'whole.pth'))\n"
+      "def serve(root_dir):\n"
+      "    return torch.load(os.path.join(root_dir, 'whole.pth'))\n"
+      "def main(args, model):\n"
+      "    train(args.out, model)\n"
+      "    infer(args.resume)\n"
+      "    export(args.out, model)\n"
+      "    serve(args.out)\n";
+  EXPECT_EQ(found(other, "DC105"), (Lines{"6 DC105", "10 DC105"}));
+  const std::vector<Finding> all = lint_source(other, "t.py", [] {
+    LintOptions o;
+    o.select = {"DC105"};
+    return o;
+  }());
+  ASSERT_EQ(all.size(), 2U);
+  EXPECT_EQ(all[1].message, kLoadMessage);
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -654,5 +654,152 @@ TEST(LintDC111, SilentOnPlainObjectsNoModuleKeepsOrThatMoveThemselves) {
             Lines{});
 }
 
+const char kPlainTensorMessage[] =
+    "self.m holds a plain tensor, which model.to(device) does not move; use "
+    "self.register_buffer(\"m\", ...) or nn.Parameter(...)";
+
+// seed 49: a use that wraps the tensor in torch functions and then moves it
+// (`torch.clone(torch.as_tensor(self.m)).to(p.device)`), one that wraps it
+// with device= and one handed by keyword to a function of the file that moves
+// that parameter take it where it is needed. A wrap that is not moved is found.
+TEST(LintDC111, SilentOnPlainTensorsWrappedAndMovedOrHandedByKeywordToAMover) {
+  const std::string wrapped =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Loss(nn.Module):\n"
+      "    def __init__(self, dist):\n"
+      "        super().__init__()\n"
+      "        self.m = torch.from_numpy(dist)\n"
+      "    def forward(self, p):\n"
+      "        m = torch.clone(torch.as_tensor(self.m)).to(p.device)\n"
+      "        return (m * p).sum()\n";
+  EXPECT_EQ(found(wrapped, "DC111"), Lines{});
+  const std::string keyword =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def median(x, kernel=None):\n"
+      "    kernel = kernel.to(x)\n"
+      "    return torch.conv2d(x, kernel)\n"
+      "class Filter(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.m = torch.ones(1, 1, 3, 3)\n"
+      "        self.w = torch.ones(3)\n"
+      "    def forward(self, x):\n"
+      "        w = torch.as_tensor(self.w, device=x.device)\n"
+      "        return median(x, kernel=self.m) * w\n";
+  EXPECT_EQ(found(keyword, "DC111"), Lines{});
+  const std::string unmoved =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def median(x, kernel=None):\n"
+      "    return torch.conv2d(x, kernel)\n"
+      "class Filter(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.m = torch.ones(1, 1, 3, 3)\n"
+      "    def forward(self, x):\n"
+      "        return median(x, kernel=torch.clone(self.m)) + torch.as_tensor(self.m)\n";
+  EXPECT_EQ(found(unmoved, "DC111"), Lines{"8 DC111"});
+  EXPECT_EQ(only(unmoved, "DC111").message, kPlainTensorMessage);
+}
+
+// seed 49: a tensor read only while __init__ builds the module (`self.m[i]`
+// picking each block, DiNTS's arch code) meets nothing after a move. One that
+// another method or a subclass reads is found, and so is one a method sets
+// again moved (`self.m = self.m.to(x.device)`: wenet's positional encoding,
+// which breaks under FSDP).
+TEST(LintDC111, SilentOnPlainTensorsOnlyInitReads) {
+  const std::string built =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.m = torch.ones(n, 3)\n"
+      "        self.cells = nn.ModuleList()\n"
+      "        for i in range(n):\n"
+      "            if self.m[i, 0] == 1:\n"
+      "                self.cells.append(nn.Linear(3, 3))\n"
+      "    def forward(self, x):\n"
+      "        for cell in self.cells:\n"
+      "            x = cell(x)\n"
+      "        return x\n";
+  EXPECT_EQ(found(built, "DC111"), Lines{});
+  const std::string helper =
+      "import numpy as np\n"
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Mlp(nn.Module):\n"
+      "    def __init__(self, widths):\n"
+      "        super().__init__()\n"
+      "        self.widths = torch.from_numpy(np.asarray(widths))\n"
+      "        self._build()\n"
+      "    def _build(self):\n"
+      "        self.layers = nn.ModuleList([nn.Linear(int(w), 2) for w in self.widths])\n"
+      "    def forward(self, x):\n"
+      "        return [layer(x) for layer in self.layers]\n";
+  EXPECT_EQ(found(helper, "DC111"), Lines{});
+  const std::string read_later =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.m = torch.ones(n, 3)\n"
+      "        self.k = torch.ones(n, 3)\n"
+      "        self.k = self.k + self.m[0]\n"
+      "    def forward(self, x):\n"
+      "        self.k = self.k.to(x.device)\n"
+      "        return x * self.k\n"
+      "class Sub(Net):\n"
+      "    def forward(self, x):\n"
+      "        return x * self.m\n";
+  EXPECT_EQ(found(read_later, "DC111"), (Lines{"6 DC111", "7 DC111", "8 DC111"}));
+  const std::vector<Finding> all = lint_source(read_later, "t.py", [] {
+    LintOptions o;
+    o.select = {"DC111"};
+    return o;
+  }());
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all[0].message, kPlainTensorMessage);
+}
+
+// seed 49: a plain list of modules set again as nn.ModuleList(...) on every
+// way (torchmetrics' LPIPS) registers them; where only one way wraps it, the
+// plain list stays.
+TEST(LintDC111, SilentOnAPlainListOfModulesWrappedLater) {
+  const std::string wrapped =
+      "import torch.nn as nn\n"
+      "class Lpips(nn.Module):\n"
+      "    def __init__(self, more):\n"
+      "        super().__init__()\n"
+      "        self.lins = [nn.Conv2d(3, 1, 1), nn.Conv2d(8, 1, 1)]\n"
+      "        if more:\n"
+      "            self.lins += [nn.Conv2d(16, 1, 1)]\n"
+      "        self.lins = nn.ModuleList(self.lins)\n";
+  EXPECT_EQ(found(wrapped, "DC111"), Lines{});
+  const std::string dict =
+      "import torch.nn as nn\n"
+      "class Heads(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.heads = {'a': nn.Linear(2, 2)}\n"
+      "        self.heads = nn.ModuleDict(self.heads)\n";
+  EXPECT_EQ(found(dict, "DC111"), Lines{});
+  const std::string one_way =
+      "import torch.nn as nn\n"
+      "class Lpips(nn.Module):\n"
+      "    def __init__(self, wrap):\n"
+      "        super().__init__()\n"
+      "        self.lins = [nn.Conv2d(3, 1, 1), nn.Conv2d(8, 1, 1)]\n"
+      "        if wrap:\n"
+      "            self.lins = nn.ModuleList(self.lins)\n";
+  EXPECT_EQ(found(one_way, "DC111"), Lines{"5 DC111"});
+  EXPECT_EQ(only(one_way, "DC111").message,
+            "self.lins holds a plain list of modules, which model.to(device) does not move and "
+            "model.parameters() does not list; use nn.ModuleList(...) or nn.ModuleDict(...)");
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -190,5 +190,119 @@ TEST(LintDC114, SaysNothingInALoopOfAFewStepsFixedInTheCode) {
             "under a logging condition");
 }
 
+const char kEveryStepMessage[] =
+    ".item() on every step of a training loop waits for the device each time; accumulate on "
+    "the device (total += loss.detach()) and read it once per epoch or under a logging "
+    "condition";
+
+// seed 49: a helper that only test code calls (a test case's
+// `train_and_infer`, called by `test_training`, runs `run_training_test`) is
+// test code too; a helper the program's own entry also calls is not.
+TEST(LintDC114, SaysNothingInAHelperOnlyTestsCall) {
+  const std::string chain =
+      "import torch\n"
+      "def run_training_test(model, loader, device='cuda:0'):\n"
+      "    model.to(device)\n"
+      "    losses = []\n"
+      "    for x, y in loader:\n"
+      "        loss = model(x.to(device)).sum()\n"
+      "        loss.backward()\n"
+      "        losses.append(loss.item())\n"
+      "    return losses\n"
+      "class IntegrationSegmentation:\n"
+      "    def train_and_infer(self):\n"
+      "        return run_training_test(self.model, self.loader)\n"
+      "    def test_training(self):\n"
+      "        self.assertEqual(len(self.train_and_infer()), 6)\n";
+  EXPECT_EQ(found(chain, "DC114"), Lines{});
+  const std::string method =
+      "import torch\n"
+      "class CheckFit:\n"
+      "    def _fit(self, model, data):\n"
+      "        model.cuda()\n"
+      "        out = []\n"
+      "        for x in data:\n"
+      "            loss = model(x.cuda()).sum()\n"
+      "            loss.backward()\n"
+      "            out.append(loss.item())\n"
+      "        return out\n"
+      "    def test_fit(self):\n"
+      "        assert self._fit(self.model, self.data)[-1] < 1\n";
+  EXPECT_EQ(found(method, "DC114"), Lines{});
+  const std::string also_main =
+      "import torch\n"
+      "def run_training(model, loader, device='cuda:0'):\n"
+      "    model.to(device)\n"
+      "    for x, y in loader:\n"
+      "        loss = model(x.to(device)).sum()\n"
+      "        loss.backward()\n"
+      "        print(loss.item())\n"
+      "def test_training():\n"
+      "    run_training(model, loader)\n"
+      "if __name__ == '__main__':\n"
+      "    run_training(model, loader)\n";
+  EXPECT_EQ(found(also_main, "DC114"), (Lines{"7 DC114"}));
+  EXPECT_EQ(only(also_main, "DC114").message, kEveryStepMessage);
+}
+
+// seed 49: a read summed into what the function returns, which a loop of the
+// file that calls it tests to stop (an LR finder's divergence test), is
+// needed on the host every step; returned to a loop that only records it,
+// it is found.
+TEST(LintDC114, SaysNothingWhenTheReturnedValueStopsTheCallersLoop) {
+  const std::string finder =
+      "import torch\n"
+      "class LRFinder:\n"
+      "    def _train_batch(self, it, steps):\n"
+      "        total_loss = 0\n"
+      "        for i in range(steps):\n"
+      "            x, y = next(it)\n"
+      "            loss = self.criterion(self.model(x.to(self.device)), y.to(self.device))\n"
+      "            loss.backward()\n"
+      "            total_loss += loss.item()\n"
+      "        self.optimizer.step()\n"
+      "        return total_loss\n"
+      "    def range_test(self, it, num_iter, steps):\n"
+      "        best = None\n"
+      "        for iteration in range(num_iter):\n"
+      "            loss = self._train_batch(it, steps)\n"
+      "            if best is not None and loss > 5 * best:\n"
+      "                break\n"
+      "            best = loss if best is None else min(best, loss)\n";
+  EXPECT_EQ(found(finder, "DC114"), Lines{});
+  const std::string plain =
+      "import math\n"
+      "import torch\n"
+      "def epoch(model, loader, device):\n"
+      "    running = 0.0\n"
+      "    for x in loader:\n"
+      "        loss = model(x.to(device)).sum()\n"
+      "        loss.backward()\n"
+      "        running = running + loss.item()\n"
+      "    return running\n"
+      "def fit(model, loader, device, epochs):\n"
+      "    while True:\n"
+      "        value = epoch(model, loader, device)\n"
+      "        if not math.isfinite(value):\n"
+      "            raise RuntimeError('diverged')\n";
+  EXPECT_EQ(found(plain, "DC114"), Lines{});
+  const std::string recorded =
+      "import torch\n"
+      "def epoch(model, loader, device):\n"
+      "    running = 0.0\n"
+      "    for x in loader:\n"
+      "        loss = model(x.to(device)).sum()\n"
+      "        loss.backward()\n"
+      "        running += loss.item()\n"
+      "    return running\n"
+      "def fit(model, loader, device, epochs):\n"
+      "    history = []\n"
+      "    for e in range(epochs):\n"
+      "        history.append(epoch(model, loader, device))\n"
+      "    return history\n";
+  EXPECT_EQ(found(recorded, "DC114"), (Lines{"7 DC114"}));
+  EXPECT_EQ(only(recorded, "DC114").message, kEveryStepMessage);
+}
+
 }  // namespace
 }  // namespace devcheck::lint
