@@ -357,7 +357,7 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     if (v.kind == Kind::kTensor || (v.kind == Kind::kUnknown && v.place == Place::kDevice)) {
       if (among(attribute, kSame)) return v;
       Value held;
-      if (v.kind == Kind::kTensor && !v.scalar &&
+      if (v.kind == Kind::kTensor && !v.scalar && !v.sample &&
           (v.place == Place::kDevice || v.place == Place::kModuleDevice) &&
           !among(attribute, kNotTensors) && attribute.rfind("is_", 0) != 0) {
         held.place = v.place;

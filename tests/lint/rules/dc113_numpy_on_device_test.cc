@@ -502,5 +502,34 @@ TEST(LintDC113, SaysNothingOfWhatAnAssertOrOutputTypeSaysIsNoTensor) {
   EXPECT_EQ(found(rendered, "DC113"), (Lines{"10 DC113"}));
 }
 
+// One sample of a batch (a row of a device tensor) has only torch's own
+// attributes; any other one belongs to a Tensor subclass (a list of pending
+// transforms, a metadata dict), no device tensor. The sample itself is.
+TEST(LintDC113, SaysNothingOfAnAttributeOfOneSampleThatTorchDoesNotHave) {
+  const std::string lazy =
+      "import numpy as np\n"
+      "import torch\n"
+      "def train(model, loader, device):\n"
+      "    model = model.to(device)\n"
+      "    for batch in loader:\n"
+      "        inputs, labels = batch['img'].to(device), batch['seg'].to(device)\n"
+      "        outputs = model(inputs)\n"
+      "        for item, seg in zip(outputs, labels):\n"
+      "            np.testing.assert_array_equal(item.pending_operations, [])\n"
+      "            np.testing.assert_array_equal(seg.applied_operations, [])\n"
+      "            np.testing.assert_array_equal(item.numpy(), 0)\n";
+  EXPECT_EQ(found(lazy, "DC113"), (Lines{"11 DC113"}));
+  const std::string meta =
+      "import numpy as np\n"
+      "import torch\n"
+      "def rows(x, net, device):\n"
+      "    net.to(device)\n"
+      "    out = net(x.to(device))\n"
+      "    for row in out:\n"
+      "        print(np.array(row.meta))\n"
+      "        print(np.array(row.grad))\n";
+  EXPECT_EQ(found(meta, "DC113"), (Lines{"8 DC113"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
