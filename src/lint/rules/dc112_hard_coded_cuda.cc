@@ -68,11 +68,46 @@ bool under_device_test(const Source& source, TSNode node, const std::vector<std:
 
 // Whether moving to CUDA is what the function is for: a class's own
 // `cuda()` / `to()` (PackedSequence.cuda), or a function whose name says CUDA
-// or a GPU (`to_gpu(obj)`, `_cuda_copy`), which its callers call for that.
+// or a GPU (`to_gpu(obj)`, `_cuda_copy`), which its callers call for that;
+// or whether it only runs where CUDA is, for a decorator of it or of its
+// class that says so (`@pytest.mark.gpu`, `@unittest.skipIf(not TEST_CUDA,
+// ...)`): a CUDA-only test places its tensors on CUDA on purpose.
 bool made_for_cuda(const Source& source, int function) {
   if (function < 0) return false;
   const std::string_view name = source.scopes()[function].name;
-  return name == "to" || names_cuda_or_gpu(name);
+  return name == "to" || names_cuda_or_gpu(name) || in_definition_for_cuda(source, function);
+}
+
+// Whether a value names CUDA only by literals: a call whose arguments are
+// all literals, one of them "cuda" or "cuda:0", no other index
+// (`torch.device("cuda")`, `init_device_mesh("cuda", (2,))`): like
+// `device = "cuda"`, it chooses nothing (a `.cuda()` beside it lands on the
+// same device).
+bool literal_cuda(const Source& source, TSNode value) {
+  if (!is(value, "call")) return false;
+  const TSNode args = field(value, "arguments");
+  bool cuda = false;
+  for (uint32_t i = 0, n = ts_node_named_child_count(args); i < n; ++i) {
+    TSNode a = ts_node_named_child(args, i);
+    if (is(a, "keyword_argument")) a = field(a, "value");
+    if (is(a, "string")) {
+      const std::optional<std::string> s = string_value(source, a);
+      if (!s) return false;
+      cuda = cuda || *s == "cuda" || *s == "cuda:0";
+      continue;
+    }
+    // An index other than 0 (`torch.device("cuda", 1)`) is a choice.
+    if (is(a, "integer") && source.text(a) != "0") return false;
+    if (is(a, "integer") || is(a, "true") || is(a, "false") || is(a, "none")) continue;
+    if (is(a, "tuple") || is(a, "list")) {
+      for (uint32_t j = 0, m = ts_node_named_child_count(a); j < m; ++j) {
+        if (!is(ts_node_named_child(a, j), "integer")) return false;
+      }
+      continue;
+    }
+    return false;
+  }
+  return cuda;
 }
 
 // `.cuda()` with no device, `.to("cuda")`, `device="cuda"` or a legacy CUDA
@@ -324,7 +359,7 @@ void check_variables(const RuleContext& c) {
       for (TSNode value : values) {
         // `device = "cuda"` chooses nothing: a line saying "cuda" beside it
         // ignores no choice (the code around is CUDA-only anyway).
-        if (cuda_string(source, value)) continue;
+        if (cuda_string(source, value) || literal_cuda(source, value)) continue;
         const bool torch_device =
             is(value, "call") && source.qualify(field(value, "function")) == "torch.device";
         // `cpu_device = torch.device("cpu")` names the CPU itself, not the

@@ -6,20 +6,6 @@
 namespace devcheck::lint::detail {
 namespace {
 
-// Whether a decorator of `definition` other than `except` names CUDA or a GPU.
-bool decorated_for_cuda(const Source& source, TSNode definition, TSNode except) {
-  if (!is(definition, "decorated_definition")) return false;
-  const uint32_t count = ts_node_named_child_count(definition);
-  for (uint32_t i = 0; i < count; ++i) {
-    const TSNode decorator = ts_node_named_child(definition, i);
-    if (is(decorator, "decorator") && !ts_node_eq(decorator, except) &&
-        names_cuda_or_gpu(source.text(decorator))) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // Whether code is run only where CUDA is, by what is around it: a decorator
 // of an enclosing function or class that names CUDA or a GPU
 // (`@RunIf(min_cuda_gpus=1)`, `@unittest.skipIf(not TEST_CUDA, ...)`), or a
@@ -33,11 +19,7 @@ bool gated_on_cuda(const Source& source, const Call& call) {
   // `to_gpu()`): its caller asked for CUDA by calling it.
   const int function = source.function_of(call.scope);
   if (function >= 0 && names_cuda_or_gpu(source.scopes()[function].name)) return true;
-  for (int s = call.scope; s > 0; s = source.scopes()[s].parent) {
-    if (decorated_for_cuda(source, ts_node_parent(source.scopes()[s].node), TSNode{})) {
-      return true;
-    }
-  }
+  if (in_definition_for_cuda(source, call.scope)) return true;
   TSNode inner = call.node;
   for (TSNode n = ts_node_parent(call.node); !ts_node_is_null(n);
        inner = n, n = ts_node_parent(n)) {

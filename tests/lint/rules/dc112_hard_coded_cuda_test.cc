@@ -39,8 +39,8 @@ TEST(LintDC112, SaysNothingForChosenIndicesOrOtherFunctionsDevices) {
       "    return device\n"
       "def other(x):\n"
       "    return x.cuda()\n"
-      "def same(x):\n"
-      "    dev = torch.device('cuda')\n"
+      "def same(x, local_rank):\n"
+      "    dev = torch.device('cuda', local_rank)\n"
       "    return x.cuda()\n";
   EXPECT_EQ(found(two_functions, "DC112"), (Lines{"9 DC112"}));
 }
@@ -456,6 +456,67 @@ TEST(LintDC112, FindsCudaChosenBecauseATensorIsOnAGpu) {
       "    c = 'cuda:1' if x.is_cuda else 'cpu'\n"
       "    return a, b, c\n";
   EXPECT_EQ(found(near_misses, "DC112"), (Lines{}));
+}
+
+// A test (or a class of tests) a decorator runs only where CUDA is
+// (`@pytest.mark.gpu`, `@unittest.skipIf(not torch.cuda.is_available())`)
+// puts its tensors on CUDA on purpose; the same line in an undecorated test
+// beside it still ignores the file's device.
+TEST(LintDC112, SaysNothingInADefinitionThatOnlyRunsWhereCudaIs) {
+  const std::string marked =
+      "import pytest\n"
+      "import torch\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "@pytest.mark.gpu\n"
+      "def test_sharded():\n"
+      "    model = torch.nn.Linear(2, 2, device='cuda')\n"
+      "    return model(torch.ones(2).cuda())\n"
+      "def test_plain():\n"
+      "    return torch.ones(2).cuda()\n";
+  EXPECT_EQ(found(marked, "DC112"), (Lines{"9 DC112"}));
+  const std::string skipped =
+      "import unittest\n"
+      "import torch\n"
+      "DEVICE = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "@unittest.skipIf(not torch.cuda.is_available(), 'needs CUDA')\n"
+      "class TestOnGpu(unittest.TestCase):\n"
+      "    def test_copy(self):\n"
+      "        x = torch.zeros(3).to('cuda')\n"
+      "        self.assertTrue(x.is_cuda)\n"
+      "class TestAnywhere(unittest.TestCase):\n"
+      "    def test_copy(self):\n"
+      "        x = torch.zeros(3).to('cuda')\n"
+      "        self.assertTrue(x.is_cuda)\n";
+  EXPECT_EQ(only(skipped, "DC112").line, 11);
+}
+
+// A device name that says CUDA only by literals (`torch.device("cuda")`, a
+// mesh made on "cuda") chooses nothing, as `device = "cuda"` does; "cuda"
+// with another index, or a choice, is a device variable.
+TEST(LintDC112, SaysNothingBesideADeviceNameThatIsCudaByLiteralsOnly) {
+  const std::string mesh =
+      "import torch\n"
+      "from torch.distributed.device_mesh import init_device_mesh\n"
+      "def shard(model):\n"
+      "    device_mesh = init_device_mesh('cuda', (2,))\n"
+      "    return model.cuda(), device_mesh\n";
+  EXPECT_EQ(found(mesh, "DC112"), Lines{});
+  const std::string plain =
+      "import torch\n"
+      "device = torch.device('cuda')\n"
+      "x = torch.zeros(3).cuda()\n";
+  EXPECT_EQ(found(plain, "DC112"), Lines{});
+  const std::string second =
+      "import torch\n"
+      "device = torch.device('cuda', 1)\n"
+      "x = torch.zeros(3).cuda()\n";
+  EXPECT_EQ(found(second, "DC112"), (Lines{"3 DC112"}));
+  const std::string chosen =
+      "import torch\n"
+      "def run(use_gpu):\n"
+      "    device = torch.device('cuda' if use_gpu else 'cpu')\n"
+      "    return torch.zeros(3).cuda()\n";
+  EXPECT_NE(only(chosen, "DC112").message.find("ignores it"), std::string::npos);
 }
 
 }  // namespace
