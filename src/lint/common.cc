@@ -108,22 +108,23 @@ bool names_any(std::string_view text, std::initializer_list<std::string_view> wo
   });
 }
 
-bool decorated_for_cuda(const Source& source, TSNode definition, TSNode except) {
+bool decorated_for_cuda(const Source& source, TSNode definition, TSNode except, bool lists_gate) {
   if (!is(definition, "decorated_definition")) return false;
   const uint32_t count = ts_node_named_child_count(definition);
   for (uint32_t i = 0; i < count; ++i) {
     const TSNode decorator = ts_node_named_child(definition, i);
-    if (is(decorator, "decorator") && !ts_node_eq(decorator, except) &&
-        names_cuda_or_gpu(source.text(decorator))) {
-      return true;
-    }
+    if (!is(decorator, "decorator") || ts_node_eq(decorator, except)) continue;
+    const std::string_view text = source.text(decorator);
+    if (names_cuda_or_gpu(text) && (lists_gate || !names_any(text, {"parametri"}))) return true;
   }
   return false;
 }
 
-bool in_definition_for_cuda(const Source& source, int scope) {
+bool in_definition_for_cuda(const Source& source, int scope, bool lists_gate) {
   for (int s = scope; s > 0; s = source.scopes()[s].parent) {
-    if (decorated_for_cuda(source, ts_node_parent(source.scopes()[s].node))) return true;
+    if (decorated_for_cuda(source, ts_node_parent(source.scopes()[s].node), TSNode{}, lists_gate)) {
+      return true;
+    }
   }
   return false;
 }

@@ -34,11 +34,15 @@ bool names_any(std::string_view text, std::initializer_list<std::string_view> wo
 inline bool names_cuda_or_gpu(std::string_view text) { return names_any(text, {"cuda", "gpu"}); }
 // Whether a decorator of `definition` (a decorated_definition) other than
 // `except` names CUDA or a GPU (`@pytest.mark.gpu`, `@RunIf(min_cuda_gpus=1)`,
-// `@unittest.skipIf(not TEST_CUDA, ...)`).
-bool decorated_for_cuda(const Source& source, TSNode definition, TSNode except = TSNode{});
+// `@unittest.skipIf(not TEST_CUDA, ...)`). With `lists_gate` false, a
+// decorator that lists values (`@pytest.mark.parametrize("d", ["cpu",
+// "cuda"])`, `@parameterized.expand(...)`) gates nothing: the test runs with
+// each of them.
+bool decorated_for_cuda(const Source& source, TSNode definition, TSNode except = TSNode{},
+                        bool lists_gate = true);
 // Whether `scope` is, or is inside, a function or class such a decorator
 // gates: its code runs only where CUDA is.
-bool in_definition_for_cuda(const Source& source, int scope);
+bool in_definition_for_cuda(const Source& source, int scope, bool lists_gate = true);
 // Whether a name reads as a device variable: `device`, `dev`, `DEVICE`,
 // `main_device`, `self.device` (any case).
 bool is_device_name(std::string_view name);

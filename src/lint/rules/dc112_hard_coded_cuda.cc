@@ -71,11 +71,13 @@ bool under_device_test(const Source& source, TSNode node, const std::vector<std:
 // or a GPU (`to_gpu(obj)`, `_cuda_copy`), which its callers call for that;
 // or whether it only runs where CUDA is, for a decorator of it or of its
 // class that says so (`@pytest.mark.gpu`, `@unittest.skipIf(not TEST_CUDA,
-// ...)`): a CUDA-only test places its tensors on CUDA on purpose.
+// ...)`; not a `parametrize` that lists "cuda" among other devices): a
+// CUDA-only test places its tensors on CUDA on purpose.
 bool made_for_cuda(const Source& source, int function) {
   if (function < 0) return false;
   const std::string_view name = source.scopes()[function].name;
-  return name == "to" || names_cuda_or_gpu(name) || in_definition_for_cuda(source, function);
+  return name == "to" || names_cuda_or_gpu(name) ||
+         in_definition_for_cuda(source, function, /*lists_gate=*/false);
 }
 
 // Whether a value names CUDA only by literals: a call whose arguments are

@@ -461,7 +461,8 @@ TEST(LintDC112, FindsCudaChosenBecauseATensorIsOnAGpu) {
 // A test (or a class of tests) a decorator runs only where CUDA is
 // (`@pytest.mark.gpu`, `@unittest.skipIf(not torch.cuda.is_available())`)
 // puts its tensors on CUDA on purpose; the same line in an undecorated test
-// beside it still ignores the file's device.
+// beside it, or in one parametrized over "cpu" and "cuda" (it runs with
+// each), still ignores the file's device.
 TEST(LintDC112, SaysNothingInADefinitionThatOnlyRunsWhereCudaIs) {
   const std::string marked =
       "import pytest\n"
@@ -472,8 +473,11 @@ TEST(LintDC112, SaysNothingInADefinitionThatOnlyRunsWhereCudaIs) {
       "    model = torch.nn.Linear(2, 2, device='cuda')\n"
       "    return model(torch.ones(2).cuda())\n"
       "def test_plain():\n"
+      "    return torch.ones(2).cuda()\n"
+      "@pytest.mark.parametrize('dev', ['cpu', 'cuda'])\n"
+      "def test_each(dev):\n"
       "    return torch.ones(2).cuda()\n";
-  EXPECT_EQ(found(marked, "DC112"), (Lines{"9 DC112"}));
+  EXPECT_EQ(found(marked, "DC112"), (Lines{"9 DC112", "12 DC112"}));
   const std::string skipped =
       "import unittest\n"
       "import torch\n"
