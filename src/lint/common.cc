@@ -115,7 +115,8 @@ bool decorated_for_cuda(const Source& source, TSNode definition, TSNode except, 
     const TSNode decorator = ts_node_named_child(definition, i);
     if (!is(decorator, "decorator") || ts_node_eq(decorator, except)) continue;
     const std::string_view text = source.text(decorator);
-    if (names_cuda_or_gpu(text) && (lists_gate || !names_any(text, {"parametri"}))) return true;
+    if (names_cuda_or_gpu(text) && (lists_gate || !names_any(text, {"parametri", "parameteri"})))
+      return true;
   }
   return false;
 }

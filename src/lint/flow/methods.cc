@@ -290,8 +290,6 @@ Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Fr
   return result;
 }
 
-// An instance of a plain class of the file called (`self.pre_processor(
-// crops)`) runs its __call__.
 // What a call nothing is known of gives: computation follows its inputs, so
 // one given a tensor on the device (a model passed in, a helper of another
 // file) gives something on the device. Not the builtins that give numbers,
@@ -320,6 +318,8 @@ Value FlowRun::computed_from(TSNode function, const Value& callee,
   return out;
 }
 
+// An instance of a plain class of the file called (`self.pre_processor(
+// crops)`) runs its __call__.
 std::optional<Value> FlowRun::call_instance(TSNode call, const Value& callee,
                                             const std::vector<Arg>& args, Frame& frame) {
   if (callee.cls < 0 || callee.kind != Kind::kUnknown || callee.place != Place::kUnknown) {

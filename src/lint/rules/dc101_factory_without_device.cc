@@ -50,14 +50,26 @@ bool built_only_by_rpc(const Source& source, int scope) {
 bool built_only_on_host(const Source& source, int scope) {
   const int function = source.function_of(scope);
   const int cls = function < 0 ? -1 : source.scopes()[function].owner_class;
-  if (cls < 0 || uses_a_device(source)) return false;
+  if (cls < 0) return false;
   const std::string_view name = source.scopes()[cls].name;
-  if (name.rfind('_', 0) != 0 || name.rfind("__", 0) == 0) return false;
+  if (name.rfind('_', 0) != 0 || name.rfind("__", 0) == 0 || uses_a_device(source)) return false;
   bool built = false;
   for (const Call& call : source.calls()) {
     if (source.text(field(call.node, "function")) != name) continue;
     const int builder = source.function_of(call.scope);
-    if (builder < 0 || source.scopes()[builder].name.rfind('_', 0) != 0) return false;
+    if (builder < 0) return false;
+    // A method of a public nn.Module (its `__init__` too) builds for that
+    // module, which users of the file build and move; any other builder
+    // must be private.
+    const Scope& by = source.scopes()[builder];
+    if (by.owner_class >= 0) {
+      const std::string_view owner = source.scopes()[by.owner_class].name;
+      const auto info = source.classes().find(std::string(owner));
+      const bool module =
+          info != source.classes().end() && (info->second.is_module || info->second.foreign_base);
+      if (module && owner.rfind('_', 0) != 0) return false;
+    }
+    if (by.name.rfind('_', 0) != 0) return false;
     built = true;
   }
   return built;

@@ -38,7 +38,7 @@ TSNode moved_at_once(const Source& source, const Call& call) {
   const std::string_view method = source.text(field(attribute, "attribute"));
   if (!is(move, "call") || (method != "to" && method != "cuda")) return TSNode{};
   const std::vector<TSNode> args = source.positional(move);
-  if (!args.empty() && string_value(source, args[0]) == "cpu") return TSNode{};
+  if (!args.empty() && is_cpu_string(string_value(source, args[0]))) return TSNode{};
   return move;
 }
 
@@ -155,7 +155,15 @@ bool kept_as_data(const Source& source, TSNode node) {
     return true;
   }
   if (is(parent, "pair") && ts_node_eq(field(parent, "value"), node)) return true;
-  if (is(parent, "list") || is(parent, "tuple")) return true;
+  // An item of a table of module-level data (`TEST_CASES = [DataParallel(
+  // PReLU()), ...]`), not of a list a function returns or calls.
+  if (is(parent, "list") || is(parent, "tuple")) {
+    TSNode up = ts_node_parent(parent);
+    while (is(up, "list") || is(up, "tuple") || is(up, "pair") || is(up, "dictionary")) {
+      up = ts_node_parent(up);
+    }
+    return is(up, "assignment") && is(ts_node_parent(ts_node_parent(up)), "module");
+  }
   if (is(parent, "keyword_argument")) parent = ts_node_parent(parent);
   if (!is(parent, "argument_list")) return false;
   const TSNode function = field(ts_node_parent(parent), "function");

@@ -33,9 +33,12 @@ bool cpu_literal(const Source& source, TSNode call) {
 // Whether an expression is a truth value: a comparison, a `not`, or an
 // `and`/`or` that ends in one (`x and "cuda" or "cpu"` picks a string).
 bool truth_value(TSNode node) {
-  while (is(node, "parenthesized_expression")) node = ts_node_named_child(node, 0);
-  if (is(node, "comparison_operator") || is(node, "not_operator")) return true;
-  return is(node, "boolean_operator") && truth_value(field(node, "right"));
+  for (;;) {
+    while (is(node, "parenthesized_expression")) node = ts_node_named_child(node, 0);
+    if (!is(node, "boolean_operator")) break;
+    node = field(node, "right");
+  }
+  return is(node, "comparison_operator") || is(node, "not_operator");
 }
 
 // Whether `node` lies in a branch of an `if`/`elif` or a conditional

@@ -110,10 +110,6 @@ bool asserted(const Source& source, TSNode call) {
   return false;
 }
 
-// Whether `scope` is test code: a function named `test_*` or `_test*`
-// (torch's `test_only_train_fn`, timm's `_test_model`), or a method of a
-// class named `Test*`. A test's loop runs a few steps to check values, not
-// to train fast: the wait per step costs nothing there.
 // Whether `call` calls the function of scope `function` by its name
 // (`run_training_test(...)`, `self._train_batch(...)`).
 bool calls_function(const Source& source, const Call& call, const Scope& function) {
@@ -125,6 +121,10 @@ bool calls_function(const Source& source, const Call& call, const Scope& functio
   return is(callee, "identifier") && source.text(callee) == function.name;
 }
 
+// Whether `scope` is test code: a function named `test_*` or `_test*`
+// (torch's `test_only_train_fn`, timm's `_test_model`), or a method of a
+// class named `Test*`. A test's loop runs a few steps to check values, not
+// to train fast: the wait per step costs nothing there.
 // Also a helper that only test code calls, directly or through other such
 // helpers (`run_training_test(...)`, called by a test case's
 // `train_and_infer`, called by `test_training`): the test's loop, not
@@ -216,7 +216,8 @@ long constant_count(const Source& source, TSNode node, int depth = 0) {
     const long a = constant_count(source, field(node, "left"), depth + 1);
     const long b = constant_count(source, field(node, "right"), depth + 1);
     const std::string_view op = source.text(field(node, "operator"));
-    if (a < 0 || b < 0) return -1;
+    // Past a few steps the count is not a few: stop before it can overflow.
+    if (a < 0 || b < 0 || a > kFewSteps || b > kFewSteps) return -1;
     if (op == "+") return a + b;
     if (op == "-") return a - b;
     if (op == "*") return a * b;

@@ -17,7 +17,7 @@ void check(const RuleContext& c) {
     if (ts_node_is_null(nb) || source.text(nb) != "True") continue;
     const std::vector<TSNode> args = source.positional(copy.node);
     const TSNode target = args.empty() ? source.keyword(copy.node, "device") : args[0];
-    if (string_value(source, target) != std::optional<std::string>("cpu")) continue;
+    if (!is_cpu_string(string_value(source, target))) continue;
     const TSNode parent = ts_node_parent(copy.node);
     if (!is(parent, "assignment") || !is(field(parent, "left"), "identifier")) continue;
     const std::string_view name = source.text(field(parent, "left"));

@@ -15,6 +15,21 @@ namespace {
 // hold): a path is a few nodes deep; a deeper one is not judged.
 constexpr int kMaxDepth = 32;
 
+// How many nodes the walks below may visit for one question (one load): a
+// path is a few dozen. Names holding names (`p1 = join(p0, p0, ...)`, nested)
+// are followed at each use, so without a bound a crafted file makes the
+// walk exponential in its depth; past the bound a walk stops and the load is
+// judged as not written here (DC105 reports it, as without these checks).
+constexpr int kMaxVisits = 1 << 14;
+thread_local int visits_left = kMaxVisits;
+
+bool visit() { return --visits_left >= 0; }
+
+// Set at the start of each question: a new budget of visits.
+struct Question {
+  Question() { visits_left = kMaxVisits; }
+};
+
 bool within(TSNode inner, TSNode outer) {
   return !ts_node_is_null(outer) && ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
          ts_node_end_byte(inner) <= ts_node_end_byte(outer);
@@ -66,7 +81,6 @@ bool fixture_parameter(const Source& source, std::string_view name, int scope) {
   for (int f = source.function_of(scope); f >= 0;
        f = source.function_of(source.scopes()[f].parent)) {
     if (parameter_of(source, name, f)) return temporary_fixture(name) && test_or_fixture(source, f);
-    if (source.scopes()[f].parent < 0) break;
   }
   return false;
 }
@@ -101,7 +115,7 @@ bool builds_path(std::string_view callee) {
 // or file of this process; the names holding one go to `roots`.
 bool temporary(const Source& source, TSNode node, int scope, TSNode at,
                std::vector<std::string_view>& roots, int depth = 0) {
-  if (ts_node_is_null(node) || depth > kMaxDepth) return false;
+  if (ts_node_is_null(node) || depth > kMaxDepth || !visit()) return false;
   if (is(node, "identifier")) {
     const std::string_view name = source.text(node);
     if (fixture_parameter(source, name, scope) || with_temporary(source, name, at)) {
@@ -159,7 +173,7 @@ bool temporary(const Source& source, TSNode node, int scope, TSNode at,
 
 // Whether `node` holds the name or attribute `name`.
 bool holds_name(const Source& source, TSNode node, std::string_view name, int depth = 0) {
-  if (depth > kMaxDepth) return false;
+  if (depth > kMaxDepth || !visit()) return false;
   if ((is(node, "identifier") || is(node, "attribute")) && source.text(node) == name) return true;
   for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
     if (holds_name(source, ts_node_named_child(node, i), name, depth + 1)) return true;
@@ -178,7 +192,7 @@ bool brings_file(std::string_view callee) {
 // a few levels), not the functions that build it.
 void path_parts(const Source& source, TSNode node, int scope, std::vector<std::string_view>& parts,
                 int depth = 0) {
-  if (ts_node_is_null(node) || depth > kMaxDepth) return;
+  if (ts_node_is_null(node) || depth > kMaxDepth || !visit()) return;
   if (is(node, "attribute")) {
     parts.push_back(source.text(node));
     return;
@@ -214,7 +228,7 @@ TSNode save_file(const Source& source, TSNode save) {
 // does.
 void path_strings(const Source& source, TSNode node, int scope,
                   std::vector<std::string_view>& strings, int depth = 0) {
-  if (ts_node_is_null(node) || depth > kMaxDepth) return;
+  if (ts_node_is_null(node) || depth > kMaxDepth || !visit()) return;
   if (is(node, "string_content")) {
     strings.push_back(source.text(node));
     return;
@@ -277,6 +291,7 @@ TSNode argument_for(const Source& source, TSNode call, std::string_view name, in
 }  // namespace
 
 bool cache_of_own_class(const Source& source, const Call& load, TSNode path) {
+  const Question question;
   const TSNode weights_only = source.keyword(load.node, "weights_only");
   const int function = source.function_of(load.scope);
   if (ts_node_is_null(weights_only) || source.text(weights_only) != "False" || function < 0 ||
@@ -315,6 +330,7 @@ bool cache_of_own_class(const Source& source, const Call& load, TSNode path) {
 }
 
 TSNode saved_by_earlier_call(const Source& source, const Call& load, TSNode path) {
+  const Question question;
   const int loader = source.function_of(load.scope);
   if (loader < 0) return TSNode{};
   std::vector<std::string_view> read_parts;
@@ -371,6 +387,7 @@ bool runs_before(TSNode earlier, TSNode later) {
 }
 
 bool in_own_temporary(const Source& source, const Call& load, TSNode path) {
+  const Question question;
   std::vector<std::string_view> roots;
   if (!temporary(source, path, load.scope, load.node, roots)) return false;
   const int function = source.function_of(load.scope);
@@ -389,6 +406,7 @@ bool in_own_temporary(const Source& source, const Call& load, TSNode path) {
 }
 
 bool saved_before_by_same_function(const Source& source, const Call& load, TSNode path) {
+  const Question question;
   const int function = source.function_of(load.scope);
   std::vector<std::string_view> parts{source.text(path)};
   path_parts(source, path, load.scope, parts);

@@ -565,6 +565,25 @@ TEST(LintDC101, SilentInAPrivateModuleOnlyPrivateHostCodeBuilds) {
       "def load_model():\n"
       "    return _Dim()\n";
   EXPECT_EQ(found(public_builder, "DC101"), (Lines{"5 DC101"}));
+  // A public class (users of the file build it and move it), and a private
+  // one built in a public class's __init__ (it moves with that class), in a
+  // file that moves nothing: still found.
+  const std::string public_class =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Dim(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.zeros(x.shape)\n"
+      "class _Head(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return x + torch.ones(x.shape)\n"
+      "class Model(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.head = _Head()\n"
+      "def _build():\n"
+      "    return Dim()\n";
+  EXPECT_EQ(found(public_class, "DC101"), (Lines{"5 DC101", "8 DC101"}));
   EXPECT_EQ(only(public_builder, "DC101").message,
             "torch.zeros(...) without device= makes a tensor on the CPU, and line 5 (in "
             "'forward') uses it with tensors on the module's device: a device mismatch there; "

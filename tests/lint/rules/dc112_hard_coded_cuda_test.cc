@@ -476,8 +476,11 @@ TEST(LintDC112, SaysNothingInADefinitionThatOnlyRunsWhereCudaIs) {
       "    return torch.ones(2).cuda()\n"
       "@pytest.mark.parametrize('dev', ['cpu', 'cuda'])\n"
       "def test_each(dev):\n"
+      "    return torch.ones(2).cuda()\n"
+      "@parameterized.expand([('cpu',), ('cuda',)])\n"
+      "def test_expanded(dev):\n"
       "    return torch.ones(2).cuda()\n";
-  EXPECT_EQ(found(marked, "DC112"), (Lines{"9 DC112", "12 DC112"}));
+  EXPECT_EQ(found(marked, "DC112"), (Lines{"9 DC112", "12 DC112", "15 DC112"}));
   const std::string skipped =
       "import unittest\n"
       "import torch\n"

@@ -94,16 +94,26 @@ TEST(LintWrittenHere, KnowsASaveOfTheSameFunctionOrClassOrCaller) {
       "    return torch.load(os.path.join(root, 'best.pth'))\n"
       "def test_both(tmp):\n"
       "    train(tmp)\n"
-      "    infer(tmp)\n");
+      "    infer(tmp)\n"
+      "class Reader:\n"
+      "    def get(self, key):\n"
+      "        return torch.load(os.path.join(self.root, key), weights_only=False)\n"
+      "def evaluate(root):\n"
+      "    return torch.load(os.path.join(root, 'best.pth'))\n"
+      "def test_wrong_order(tmp):\n"
+      "    evaluate(tmp)\n"
+      "    train(tmp)\n");
   const std::vector<const Call*> all = loads(f);
-  ASSERT_EQ(all.size(), 4U);
+  ASSERT_EQ(all.size(), 6U);
   EXPECT_TRUE(saved_before_by_same_function(f.source, *all[0], path_of(f, *all[0])));
   // A save in another branch does not run whenever the load does.
   EXPECT_FALSE(saved_before_by_same_function(f.source, *all[1], path_of(f, *all[1])));
   EXPECT_TRUE(cache_of_own_class(f.source, *all[2], path_of(f, *all[2])));
-  EXPECT_FALSE(cache_of_own_class(f.source, *all[0], path_of(f, *all[0])));
+  // The same load in a class that never saves there: a cache of another's.
+  EXPECT_FALSE(cache_of_own_class(f.source, *all[4], path_of(f, *all[4])));
   EXPECT_FALSE(ts_node_is_null(saved_by_earlier_call(f.source, *all[3], path_of(f, *all[3]))));
-  EXPECT_TRUE(ts_node_is_null(saved_by_earlier_call(f.source, *all[1], path_of(f, *all[1]))));
+  // The same file name, but the caller loads before it saves.
+  EXPECT_TRUE(ts_node_is_null(saved_by_earlier_call(f.source, *all[5], path_of(f, *all[5]))));
 }
 
 }  // namespace
