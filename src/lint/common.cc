@@ -108,6 +108,21 @@ bool names_any(std::string_view text, std::initializer_list<std::string_view> wo
   });
 }
 
+bool within(TSNode inner, TSNode outer) {
+  return !ts_node_is_null(outer) && ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
+         ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
+bool calls_function(const Source& source, TSNode call, int function) {
+  const Scope& f = source.scopes()[function];
+  const TSNode callee = field(call, "function");
+  if (f.owner_class >= 0) {
+    return is(callee, "attribute") && source.text(field(callee, "object")) == "self" &&
+           source.text(field(callee, "attribute")) == f.name;
+  }
+  return is(callee, "identifier") && source.text(callee) == f.name;
+}
+
 bool decorated_for_cuda(const Source& source, TSNode definition, TSNode except, bool lists_gate) {
   if (!is(definition, "decorated_definition")) return false;
   const uint32_t count = ts_node_named_child_count(definition);

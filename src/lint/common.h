@@ -43,6 +43,11 @@ bool decorated_for_cuda(const Source& source, TSNode definition, TSNode except =
 // Whether `scope` is, or is inside, a function or class such a decorator
 // gates: its code runs only where CUDA is.
 bool in_definition_for_cuda(const Source& source, int scope, bool lists_gate = true);
+// Whether `inner` lies inside `outer` (by bytes; false for a null `outer`).
+bool within(TSNode inner, TSNode outer);
+// Whether `call` calls the function of scope `function` by its name: `f(...)`
+// for a function, `self.f(...)` for a method.
+bool calls_function(const Source& source, TSNode call, int function);
 // Whether a name reads as a device variable: `device`, `dev`, `DEVICE`,
 // `main_device`, `self.device` (any case).
 bool is_device_name(std::string_view name);

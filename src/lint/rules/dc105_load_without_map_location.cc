@@ -13,12 +13,6 @@
 namespace devcheck::lint::detail {
 namespace {
 
-// Whether `inner` lies inside `outer` in the text.
-bool within(TSNode inner, TSNode outer) {
-  return !ts_node_is_null(outer) && ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
-         ts_node_end_byte(inner) <= ts_node_end_byte(outer);
-}
-
 // The file argument of torch.save (its second) or torch.load (its first).
 TSNode file_argument(const Source& source, TSNode call, std::size_t position) {
   const TSNode f = source.keyword(call, "f");

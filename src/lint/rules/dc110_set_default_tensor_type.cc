@@ -7,12 +7,6 @@
 namespace devcheck::lint::detail {
 namespace {
 
-// Whether `inner` lies inside `outer` in the text.
-bool within(TSNode inner, TSNode outer) {
-  return ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
-         ts_node_end_byte(inner) <= ts_node_end_byte(outer);
-}
-
 // Whether `call` is the fallback for a torch without the replacements: it
 // sits in one way of the innermost `if` around it whose tests ask for
 // torch's version or for the attribute (`Version(torch.__version__) >= ...`,

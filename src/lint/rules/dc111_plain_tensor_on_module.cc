@@ -276,12 +276,6 @@ bool packed_by_quantized_op(const Source& source, int class_scope, std::string_v
   return false;
 }
 
-// Whether `inner` lies inside `outer` in the text.
-bool within(TSNode inner, TSNode outer) {
-  return ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
-         ts_node_end_byte(inner) <= ts_node_end_byte(outer);
-}
-
 // Whether `node` runs on every way that reaches `value` in its function: no
 // branch lies between them that does not hold `value` too.
 bool on_every_way(TSNode node, TSNode value) {

@@ -110,17 +110,6 @@ bool asserted(const Source& source, TSNode call) {
   return false;
 }
 
-// Whether `call` calls the function of scope `function` by its name
-// (`run_training_test(...)`, `self._train_batch(...)`).
-bool calls_function(const Source& source, const Call& call, const Scope& function) {
-  if (function.owner_class >= 0) {
-    return call.method == function.name && is(call.object, "identifier") &&
-           source.text(call.object) == "self";
-  }
-  const TSNode callee = field(call.node, "function");
-  return is(callee, "identifier") && source.text(callee) == function.name;
-}
-
 // Whether `scope` is test code: a function named `test_*` or `_test*`
 // (torch's `test_only_train_fn`, timm's `_test_model`), or a method of a
 // class named `Test*`. A test's loop runs a few steps to check values, not
@@ -138,7 +127,7 @@ bool in_test(const Source& source, int scope, int depth = 0) {
   if (depth >= 3) return false;
   bool called = false;
   for (const Call& call : source.calls()) {
-    if (!calls_function(source, call, f)) continue;
+    if (!calls_function(source, call.node, function)) continue;
     if (source.function_of(call.scope) == function || !in_test(source, call.scope, depth + 1)) {
       return false;
     }
@@ -183,7 +172,7 @@ bool returned_to_stop_test(const Source& source, const Call& read) {
   }
   if (!returned) return false;
   return std::any_of(source.calls().begin(), source.calls().end(), [&](const Call& call) {
-    return call.loop != Call::kNoLoop && calls_function(source, call, f) &&
+    return call.loop != Call::kNoLoop && calls_function(source, call.node, function) &&
            steers_loop(source, loop_at(call.node, call.loop), call.node);
   });
 }

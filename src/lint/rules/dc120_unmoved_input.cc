@@ -13,12 +13,6 @@
 namespace devcheck::lint::detail {
 namespace {
 
-// Whether `node` lies inside `outer` in the text.
-bool inside(TSNode node, TSNode outer) {
-  return ts_node_start_byte(node) >= ts_node_start_byte(outer) &&
-         ts_node_end_byte(node) <= ts_node_end_byte(outer);
-}
-
 // `model.cpu()` (or `.to("cpu")`) of a module on a device, anywhere in a
 // loop's body (`torch.save(model.cpu().state_dict(), f)`): nn.Module's
 // moves work in place, so the next pass of the loop, which gave the module
@@ -37,19 +31,19 @@ void moved_to_host_in_a_loop(const RuleContext& c) {
     const auto assigns = c.source.scopes()[move.scope].assigns.find(std::string(name));
     if (assigns != c.source.scopes()[move.scope].assigns.end() &&
         std::any_of(assigns->second.begin(), assigns->second.end(),
-                    [&](TSNode value) { return inside(value, loop); })) {
+                    [&](TSNode value) { return within(value, loop); })) {
       continue;
     }
     bool back = false;
     for (const Move& other : c.flow.moves()) {
       back = back || (other.target == Place::kDevice && c.source.text(other.object) == name &&
-                      inside(other.call, loop));
+                      within(other.call, loop));
     }
     if (back) continue;
     // Given inputs earlier in the loop: called, or a method given arguments.
     TSNode used{};
     for (const Call& call : c.source.calls()) {
-      if (call.scope != move.scope || !inside(call.node, loop) ||
+      if (call.scope != move.scope || !within(call.node, loop) ||
           ts_node_start_byte(call.node) >= ts_node_start_byte(move.call)) {
         continue;
       }
@@ -94,7 +88,7 @@ TSNode unmoved_encoding(const RuleContext& c, const Meeting& m) {
   const TSNode assignment = ts_node_parent(made);
   const TSNode left = field(assignment, "left");
   if (!is(assignment, "assignment") || !is(left, "identifier") ||
-      !inside(made, c.source.scopes()[m.scope].node)) {
+      !within(made, c.source.scopes()[m.scope].node)) {
     return TSNode{};
   }
   const std::string_view name = c.source.text(left);

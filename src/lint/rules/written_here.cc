@@ -30,11 +30,6 @@ struct Question {
   Question() { visits_left = kMaxVisits; }
 };
 
-bool within(TSNode inner, TSNode outer) {
-  return !ts_node_is_null(outer) && ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
-         ts_node_end_byte(inner) <= ts_node_end_byte(outer);
-}
-
 // The last part of a call's callee: `join` of `os.path.join`.
 std::string_view callee_name(const Source& source, TSNode call) {
   const TSNode function = field(call, "function");
@@ -241,18 +236,6 @@ void path_strings(const Source& source, TSNode node, int scope,
   for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
     path_strings(source, ts_node_named_child(node, i), scope, strings, depth + 1);
   }
-}
-
-// Whether `call` calls the function of scope `function` by its name: `f(...)`
-// for a function, `self.f(...)` for a method.
-bool calls_function(const Source& source, TSNode call, int function) {
-  const Scope& f = source.scopes()[function];
-  const TSNode callee = field(call, "function");
-  if (f.owner_class >= 0) {
-    return is(callee, "attribute") && source.text(field(callee, "object")) == "self" &&
-           source.text(field(callee, "attribute")) == f.name;
-  }
-  return is(callee, "identifier") && source.text(callee) == f.name;
 }
 
 // The parameter of `function` (but `self`, `cls`) that `parts` name, and
