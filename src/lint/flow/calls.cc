@@ -261,9 +261,17 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
         q == "torch.utils.data.dataset.TensorDataset") {
       v.kind = Kind::kDataset;
       v.place = Place::kHost;
-      // A TensorDataset holds the tensors it is given, where they are.
+      // A TensorDataset holds the tensors it is given, where they are: its
+      // items and a loader's batches over it are there too, on the host only
+      // where the flow knows every one is (not a caller's `x` it is given).
+      bool unknown = false;
       for (const Arg& a : args) {
-        if (effective(a.value).place == Place::kDevice) v.place = Place::kDevice;
+        const Place place = effective(a.value).place;
+        if (place == Place::kDevice) v.place = Place::kDevice;
+        unknown = unknown || (place != Place::kHost && place != Place::kDevice);
+      }
+      if (unknown && v.place == Place::kHost && q.rfind("torchvision.", 0) != 0) {
+        v.place = Place::kUnknown;
       }
       v.made = call;
       return v;

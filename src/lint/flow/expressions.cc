@@ -244,11 +244,15 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
     if (device_choice(name, frame.scope)) return Place::kDevice;
     if (!ts_node_is_null(value) && !ts_node_eq(value, target)) {
       if (string_value(source_, value) || is(value, "none")) return device_of(value, frame);
-      // `device = next(model.parameters()).device`: where that tensor is.
-      if (is(value, "attribute") && source_.text(field(value, fields().attribute)) == "device" &&
-          is(field(value, fields().object), "call")) {
-        const Value of = eval(field(value, fields().object), frame);
-        if (of.kind == Kind::kTensor) return of.place;
+      // `device = next(model.parameters()).device`: where that tensor is;
+      // `device = self.counts.device` of a tensor known on the host: the
+      // host, whatever the name says.
+      if (is(value, "attribute") && source_.text(field(value, fields().attribute)) == "device") {
+        const TSNode object = field(value, fields().object);
+        const Value of = eval(object, frame);
+        if (of.kind == Kind::kTensor && (is(object, "call") || of.place == Place::kHost)) {
+          return of.place;
+        }
       }
       if (is(value, "call") && source_.qualify(field(value, fields().function)) == "torch.device") {
         return device_of(value, frame);

@@ -372,6 +372,10 @@ class FlowRun {
   // Names made here (`self.<name>` of register_buffer("name", ...)), kept
   // where the views of them stay valid.
   std::deque<std::string> interned_;
+  // (class, `self.<name>`) registered by register_buffer/register_parameter
+  // in the __init__ of a class not known as an nn.Module (its base is
+  // imported): on the module's device in its other methods.
+  std::vector<std::pair<int, std::string_view>> registered_in_init_;
   // The tuple the last call of a function of this file returned, if it
   // returns tuples (for `a, b = helper(...)`).
   std::vector<Value> last_tuple_;

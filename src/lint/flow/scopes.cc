@@ -402,7 +402,12 @@ FlowRun::Summary& FlowRun::analyze(int scope) {
     for (const auto& [name, value] : frame.env.bindings()) {
       if (name.rfind("self.", 0) != 0) continue;
       Value v = value;
-      if (v.registered && frame.module_method) v.place = Place::kModuleDevice;
+      if (v.registered && (frame.module_method ||
+                           std::find(registered_in_init_.begin(), registered_in_init_.end(),
+                                     std::make_pair(s.owner_class, std::string_view(name))) !=
+                               registered_in_init_.end())) {
+        v.place = Place::kModuleDevice;
+      }
       const Value* known = attributes.find(name);
       attributes.set(name, known == nullptr || s.name == "__init__" ? v : join(*known, v));
     }

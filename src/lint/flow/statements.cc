@@ -233,9 +233,14 @@ void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
         // keep "self.<name>" as a view of an interned copy.
         v.registered = true;
         v.kind = Kind::kTensor;
-        v.place = frame.init ? Place::kUnknown : Place::kModuleDevice;
+        // In __init__ nothing has moved the module yet, whatever its base
+        // (only an nn.Module has register_buffer: one the file imports too).
+        const bool building = frame.init || source_.scopes()[frame.scope].name == "__init__";
+        v.place = building ? Place::kUnknown : Place::kModuleDevice;
         v.origin = Origin::kNone;
         interned_.push_back("self." + *name);
+        if (building && !frame.init)
+          registered_in_init_.emplace_back(frame.owner_class, interned_.back());
         frame.env.set(interned_.back(), v);
         return;
       }

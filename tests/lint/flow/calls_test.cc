@@ -627,6 +627,24 @@ TEST(LintFlowCalls, TheDeviceOfATestRunOnTheCpuOnlyIsTheHost) {
   EXPECT_EQ(meetings(f), (Lines{"8 factory@8 meets device"}));
 }
 
+// A TensorDataset is where the tensors it is given are: the host where the
+// flow knows every one is, a device where one is there, else not known (the
+// caller's `x`).
+TEST(LintFlowCalls, ATensorDatasetIsWhereItsTensorsAre) {
+  const Flowed f(
+      "import numpy as np\n"
+      "import torch\n"
+      "from torch.utils.data import DataLoader, TensorDataset\n"
+      "def make(x, y):\n"
+      "    a = DataLoader(TensorDataset(x, y))\n"
+      "    b = DataLoader(TensorDataset(torch.from_numpy(np.ones(3)), torch.zeros(3)))\n"
+      "    c = DataLoader(TensorDataset(x, torch.zeros(3, device='cuda')))\n");
+  ASSERT_EQ(f.flow.loaders().size(), 3U);
+  EXPECT_EQ(f.flow.loaders()[0].dataset.place, Place::kUnknown);
+  EXPECT_EQ(f.flow.loaders()[1].dataset.place, Place::kHost);
+  EXPECT_EQ(f.flow.loaders()[2].dataset.place, Place::kDevice);
+}
+
 }  // namespace
 // A sparse tensor made without device= is where its indices and values
 // are: a host one only when they are host tensors.

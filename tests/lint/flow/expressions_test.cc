@@ -209,6 +209,43 @@ TEST(LintFlowEval, ADeviceParameterDefaultingToCpuThatNoCallPassesIsTheHost) {
   EXPECT_EQ(meetings(Flowed(loss)), (Lines{}));
 }
 
+// `device = t.device` of a tensor known on the host is the host, whatever the
+// name says (allennlp's bias metrics: `prob = torch.zeros(n).to(device)`
+// beside the counts it was taken from); of a tensor whose place is not known
+// (a parameter), the name's device still.
+TEST(LintFlowEval, TheDeviceOfAHostTensorIsTheHostWhateverItsName) {
+  const Flowed function(
+      "import torch\n"
+      "def histogram(values, n):\n"
+      "    counts = torch.zeros(n)\n"
+      "    device = counts.device\n"
+      "    total = torch.ones(n).to(device)\n"
+      "    return counts / total\n"
+      "def near(values, n):\n"
+      "    counts = torch.zeros(n)\n"
+      "    device = values.device\n"
+      "    total = torch.ones(n).to(device)\n"
+      "    return counts / total\n");
+  EXPECT_EQ(meetings(function), (Lines{"11 factory@8 meets device"}));
+  const Flowed metric(
+      "import torch\n"
+      "class Metric:\n"
+      "    def __init__(self, n):\n"
+      "        self.n = n\n"
+      "        self._counts = torch.zeros(n)\n"
+      "        self._total = torch.tensor(0)\n"
+      "    def terms(self):\n"
+      "        device = self._counts.device\n"
+      "        prob = torch.zeros(self.n).to(device)\n"
+      "        torch.div(self._counts, self._total, out=prob)\n"
+      "        return prob\n"
+      "    def near(self, labels):\n"
+      "        device = labels.device\n"
+      "        prob = torch.zeros(self.n).to(device)\n"
+      "        return torch.div(self._counts, 2.0, out=prob)\n");
+  EXPECT_EQ(meetings(metric), (Lines{"15 factory@5 meets device"}));
+}
+
 }  // namespace
 // In a module's method, `a if cond else b` with a host tensor one way and
 // the module's place the other is the host tensor: the condition does not

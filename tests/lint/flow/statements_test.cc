@@ -335,5 +335,35 @@ TEST(LintFlowStatements, AHostTensorMadeOnOneWayMeetsTheDeviceAfterTheJoin) {
   EXPECT_EQ(meetings(near), Lines{});
 }
 
+// register_buffer in __init__ of a class whose base is imported (pyro's
+// TransformModule): read there, the buffer is where its value is, since
+// nothing has moved the module yet; in its other methods, on the module's
+// device, where a host factory meets it.
+TEST(LintFlowStatements, ABufferReadInInitIsWhereItWasMade) {
+  const Flowed polynomial(
+      "import torch\n"
+      "from pyro.distributions.torch_transform import TransformModule\n"
+      "class Polynomial(TransformModule):\n"
+      "    def __init__(self, degree):\n"
+      "        super().__init__()\n"
+      "        powers = torch.arange(1, degree + 2, dtype=torch.float32)\n"
+      "        self.register_buffer('powers', powers)\n"
+      "        mask = self.powers + torch.arange(degree + 1).unsqueeze(-1).type_as(powers)\n"
+      "        self.register_buffer('mask', mask)\n"
+      "    def forward(self, x):\n"
+      "        return x * self.mask + torch.arange(3)\n");
+  EXPECT_EQ(meetings(polynomial), (Lines{"11 factory@11 meets module"}));
+  const Flowed table(
+      "import torch\n"
+      "class Table(Base):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.register_buffer('steps', torch.linspace(0, 1, n))\n"
+      "        self.edges = self.steps * torch.ones(n)\n"
+      "    def lookup(self, t):\n"
+      "        return self.steps * torch.ones(4)\n");
+  EXPECT_EQ(meetings(table), (Lines{"8 factory@8 meets module"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
