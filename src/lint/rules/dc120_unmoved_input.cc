@@ -104,6 +104,34 @@ TSNode unmoved_encoding(const RuleContext& c, const Meeting& m) {
   return made;
 }
 
+// Whether the batch made at `made` (the loader a loop takes its batches
+// from: `DataLoader(...)`, or a name assigned one in the function) comes from
+// a DataLoader over a dataset whose place the flow does not know (a
+// TensorDataset of the caller's tensors): its batches are where those
+// tensors are, not on the host.
+bool loader_over_unplaced_tensors(const RuleContext& c, TSNode made) {
+  std::vector<TSNode> calls;
+  if (is(made, "call")) {
+    calls.push_back(made);
+  } else if (is(made, "identifier")) {
+    for (const Scope& scope : c.source.scopes()) {
+      if (!within(made, scope.node) || scope.kind == ScopeKind::kClass) continue;
+      const auto assigns = scope.assigns.find(std::string(c.source.text(made)));
+      if (assigns == scope.assigns.end()) continue;
+      calls = assigns->second;  // the innermost scope's, found last
+    }
+  }
+  for (const TSNode call : calls) {
+    for (const LoaderMade& loader : c.flow.loaders()) {
+      if (ts_node_eq(loader.call, call) && loader.dataset.kind == Kind::kDataset &&
+          loader.dataset.place == Place::kUnknown) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 void check(const RuleContext& c) {
   moved_to_host_in_a_loop(c);
   std::set<uint32_t> done;
@@ -134,7 +162,9 @@ void check(const RuleContext& c) {
     if ((o != Origin::kBatch && o != Origin::kDatasetItem && o != Origin::kHostCopy &&
          o != Origin::kUnmovedModule && o != Origin::kImage && o != Origin::kInput &&
          o != Origin::kReleased) ||
-        ts_node_is_null(at) || !done.insert(ts_node_start_byte(at)).second) {
+        ts_node_is_null(at) ||
+        (o == Origin::kBatch && loader_over_unplaced_tensors(c, m.host.made)) ||
+        !done.insert(ts_node_start_byte(at)).second) {
       continue;
     }
     if (o == Origin::kUnmovedModule && !unmoved_here && !ts_node_is_null(m.host.made) &&

@@ -1110,5 +1110,46 @@ TEST(LintDC120, FollowsAMethodOfTheInstancesOwnClass) {
   EXPECT_EQ(found(runner + "Runner(nn.Linear(4, 2), MoveStrategy()).run([])\n", "DC120"), Lines{});
 }
 
+// A DataLoader over a TensorDataset of the caller's tensors (pyro's CEVAE:
+// `TensorDataset(x, t, y)` of fit's parameters): its batches are where those
+// tensors are, not known to be on the host. Over tensors known on the host
+// (`from_numpy`), a batch that meets the device unmoved is still found.
+TEST(LintDC120, ABatchOfATensorDatasetOfTheCallersTensorsIsWhereTheyAre) {
+  const std::string fit =
+      "import torch\n"
+      "from torch.utils.data import DataLoader, TensorDataset\n"
+      "def fit(x, t, y, batch_size=100):\n"
+      "    dataset = TensorDataset(x, t, y)\n"
+      "    dataloader = DataLoader(dataset, batch_size=batch_size, shuffle=True)\n"
+      "    w = torch.ones(3, device=\"cuda\")\n"
+      "    for x, t, y in dataloader:\n"
+      "        loss = x @ w\n"
+      "def near(X, Y):\n"
+      "    loader = DataLoader(TensorDataset(torch.from_numpy(X), torch.from_numpy(Y)), "
+      "batch_size=8)\n"
+      "    w = torch.ones(3, device=\"cuda\")\n"
+      "    for x, y in loader:\n"
+      "        out = x @ w\n";
+  EXPECT_EQ(found(fit, "DC120"), (Lines{"13 DC120"}));
+  EXPECT_EQ(only(fit, "DC120").message,
+            "x is a batch of a DataLoader (line 12), on the CPU, and meets tensors on a device "
+            "here unmoved: a device mismatch; move it to the device first (.to(device))");
+  const std::string train =
+      "import numpy as np\n"
+      "import torch\n"
+      "from torch.utils.data import DataLoader, TensorDataset\n"
+      "def train(model, features, labels, device):\n"
+      "    model.to(device)\n"
+      "    for epoch in range(3):\n"
+      "        for xb, yb in DataLoader(TensorDataset(features, labels), batch_size=32):\n"
+      "            loss = model(xb)\n"
+      "def near(model, device):\n"
+      "    model.to(device)\n"
+      "    data = TensorDataset(torch.from_numpy(np.ones((4, 2))), torch.zeros(4))\n"
+      "    for xb, yb in DataLoader(data, batch_size=32):\n"
+      "        loss = model(xb)\n";
+  EXPECT_EQ(found(train, "DC120"), (Lines{"13 DC120"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
