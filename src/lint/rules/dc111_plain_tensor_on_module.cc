@@ -208,6 +208,13 @@ bool moved_by_own_to(const std::vector<std::pair<int, std::string_view>>& overri
          overrides.end();
 }
 
+// Whether a name that stops at byte `end` of `text` ends there (`.mask`, not
+// `.mask_id`).
+bool name_ends(std::string_view text, size_t end) {
+  return end >= text.size() ||
+         (std::isalnum(static_cast<unsigned char>(text[end])) == 0 && text[end] != '_');
+}
+
 // Whether `self.x` of the set is read only while the module is built: read
 // in __init__ (or a method __init__ calls) after it is set (`self.code[i]`
 // picking each cell's operations), and nowhere else in the file (no method,
@@ -222,10 +229,7 @@ bool read_only_while_built(const Source& source, const AttributeSet& set) {
   for (size_t at = text.find(attribute); at != std::string_view::npos;
        at = text.find(attribute, at + 1)) {
     const size_t end = at + attribute.size();
-    if (end < text.size() &&
-        (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '_')) {
-      continue;
-    }
+    if (!name_ends(text, end)) continue;
     if (init.empty()) {
       for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
         const Scope& scope = source.scopes()[s];
@@ -257,6 +261,72 @@ bool read_only_while_built(const Source& source, const AttributeSet& set) {
     }
   }
   return read_in_init;
+}
+
+// Whether the assignment `set` (`self.x = ...`, a statement) runs on every
+// way that reaches `read` in their function and ends before it: no branch,
+// loop or handler that does not hold `read` lies around `set`.
+bool set_before(TSNode set, TSNode read) {
+  if (ts_node_end_byte(set) > ts_node_start_byte(read)) return false;
+  for (TSNode n = ts_node_parent(set); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) return true;
+    if (within(read, n)) continue;
+    if (is(n, "if_statement") || is(n, "elif_clause") || is(n, "else_clause") ||
+        is(n, "for_statement") || is(n, "while_statement") || is(n, "try_statement") ||
+        is(n, "except_clause") || is(n, "conditional_expression") || is(n, "lambda")) {
+      return false;
+    }
+  }
+  return false;
+}
+
+// Whether every read of `self.x` in the file follows, in its method, a set
+// of `self.x` on every way to it (`self.mask = torch.repeat_interleave(...)`
+// in forward, then `x * self.mask`): the tensor __init__ leaves there is a
+// placeholder no code reads, so model.to(device) leaving it behind meets
+// nothing. Any read in __init__ (or a helper of it), in another class, or not
+// of `self` reads the placeholder.
+bool replaced_before_every_read(const Source& source, const AttributeSet& set) {
+  const std::string_view attribute = set.name.substr(4);  // ".x"
+  const std::string_view text = source.text();
+  bool read = false;
+  for (size_t at = text.find(attribute); at != std::string_view::npos;
+       at = text.find(attribute, at + 1)) {
+    const size_t end = at + attribute.size();
+    if (!name_ends(text, end)) continue;
+    if (at < 4 || text.substr(at - 4, 4) != "self") return false;
+    const TSNode node = ts_node_named_descendant_for_byte_range(
+        source.root(), static_cast<uint32_t>(at - 4), static_cast<uint32_t>(end));
+    if (!is(node, "attribute") || source.text(node) != set.name) return false;
+    const TSNode parent = ts_node_parent(node);
+    if (is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)) continue;
+    // The method around the read, of the class, not __init__ or its helpers.
+    TSNode function = parent;
+    while (!ts_node_is_null(function) && !is(function, "function_definition")) {
+      function = ts_node_parent(function);
+    }
+    if (ts_node_is_null(function)) return false;
+    int method = -1;
+    for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+      if (ts_node_eq(source.scopes()[s].node, function)) method = s;
+    }
+    if (method < 0 || source.scopes()[method].owner_class != set.class_scope ||
+        in_init(source, method)) {
+      return false;
+    }
+    const auto sets = source.scopes()[method].assigns.find(std::string(set.name));
+    if (sets == source.scopes()[method].assigns.end() ||
+        std::none_of(sets->second.begin(), sets->second.end(), [&](TSNode value) {
+          const TSNode assignment = ts_node_parent(value);
+          return is(assignment, "assignment") &&
+                 is(ts_node_parent(assignment), "expression_statement") &&
+                 set_before(ts_node_parent(assignment), node);
+        })) {
+      return false;
+    }
+    read = true;
+  }
+  return read;
 }
 
 // Whether a method of the class hands `self.x` (`name`) to a quantized op
@@ -526,7 +596,7 @@ void check(const RuleContext& c) {
           registered_by_class(c.source, set.class_scope, attribute, set.value) ||
           registered_later(c.source, c.flow.attributes(), set) ||
           packed_by_quantized_op(c.source, set.class_scope, set.name) ||
-          read_only_while_built(c.source, set)) {
+          read_only_while_built(c.source, set) || replaced_before_every_read(c.source, set)) {
         continue;
       }
       if (attribute.find('.') != std::string::npos) {  // self.hparams.x

@@ -801,5 +801,56 @@ TEST(LintDC111, SilentOnAPlainListOfModulesWrappedLater) {
             "model.parameters() does not list; use nn.ModuleList(...) or nn.ModuleDict(...)");
 }
 
+// A placeholder every read of which follows a set of the name on every way
+// to it, in its method (composer's GyroDropout: `self.dropout_mask =
+// torch.repeat_interleave(...)`, then `x * self.dropout_mask`): the tensor
+// __init__ left is never read. One set only under a condition
+// (`selected_masks`), one read by its own set (`self.scores = self.scores +
+// 1`) or by another method before any set is still found.
+TEST(LintDC111, SkipsAPlaceholderReplacedBeforeEveryRead) {
+  const std::string gyro =
+      "import numpy as np\n"
+      "import torch\n"
+      "class GyroDropout(torch.nn.Module):\n"
+      "    def __init__(self, sigma, tau, p):\n"
+      "        super().__init__()\n"
+      "        self.sigma, self.tau, self.p = sigma, tau, p\n"
+      "        self.dropout_mask = torch.empty(0, 0)\n"
+      "        self.selected_masks = torch.empty(0, 0)\n"
+      "        self.step = 0\n"
+      "    def forward(self, x):\n"
+      "        if self.training:\n"
+      "            if self.step % 10 == 0:\n"
+      "                self.selected_masks = (torch.rand(self.sigma, x.shape[1], device=x.device) "
+      "> self.p).float()\n"
+      "            self.dropout_mask = torch.repeat_interleave(self.selected_masks, x.shape[0] // "
+      "self.tau, dim=0)\n"
+      "            self.step += 1\n"
+      "            return x * self.dropout_mask\n"
+      "        return x\n";
+  EXPECT_EQ(found(gyro, "DC111"), (Lines{"8 DC111"}));
+  EXPECT_EQ(only(gyro, "DC111").message,
+            "self.selected_masks holds a plain tensor, which model.to(device) does not move; "
+            "use self.register_buffer(\"selected_masks\", ...) or nn.Parameter(...)");
+  const std::string attention =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Attention(nn.Module):\n"
+      "    def __init__(self, d):\n"
+      "        super().__init__()\n"
+      "        self.q = nn.Linear(d, d)\n"
+      "        self.weights = torch.zeros(1)\n"
+      "        self.scores = torch.zeros(1)\n"
+      "    def forward(self, x):\n"
+      "        self.weights = torch.softmax(self.q(x) @ x.transpose(-1, -2), -1)\n"
+      "        self.scores = self.scores + 1\n"
+      "        return self.weights @ x\n"
+      "    def entropy(self):\n"
+      "        return -(self.scores * self.scores.log()).sum()\n";
+  EXPECT_EQ(found(attention, "DC111"), (Lines{"8 DC111"}));
+  EXPECT_EQ(found(attention + "    def last(self):\n        return self.weights.sum()\n", "DC111"),
+            (Lines{"7 DC111", "8 DC111"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
