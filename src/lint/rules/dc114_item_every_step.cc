@@ -92,6 +92,47 @@ bool steers_loop(const Source& source, TSNode loop, TSNode call) {
   return false;
 }
 
+// Whether the step already waits for the tensor read (`loss` of
+// `loss.item()`) just before the read: an `if` on it that leaves the loop
+// (`if torch.isnan(loss): raise ...`) runs on every way to the read, earlier
+// in its block or an enclosing block of the loop, and no backward() or
+// optimizer step() lies between the two (the read would wait for those). A
+// tensor's truth value copies it to the host: the read adds no wait of its
+// own. Not a test of whether the name is set (`if loss is None:`), which
+// reads nothing.
+bool waited_for_before(const Source& source, TSNode loop, TSNode call) {
+  const TSNode function = field(call, "function");
+  if (ts_node_is_null(loop) || !is(function, "attribute")) return false;
+  const TSNode object = field(function, "object");
+  if (!is(object, "identifier")) return false;
+  const std::string_view name = source.text(object);
+  for (TSNode at = call; !ts_node_is_null(at) && !ts_node_eq(at, loop); at = ts_node_parent(at)) {
+    const TSNode block = ts_node_parent(at);
+    if (!is(block, "block")) continue;
+    for (TSNode before = ts_node_prev_named_sibling(at); !ts_node_is_null(before);
+         before = ts_node_prev_named_sibling(before)) {
+      if (!is(before, "if_statement")) continue;
+      const TSNode condition = field(before, "condition");
+      if (holds_value(source, condition, TSNode{}, name) &&
+          source.text(condition).find("None") == std::string_view::npos &&
+          leaves_loop(source, field(before, "consequence"))) {
+        const uint32_t from = ts_node_end_byte(before);
+        const uint32_t to = ts_node_start_byte(call);
+        return std::none_of(source.calls().begin(), source.calls().end(), [&](const Call& c) {
+          return (c.method == "backward" || c.method == "step") &&
+                 ts_node_start_byte(c.node) >= from && ts_node_start_byte(c.node) < to;
+        });
+      }
+    }
+    // Past a branch of the loop's body, the `if`s before it run on other ways.
+    const TSNode owner = ts_node_parent(block);
+    if (!ts_node_eq(owner, loop) && !is(owner, "with_statement") && !is(owner, "try_statement")) {
+      return false;
+    }
+  }
+  return false;
+}
+
 // Whether the read is checked by an assertion (`assert loss.item() < 1`,
 // `self.assertEqual(w.grad.item(), expected)`, `torch.testing.assert_close`):
 // the check raises when it fails, so, like a stop on a non-finite loss, it
@@ -240,8 +281,8 @@ void check(const RuleContext& c) {
       continue;
     }
     const TSNode loop = loop_at(call.node, call.loop);
-    if (steers_loop(source, loop, call.node) || asserted(source, call.node) ||
-        few_steps(source, loop) || in_test(source, call.scope) ||
+    if (steers_loop(source, loop, call.node) || waited_for_before(source, loop, call.node) ||
+        asserted(source, call.node) || few_steps(source, loop) || in_test(source, call.scope) ||
         returned_to_stop_test(source, call)) {
       continue;
     }

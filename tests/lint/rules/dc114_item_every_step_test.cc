@@ -304,5 +304,72 @@ TEST(LintDC114, SaysNothingWhenTheReturnedValueStopsTheCallersLoop) {
   EXPECT_EQ(only(recorded, "DC114").message, kEveryStepMessage);
 }
 
+// A read of a tensor that an `if` earlier in the step already tests to
+// leave the loop (`if torch.isnan(loss): raise ...`, allennlp's trainer),
+// with no backward() or step() between them: the test copied it to the host
+// this step, so the read adds no wait. Not a test under a condition of its
+// own (`if step % 10 == 0:`) nor one of whether the name is set (`if loss is
+// None:`), nor a read after backward() and step() (it waits for them).
+TEST(LintDC114, SkipsAReadOfATensorTheStepAlreadyTestsToStop) {
+  EXPECT_EQ(found("import torch\n"
+                  "def train(model, loader, optimizer, device):\n"
+                  "    model.to(device)\n"
+                  "    total = 0.0\n"
+                  "    for batch in loader:\n"
+                  "        with torch.autocast(\"cuda\"):\n"
+                  "            loss = model(batch.to(device))\n"
+                  "            if torch.isnan(loss):\n"
+                  "                raise ValueError(\"nan loss encountered\")\n"
+                  "            loss = loss / 2\n"
+                  "            total += loss.item()\n"
+                  "        loss.backward()\n"
+                  "        optimizer.step()\n",
+                  "DC114"),
+            Lines{});
+  const std::string fit =
+      "import torch\n"
+      "def fit(net, data, opt):\n"
+      "    net.cuda()\n"
+      "    for x, y in data:\n"
+      "        loss = torch.nn.functional.mse_loss(net(x.cuda()), y.cuda())\n"
+      "        if not torch.isfinite(loss):\n"
+      "            break\n"
+      "        print(loss.item())\n"
+      "        loss.backward()\n"
+      "        opt.step()\n"
+      "def near(net, data, opt):\n"
+      "    net.cuda()\n"
+      "    for step, (x, y) in enumerate(data):\n"
+      "        loss = torch.nn.functional.mse_loss(net(x.cuda()), y.cuda())\n"
+      "        if step % 10 == 0:\n"
+      "            if not torch.isfinite(loss):\n"
+      "                break\n"
+      "        if loss is None:\n"
+      "            raise ValueError(\"no loss\")\n"
+      "        print(loss.item())\n"
+      "        loss.backward()\n"
+      "        opt.step()\n"
+      "def after_step(net, data, opt):\n"
+      "    net.cuda()\n"
+      "    for x, y in data:\n"
+      "        loss = torch.nn.functional.mse_loss(net(x.cuda()), y.cuda())\n"
+      "        if not torch.isfinite(loss):\n"
+      "            raise ValueError(\"non-finite loss encountered\")\n"
+      "        loss.backward()\n"
+      "        opt.step()\n"
+      "        print(loss.item())\n";
+  EXPECT_EQ(found(fit, "DC114"), (Lines{"20 DC114", "31 DC114"}));
+  const std::vector<Finding> all = lint_source(fit, "t.py", [] {
+    LintOptions o;
+    o.select = {"DC114"};
+    return o;
+  }());
+  ASSERT_EQ(all.size(), 2U);
+  EXPECT_EQ(all[1].message,
+            ".item() on every step of a training loop waits for the device each time; "
+            "accumulate on the device (total += loss.detach()) and read it once per epoch or "
+            "under a logging condition");
+}
+
 }  // namespace
 }  // namespace devcheck::lint
