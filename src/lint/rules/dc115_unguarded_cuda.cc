@@ -6,6 +6,21 @@
 namespace devcheck::lint::detail {
 namespace {
 
+// Whether `condition` is false only where a test that names CUDA or a GPU
+// is true: `not args.cuda`, or an `or` of which one part is (`args.cpu or
+// not args.cuda`): its `else` runs where the program was asked for CUDA.
+bool negates_cuda(const Source& source, TSNode condition) {
+  while (is(condition, "parenthesized_expression")) condition = ts_node_named_child(condition, 0);
+  if (is(condition, "not_operator")) {
+    return names_cuda_or_gpu(source.text(field(condition, "argument")));
+  }
+  if (!is(condition, "boolean_operator") || source.text(field(condition, "operator")) != "or") {
+    return false;
+  }
+  return negates_cuda(source, field(condition, "left")) ||
+         negates_cuda(source, field(condition, "right"));
+}
+
 // Whether code is run only where CUDA is, by what is around it: a decorator
 // of an enclosing function or class that names CUDA or a GPU
 // (`@RunIf(min_cuda_gpus=1)`, `@unittest.skipIf(not TEST_CUDA, ...)`), or a
@@ -27,6 +42,13 @@ bool gated_on_cuda(const Source& source, const Call& call) {
     // (`@needs_cuda` over `@pytest.mark.parametrize("d", (torch.device("cuda"),))`):
     // the value is made for that definition alone.
     if (is(n, "decorator") && decorated_for_cuda(source, ts_node_parent(n), n)) return true;
+    // The `else` of `if cpu or not cuda:`, which runs only where the
+    // program was asked for CUDA (a flag).
+    if (is(n, "else_clause") && ts_node_eq(field(n, "body"), inner) &&
+        is(ts_node_parent(n), "if_statement") &&
+        negates_cuda(source, field(ts_node_parent(n), "condition"))) {
+      return true;
+    }
     if (is(n, "if_statement") || is(n, "elif_clause")) {
       if (ts_node_eq(field(n, "consequence"), inner) &&
           names_cuda_or_gpu(source.text(field(n, "condition")))) {

@@ -158,5 +158,50 @@ TEST(LintDC115, SaysNothingInAFunctionNamedForCuda) {
   EXPECT_EQ(found(source, "DC115"), (Lines{"8 DC115"}));
 }
 
+// The `else` of an `if` that is false only where a CUDA flag is set (`if
+// args.cpu_data or not args.cuda:`, pyro's ProfileHMM; `if (not use_gpu):`)
+// runs where the user asked for CUDA. Not the `else` of `a and not cuda`
+// (it runs where `a` is false too), nor of a test that CUDA is asked for.
+TEST(LintDC115, SkipsTheElseOfATestThatCudaWasNotAskedFor) {
+  EXPECT_EQ(found("import argparse\n"
+                  "import torch\n"
+                  "def main(args):\n"
+                  "    if args.cpu_data or not args.cuda:\n"
+                  "        device = torch.device(\"cpu\")\n"
+                  "    else:\n"
+                  "        device = torch.device(\"cuda\")\n"
+                  "    return torch.zeros(3, device=device)\n",
+                  "DC115"),
+            Lines{});
+  const std::string pick =
+      "import torch\n"
+      "def pick(use_gpu, cpu_only):\n"
+      "    if (not use_gpu):\n"
+      "        return torch.device(\"cpu\")\n"
+      "    else:\n"
+      "        return torch.device(\"cuda:0\")\n"
+      "def near(use_gpu, small):\n"
+      "    if small and not use_gpu:\n"
+      "        return torch.device(\"cpu\")\n"
+      "    else:\n"
+      "        return torch.device(\"cuda\")\n"
+      "def near2(use_gpu):\n"
+      "    if use_gpu:\n"
+      "        return torch.device(\"cpu\")\n"
+      "    else:\n"
+      "        return torch.device(\"cuda\")\n";
+  EXPECT_EQ(found(pick, "DC115"), (Lines{"11 DC115", "16 DC115"}));
+  const std::vector<Finding> all = lint_source(pick, "t.py", [] {
+    LintOptions o;
+    o.select = {"DC115"};
+    return o;
+  }());
+  ASSERT_EQ(all.size(), 2U);
+  EXPECT_EQ(all[0].message,
+            "CUDA chosen without torch.cuda.is_available() anywhere in this file: it fails on "
+            "machines without a GPU; use torch.device(\"cuda\" if torch.cuda.is_available() "
+            "else \"cpu\")");
+}
+
 }  // namespace
 }  // namespace devcheck::lint
