@@ -369,14 +369,18 @@ bool runs_before(TSNode earlier, TSNode later) {
   return false;
 }
 
-bool in_own_temporary(const Source& source, const Call& load, TSNode path) {
-  const Question question;
+namespace {
+
+// Whether `path`, seen at `at` in `scope`, lies in a temporary directory or
+// file made there, and the function around `at` brings no file from
+// elsewhere into it before `at` (a copy, an extraction, a download).
+bool own_temporary_at(const Source& source, TSNode path, int scope, TSNode at) {
   std::vector<std::string_view> roots;
-  if (!temporary(source, path, load.scope, load.node, roots)) return false;
-  const int function = source.function_of(load.scope);
+  if (!temporary(source, path, scope, at, roots)) return false;
+  const int function = source.function_of(scope);
   for (const Call& call : source.calls()) {
-    if (ts_node_start_byte(call.node) >= ts_node_start_byte(load.node)) break;
-    if (ts_node_end_byte(call.node) > ts_node_start_byte(load.node) ||
+    if (ts_node_start_byte(call.node) >= ts_node_start_byte(at)) break;
+    if (ts_node_end_byte(call.node) > ts_node_start_byte(at) ||
         source.function_of(call.scope) != function ||
         !brings_file(callee_name(source, call.node))) {
       continue;
@@ -386,6 +390,68 @@ bool in_own_temporary(const Source& source, const Call& load, TSNode path) {
     }
   }
   return true;
+}
+
+// The position of parameter `name` among those of `function` (counting
+// `self`), or -1 where it is not a plain one (`*args`, after `*`) or the
+// function assigns it.
+int parameter_position(const Source& source, int function, std::string_view name) {
+  const Scope& f = source.scopes()[function];
+  if (f.assigns.count(std::string(name)) != 0) return -1;
+  const TSNode parameters = field(f.node, "parameters");
+  for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+    TSNode p = ts_node_named_child(parameters, i);
+    if (is(p, "keyword_separator") || is(p, "list_splat_pattern")) return -1;
+    if (!is(p, "identifier")) {
+      p = is(p, "typed_parameter") ? ts_node_named_child(p, 0) : field(p, "name");
+    }
+    if (is(p, "identifier") && source.text(p) == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Whether `path` is a parameter of the load's function (a helper of the file:
+// `def _assert_equal(file1, file2): torch.load(file1)`) that every call of it
+// in the file gives a path in the caller's own temporary directory
+// (`_assert_equal(os.path.join(folder1, "ckpt"), ...)` of `with
+// TemporaryDirectory() as tmp:`): what the callers wrote there moments
+// before, and nothing else.
+bool given_own_temporary(const Source& source, const Call& load, TSNode path) {
+  const int function = source.function_of(load.scope);
+  if (!is(path, "identifier") || function < 0) return false;
+  const int position = parameter_position(source, function, source.text(path));
+  const bool method = source.scopes()[function].owner_class >= 0;
+  if (position < 0 || (method && position == 0)) return false;
+  bool called = false;
+  for (const Call& call : source.calls()) {
+    if (!calls_function(source, call.node, function)) continue;
+    if (source.function_of(call.scope) == function) return false;
+    TSNode arg{};
+    const TSNode arguments = field(call.node, "arguments");
+    for (uint32_t i = 0, n = ts_node_named_child_count(arguments); i < n; ++i) {
+      const TSNode a = ts_node_named_child(arguments, i);
+      if (is(a, "list_splat") || is(a, "dictionary_splat")) return false;
+      if (is(a, "keyword_argument") && source.text(field(a, "name")) == source.text(path)) {
+        arg = field(a, "value");
+      }
+    }
+    const std::vector<TSNode> positional = source.positional(call.node);
+    const std::size_t index = static_cast<std::size_t>(position) - (method ? 1 : 0);
+    if (ts_node_is_null(arg) && index < positional.size()) arg = positional[index];
+    if (ts_node_is_null(arg) || !own_temporary_at(source, arg, call.scope, call.node)) {
+      return false;
+    }
+    called = true;
+  }
+  return called;
+}
+
+}  // namespace
+
+bool in_own_temporary(const Source& source, const Call& load, TSNode path) {
+  const Question question;
+  return own_temporary_at(source, path, load.scope, load.node) ||
+         given_own_temporary(source, load, path);
 }
 
 bool saved_before_by_same_function(const Source& source, const Call& load, TSNode path) {

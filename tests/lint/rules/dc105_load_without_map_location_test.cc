@@ -535,5 +535,64 @@ TEST(LintDC105, SaysNothingOfAStateDictAnEarlierCallSaved) {
   EXPECT_EQ(all[1].message, kLoadMessage);
 }
 
+// A helper's load of a path that every call of the helper in the file
+// builds in the caller's own temporary directory (composer's resumption
+// test: `_assert_checkpoints_equal(os.path.join(folder1, ...))` in `with
+// TemporaryDirectory() as tmpdir:`) reads what the process wrote there. Not
+// where one call passes another path, or the caller downloads into it.
+TEST(LintDC105, SkipsAHelperEveryCallOfWhichGivesItAnOwnTemporaryPath) {
+  EXPECT_EQ(found("import os\n"
+                  "import torch\n"
+                  "from tempfile import TemporaryDirectory\n"
+                  "from composer import Trainer\n"
+                  "def test_resumption(model):\n"
+                  "    with TemporaryDirectory() as tmpdir:\n"
+                  "        folder1 = os.path.join(tmpdir, 'folder1')\n"
+                  "        Trainer(model=model, save_folder=folder1).fit()\n"
+                  "        _assert_checkpoints_equal(\n"
+                  "            os.path.join(folder1, 'ckpt-1'),\n"
+                  "            os.path.join(folder1, 'ckpt-2'),\n"
+                  "        )\n"
+                  "def _assert_checkpoints_equal(file1, file2):\n"
+                  "    checkpoint1 = torch.load(file1, weights_only=False)\n"
+                  "    checkpoint2 = torch.load(file2, weights_only=False)\n"
+                  "    assert checkpoint1.keys() == checkpoint2.keys()\n",
+                  "DC105"),
+            Lines{});
+  const std::string helpers =
+      "import os\n"
+      "import urllib.request\n"
+      "import torch\n"
+      "def _load(p):\n"
+      "    return torch.load(p, weights_only=False)\n"
+      "def test_save(tmp_path, model):\n"
+      "    torch.save(model, tmp_path / \"m.pt\")\n"
+      "    assert _load(tmp_path / \"m.pt\") is not None\n"
+      "def test_join(tmpdir, model):\n"
+      "    torch.save(model, os.path.join(tmpdir, \"b.pt\"))\n"
+      "    assert _load(p=os.path.join(tmpdir, \"b.pt\")) is not None\n"
+      "def read(path):\n"
+      "    return torch.load(path, weights_only=False)\n"
+      "def test_twice(tmp_path):\n"
+      "    a = read(tmp_path / \"a.pt\")\n"
+      "    b = read(\"/data/published.pt\")\n"
+      "def fetch(p):\n"
+      "    return torch.load(p, weights_only=False)\n"
+      "def test_download(tmp_path):\n"
+      "    urllib.request.urlretrieve(\"https://example.com/w.pt\", tmp_path / \"w.pt\")\n"
+      "    return fetch(tmp_path / \"w.pt\")\n";
+  EXPECT_EQ(found(helpers, "DC105"), (Lines{"13 DC105", "18 DC105"}));
+  const std::vector<Finding> all = lint_source(helpers, "t.py", [] {
+    LintOptions o;
+    o.select = {"DC105"};
+    return o;
+  }());
+  ASSERT_EQ(all.size(), 2U);
+  EXPECT_EQ(all[0].message,
+            "torch.load without map_location: tensors saved on a GPU fail to load where that "
+            "device is missing; pass map_location=\"cpu\" (or the target device) and "
+            "weights_only= explicitly (its default changed in torch 2.6)");
+}
+
 }  // namespace
 }  // namespace devcheck::lint
