@@ -2,6 +2,7 @@
 // DataLoader that forks workers, in a Dataset's __getitem__, or a tensor a
 // Dataset holds on a device and __getitem__ returns: "Cannot re-initialize
 // CUDA in forked subprocess".
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -159,11 +160,119 @@ void check_workers(const Source& source, Sink& sink) {
   }
 }
 
+// The classes of the file `class_scope` derives from, itself first
+// (`RandomReplicated(RandomDataset)`: both).
+std::vector<int> class_chain(const Source& source, int class_scope) {
+  std::vector<int> chain{class_scope};
+  for (std::size_t i = 0; i < chain.size() && chain.size() < 8; ++i) {
+    const TSNode bases = field(source.scopes()[chain[i]].node, "superclasses");
+    if (ts_node_is_null(bases)) continue;
+    for (uint32_t b = 0, n = ts_node_named_child_count(bases); b < n; ++b) {
+      const auto base =
+          source.classes().find(std::string(source.text(ts_node_named_child(bases, b))));
+      if (base != source.classes().end() && base->second.scope >= 0 &&
+          std::find(chain.begin(), chain.end(), base->second.scope) == chain.end()) {
+        chain.push_back(base->second.scope);
+      }
+    }
+  }
+  return chain;
+}
+
+// The position of parameter `name` of the __init__ that constructs objects
+// of `class_scope` (its own, else the nearest of the file's bases), counting
+// `self`; 0 where none has it, -1 where that __init__ does not default it to
+// the host (None, "cpu").
+int host_parameter(const Source& source, int class_scope, std::string_view name) {
+  for (const int cls : class_chain(source, class_scope)) {
+    for (const Scope& init : source.scopes()) {
+      if (init.name != "__init__" || init.owner_class != cls) continue;
+      const TSNode parameters = field(init.node, "parameters");
+      for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+        const TSNode p = ts_node_named_child(parameters, i);
+        const bool defaulted = is(p, "default_parameter") || is(p, "typed_default_parameter");
+        const TSNode id = defaulted                  ? field(p, "name")
+                          : is(p, "typed_parameter") ? ts_node_named_child(p, 0)
+                                                     : p;
+        if (source.text(id) != name) continue;
+        const TSNode value = defaulted ? field(p, "value") : TSNode{};
+        return !ts_node_is_null(value) &&
+                       (is(value, "none") || is_cpu_string(string_value(source, value)))
+                   ? static_cast<int>(i)
+                   : -1;
+      }
+      return 0;
+    }
+  }
+  return 0;
+}
+
+// Whether `device`, the device= of a tensor a Dataset makes, is `self.x`
+// that an __init__ of its class (or of a class of the file it derives from)
+// keeps from a parameter defaulting to the host (`device=None`, `"cpu"`),
+// and no construction in the file of the class, its bases or its subclasses
+// passes that parameter: the dataset is on the host unless a caller
+// elsewhere asks otherwise (a choice the file does not make, as a caller
+// passing `device=` and workers would).
+bool host_unless_asked(const Source& source, int class_scope, TSNode device) {
+  if (!is(device, "attribute") || source.text(field(device, "object")) != "self") return false;
+  const std::string name(source.text(device));
+  std::vector<int> family = class_chain(source, class_scope);
+  for (const auto& [cls, info] : source.classes()) {
+    if (info.scope < 0) continue;
+    const std::vector<int> chain = class_chain(source, info.scope);
+    if (std::find(chain.begin(), chain.end(), class_scope) != chain.end() &&
+        std::find(family.begin(), family.end(), info.scope) == family.end()) {
+      family.push_back(info.scope);
+    }
+  }
+  std::string parameter;
+  for (const Scope& init : source.scopes()) {
+    if (init.name != "__init__" ||
+        std::find(family.begin(), family.end(), init.owner_class) == family.end()) {
+      continue;
+    }
+    const auto kept = init.assigns.find(name);
+    if (kept == init.assigns.end()) continue;
+    for (const TSNode value : kept->second) {
+      if (!is(value, "identifier") || (!parameter.empty() && source.text(value) != parameter)) {
+        return false;
+      }
+      parameter = std::string(source.text(value));
+    }
+  }
+  if (parameter.empty()) return false;
+  for (const int cls : family) {
+    const int position = host_parameter(source, cls, parameter);
+    if (position < 0) return false;
+    for (const Call& call : source.calls()) {
+      if (source.text(field(call.node, "function")) != source.scopes()[cls].name) continue;
+      const TSNode arguments = field(call.node, "arguments");
+      for (uint32_t a = 0, k = ts_node_named_child_count(arguments); a < k; ++a) {
+        const TSNode arg = ts_node_named_child(arguments, a);
+        if (is(arg, "list_splat") || is(arg, "dictionary_splat") ||
+            (is(arg, "keyword_argument") && source.text(field(arg, "name")) == parameter)) {
+          return false;
+        }
+      }
+      if (position > 0 &&
+          source.positional(call.node).size() >= static_cast<std::size_t>(position)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 // A Dataset's attribute made on a device (`self.data = torch.randn(...,
 // device="cuda")`) and read by its __getitem__: the workers get CUDA tensors.
 void check_device_attributes(const RuleContext& c) {
   for (const AttributeSet& set : c.flow.attributes()) {
     if (set.v.place != Place::kDevice) continue;
+    if (is(set.value, "call") &&
+        host_unless_asked(c.source, set.class_scope, c.source.keyword(set.value, "device"))) {
+      continue;
+    }
     const Scope& cls = c.source.scopes()[set.class_scope];
     const auto info = c.source.classes().find(cls.name);
     if (info == c.source.classes().end() || !info->second.is_dataset) continue;

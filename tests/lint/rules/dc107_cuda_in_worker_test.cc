@@ -94,5 +94,72 @@ TEST(LintDC107, FindsCudaInAFunctionADataPipeRunsInWorkers) {
             (testing::Lines{}));
 }
 
+// A dataset whose tensors are made on `self.device`, kept from an __init__
+// parameter defaulting to the host (None, "cpu") that no construction in the
+// file passes (of the class, a base or a subclass: composer's
+// RandomClassificationDataset and its Replicated subclass): on the host
+// unless a caller elsewhere asks. Found where a construction passes a device
+// or the default is one.
+TEST(LintDC107, SkipsADatasetOnADeviceParameterDefaultingToTheHost) {
+  const std::string random =
+      "from typing import Optional\n"
+      "import torch\n"
+      "from torch.utils.data import Dataset\n"
+      "class RandomDataset(Dataset):\n"
+      "    def __init__(self, size: int = 100, device: Optional[torch.device] = None):\n"
+      "        self.size = size\n"
+      "        self.device: Optional[torch.device] = device\n"
+      "        self.x = None\n"
+      "    def __len__(self):\n"
+      "        return self.size\n"
+      "    def __getitem__(self, index):\n"
+      "        if self.x is None:\n"
+      "            self.x = torch.randn(self.size, 4, device=self.device)\n"
+      "        return self.x[index]\n"
+      "class Replicated(RandomDataset):\n"
+      "    def __init__(self, size: int = 100, device: Optional[torch.device] = None, seed: int = "
+      "4):\n"
+      "        super().__init__(size, device)\n"
+      "        self.seed = seed\n"
+      "    def _generate(self):\n"
+      "        self.y = torch.randint(0, 2, size=(self.size,), device=self.device)\n"
+      "    def __getitem__(self, index):\n"
+      "        self._generate()\n"
+      "        return self.y[index]\n";
+  EXPECT_EQ(found(random, "DC107"), Lines{});
+  // A class of the file without bases beside them.
+  EXPECT_EQ(found(random + "class Config:\n    size = 4\n", "DC107"), Lines{});
+  EXPECT_EQ(found(random + "data = Replicated(device=\"cuda\")\n", "DC107"),
+            (Lines{"13 DC107", "20 DC107"}));
+  const std::string points =
+      "import torch\n"
+      "from torch.utils.data import Dataset, DataLoader\n"
+      "class Points(Dataset):\n"
+      "    def __init__(self, n, device=\"cpu\"):\n"
+      "        self.device = device\n"
+      "        self.n = n\n"
+      "    def __len__(self):\n"
+      "        return self.n\n"
+      "    def __getitem__(self, i):\n"
+      "        self.points = torch.rand(self.n, 2, device=self.device)\n"
+      "        return self.points[i]\n"
+      "class Cloud(Dataset):\n"
+      "    def __init__(self, n, device=\"cuda\"):\n"
+      "        self.device = device\n"
+      "        self.n = n\n"
+      "    def __len__(self):\n"
+      "        return self.n\n"
+      "    def __getitem__(self, i):\n"
+      "        self.points = torch.rand(self.n, 2, device=self.device)\n"
+      "        return self.points[i]\n";
+  EXPECT_EQ(found(points, "DC107"), (Lines{"19 DC107"}));
+  EXPECT_EQ(only(points, "DC107").message,
+            "self.points is a tensor on a device that Cloud.__getitem__ reads, which runs in "
+            "forked DataLoader workers: CUDA cannot be re-initialised in a forked subprocess; "
+            "keep the dataset's tensors on the CPU and move batches in the training loop");
+  EXPECT_EQ(found(points + "loader = DataLoader(Points(4, \"cuda\"), num_workers=2)\n", "DC107"),
+            (Lines{"10 DC107", "19 DC107"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
