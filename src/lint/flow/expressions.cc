@@ -9,6 +9,7 @@
 
 #include "../common.h"
 #include "../grammar.h"
+#include "../stack.h"
 #include "run.h"
 
 namespace devcheck::lint::detail {
@@ -320,7 +321,8 @@ void FlowRun::meet(TSNode where, TSNode a_node, const Value& a, TSNode b_node, c
 }
 
 Value FlowRun::eval(TSNode node, Frame& frame) {
-  if (ts_node_is_null(node)) return Value{};
+  // Deeper than the stack allows (stack.h): unknown, as what is not seen.
+  if (ts_node_is_null(node) || stack_nearly_exhausted()) return Value{};
   const Sym type = sym(node);
   if (type == Sym::kIdentifier) return lookup(source_.text(node), frame);
   if (type == Sym::kCall) {

@@ -41,20 +41,32 @@ void for_each_named_child(TSNode node, Visit visit) {
 // What is known of each name at one point of a scope.
 class Env {
  public:
-  const Value* find(std::string_view name) const {
-    for (auto it = bindings_.rbegin(); it != bindings_.rend(); ++it) {
-      if (it->first == name) return &it->second;
+  Env() = default;
+  // A copy leaves the index behind (most environments are small, and a copy
+  // is made at every branch): it is made again when the copy grows large.
+  Env(const Env& other) : bindings_(other.bindings_) {}
+  Env& operator=(const Env& other) {
+    if (this != &other) {
+      bindings_ = other.bindings_;
+      index_.clear();
     }
-    return nullptr;
+    return *this;
+  }
+  Env(Env&&) noexcept = default;
+  Env& operator=(Env&&) noexcept = default;
+  ~Env() = default;
+
+  const Value* find(std::string_view name) const {
+    const std::size_t i = position(name);
+    return i == kAbsent ? nullptr : &bindings_[i].second;
   }
   void set(std::string_view name, const Value& value) {
-    for (auto& [n, v] : bindings_) {
-      if (n == name) {
-        v = value;
-        return;
-      }
+    const std::size_t i = position(name);
+    if (i != kAbsent) {
+      bindings_[i].second = value;
+      return;
     }
-    bindings_.emplace_back(name, value);
+    append(name, value);
   }
   const std::vector<std::pair<std::string_view, Value>>& bindings() const { return bindings_; }
   // The names after two ways through (an `if` and its `else`): where both
@@ -62,7 +74,33 @@ class Env {
   void merge(const Env& other);
 
  private:
+  static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+  // A name not bound yet (the index, where made, kept in step).
+  void append(std::string_view name, const Value& value) {
+    bindings_.emplace_back(name, value);
+    if (!index_.empty()) index_.emplace(name, bindings_.size() - 1);
+  }
+  // Up to this many names a lookup reads them in turn; above, through the
+  // index (a module of thousands of statements binds thousands of names, and
+  // every loop or branch merges its environment: quadratic, then cubic).
+  static constexpr std::size_t kScanned = 32;
+  std::size_t position(std::string_view name) const {
+    if (bindings_.size() <= kScanned) {
+      for (std::size_t i = bindings_.size(); i-- > 0;) {
+        if (bindings_[i].first == name) return i;
+      }
+      return kAbsent;
+    }
+    if (index_.empty()) {
+      index_.reserve(bindings_.size() * 2);
+      for (std::size_t i = 0; i < bindings_.size(); ++i) index_.emplace(bindings_[i].first, i);
+    }
+    const auto it = index_.find(name);
+    return it == index_.end() ? kAbsent : it->second;
+  }
   std::vector<std::pair<std::string_view, Value>> bindings_;
+  // Name to position in bindings_, made on the first lookup above kScanned.
+  mutable std::unordered_map<std::string_view, std::size_t> index_;
 };
 
 // What two ways through leave of a value.
@@ -193,6 +231,8 @@ class FlowRun {
   bool module_attribute_call(const Call& call) const;
   std::vector<std::pair<int, std::string>> module_attributes_;
   Summary& analyze(int scope);
+  // What analyze() answers where the stack runs short (stack.h).
+  Summary unknown_summary_;
   void analyze_class(int class_scope);
   void exec_block(TSNode block, Frame& frame);
   void exec(TSNode statement, Frame& frame);

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "../common.h"
+#include "../stack.h"
 #include "run.h"
 
 namespace devcheck::lint::detail {
@@ -349,6 +350,13 @@ bool FlowRun::runs_only_in_init(int scope) {
 FlowRun::Summary& FlowRun::analyze(int scope) {
   Summary& summary = summaries_[scope];
   if (summary.state != Summary::kNotRun) return summary;
+  // A chain of calls deeper than the stack allows (stack.h): what the
+  // function returns is unknown here, and it runs when reached from a
+  // shallower call.
+  if (stack_nearly_exhausted()) {
+    unknown_summary_ = Summary{};
+    return unknown_summary_;
+  }
   summary.state = Summary::kRunning;
   const Scope& s = source_.scopes()[scope];
   Frame frame;

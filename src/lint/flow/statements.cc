@@ -8,6 +8,7 @@
 
 #include "../common.h"
 #include "../grammar.h"
+#include "../stack.h"
 #include "run.h"
 
 namespace devcheck::lint::detail {
@@ -87,6 +88,8 @@ void FlowRun::exec_block(TSNode block, Frame& frame) {
 void FlowRun::exec(TSNode statement, Frame& frame) {
   const Statement kind = statement_kind(statement);
   if (kind == Statement::kDefinition || kind == Statement::kOther) return;
+  // Deeper than the stack allows (stack.h): not followed.
+  if (stack_nearly_exhausted()) return;
   if (kind != Statement::kBlock && kind != Statement::kReturn && says_nothing(statement, frame)) {
     return;
   }

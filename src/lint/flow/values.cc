@@ -97,7 +97,7 @@ void Env::merge(const Env& other) {
     if (const Value* o = other.find(name)) value = join(value, *o);
   }
   for (const auto& [name, value] : other.bindings()) {
-    if (find(name) == nullptr) bindings_.emplace_back(name, value);
+    if (find(name) == nullptr) append(name, value);
   }
 }
 

@@ -246,7 +246,6 @@ TEST(LintFlowEval, TheDeviceOfAHostTensorIsTheHostWhateverItsName) {
   EXPECT_EQ(meetings(metric), (Lines{"15 factory@5 meets device"}));
 }
 
-}  // namespace
 // In a module's method, `a if cond else b` with a host tensor one way and
 // the module's place the other is the host tensor: the condition does not
 // move the module. A device chosen by the condition (`x.cuda() if cuda else
@@ -283,4 +282,16 @@ TEST(LintFlowEval, AConditionalOfAHostTensorAndTheModulesPlaceIsTheHostTensor) {
   EXPECT_EQ(meetings(chosen), Lines{});
 }
 
+// An expression deeper than the stack allows (twenty thousand chained
+// `.cuda()`, valid Python) is followed as far as the stack goes and no
+// further (src/lint/stack.h): no overflow, and the rest of the file is read.
+TEST(LintFlowEval, AnExpressionDeeperThanTheStackIsFollowedAsFarAsItGoes) {
+  std::string code = "import torch\nx = torch.zeros(3)";
+  for (int i = 0; i < 20000; ++i) code += ".cuda()";
+  code += "\ndef f(y):\n    y = y.cuda()\n    return y + torch.ones(3)\n";
+  const Flowed f(code);
+  EXPECT_EQ(meetings(f), (Lines{"5 factory@5 meets device"}));
+}
+
+}  // namespace
 }  // namespace devcheck::lint::detail

@@ -243,5 +243,25 @@ TEST(LintFlowScopes, AListOneMethodFillsIsWhatAnotherReads) {
   EXPECT_EQ(testing::numpy_reads(Flowed(head + "    m.update(loss.item())\n")), Lines{});
 }
 
+// A chain of calls between the file's functions deeper than the stack allows
+// (five thousand functions, each calling the next) is followed as far as the
+// stack goes (src/lint/stack.h): no overflow; a short chain is followed whole.
+TEST(LintFlowScopes, ACallChainDeeperThanTheStackIsFollowedAsFarAsItGoes) {
+  std::string code = "import torch\n";
+  for (int i = 0; i < 5000; ++i) {
+    code += "def f" + std::to_string(i) + "(x):\n    return f" + std::to_string(i + 1) + "(x)\n";
+  }
+  code += "def f5000(x):\n    return x.cuda()\n";
+  for (int i = 0; i < 10; ++i) {
+    code += "def h" + std::to_string(i) + "(x):\n    return h" + std::to_string(i + 1) + "(x)\n";
+  }
+  code += "def h10(x):\n    return x.cuda()\n";
+  code += "def main():\n    a = h0(torch.zeros(3))\n    return a + torch.ones(3)\n";
+  const Flowed f(code);
+  const int main_return = 1 + 2 * 5001 + 2 * 11 + 3;
+  const std::string at = std::to_string(main_return);
+  EXPECT_EQ(testing::meetings(f), (Lines{at + " factory@" + at + " meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

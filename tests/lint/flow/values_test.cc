@@ -88,5 +88,35 @@ TEST(LintFlowValues, AHostTensorOnOneWayBeatsATensorOfUnknownPlace) {
             Origin::kNone);
 }
 
+// Above a few dozen names an environment finds them through an index (a
+// module of thousands of statements): the same answers as a scan, through
+// sets, merges and copies.
+TEST(LintFlowValues, ManyNamesAreFoundSetAndMergedAsFewAre) {
+  std::vector<std::string> names;
+  names.reserve(200);
+  for (int i = 0; i < 200; ++i) names.push_back("x" + std::to_string(i));
+  Env a;
+  Env b;
+  for (int i = 0; i < 100; ++i) a.set(names[i], tensor(Place::kHost, Origin::kFactory));
+  for (int i = 50; i < 200; ++i) b.set(names[i], tensor(Place::kDevice));
+  ASSERT_NE(a.find("x99"), nullptr);
+  EXPECT_EQ(a.find("x100"), nullptr);
+  a.set("x7", tensor(Place::kDevice));  // set again: one binding, the new value
+  EXPECT_EQ(a.find("x7")->place, Place::kDevice);
+  EXPECT_EQ(a.bindings().size(), 100U);
+  const Env copy = a;
+  a.merge(b);
+  EXPECT_EQ(a.bindings().size(), 200U);
+  EXPECT_EQ(a.find("x10")->place, Place::kHost);     // a's alone
+  EXPECT_EQ(a.find("x60")->place, Place::kUnknown);  // both, disagreeing
+  EXPECT_EQ(a.find("x150")->place, Place::kDevice);  // b's alone
+  // The copy made before the merge has a's names then, found without an index.
+  EXPECT_EQ(copy.bindings().size(), 100U);
+  EXPECT_EQ(copy.find("x150"), nullptr);
+  EXPECT_EQ(copy.find("x7")->place, Place::kDevice);
+  const Env moved = std::move(a);
+  EXPECT_EQ(moved.find("x199")->place, Place::kDevice);
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail
