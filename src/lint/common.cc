@@ -189,11 +189,51 @@ std::string where_in(const Source& source, TSNode node) {
 }
 
 TSNode enclosing_loop(TSNode node) {
-  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+  for (const TSNode n : ancestors(node)) {
     if (is(n, "function_definition") || is(n, "class_definition")) return TSNode{};
     if (is(n, "for_statement")) return n;
   }
   return TSNode{};
+}
+
+std::vector<TSNode> ancestors(TSNode node) {
+  std::vector<TSNode> path;  // root first
+  if (ts_node_is_null(node)) return path;
+  const uint32_t start = ts_node_start_byte(node);
+  const uint32_t end = ts_node_end_byte(node);
+  const TSNode root = ts_tree_root_node(node.tree);
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  TSNode current = root;
+  bool found = true;
+  while (found && !ts_node_eq(current, node)) {
+    path.push_back(current);
+    found = false;
+    if (!ts_tree_cursor_goto_first_child(&cursor)) break;
+    do {
+      // The child holding the node's bytes (children do not overlap; a child
+      // of no bytes holds only itself).
+      const TSNode child = ts_tree_cursor_current_node(&cursor);
+      const uint32_t child_start = ts_node_start_byte(child);
+      const uint32_t child_end = ts_node_end_byte(child);
+      if (ts_node_eq(child, node) ||
+          (child_start <= start && end <= child_end && child_start < child_end)) {
+        current = child;
+        found = true;
+      }
+    } while (!found && ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  if (!found) {
+    // Not reached by bytes (a node of no bytes among others at its place):
+    // up one parent at a time.
+    path.clear();
+    for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+      path.push_back(n);
+    }
+    return path;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
 }
 
 }  // namespace devcheck::lint::detail

@@ -71,6 +71,12 @@ std::string where_in(const Source& source, TSNode node);
 // a null node.
 TSNode enclosing_loop(TSNode node);
 
+// The nodes around `node`, innermost first, up to the root, in one descent
+// from the root. tree-sitter's ts_node_parent() descends from the root at
+// each call, so walking up with it costs the depth squared: a line of a
+// thousand chained calls took seconds per rule that walked up from each.
+std::vector<TSNode> ancestors(TSNode node);
+
 }  // namespace devcheck::lint::detail
 
 namespace devcheck::lint::detail {

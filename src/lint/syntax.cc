@@ -19,6 +19,7 @@ enum class Kind : uint8_t {
   kClass,
   kLoop,
   kCondition,
+  kElif,
   kImport,
   kAssignment,
   kComment,
@@ -45,6 +46,7 @@ const std::vector<Kind>& kinds() {
       {"if_statement", Kind::kCondition},
       {"conditional_expression", Kind::kCondition},
       {"lambda", Kind::kCondition},
+      {"elif_clause", Kind::kElif},
       {"import_statement", Kind::kImport},
       {"import_from_statement", Kind::kImport},
       {"assignment", Kind::kAssignment},
@@ -298,6 +300,7 @@ void Source::add_call(TSNode node, int scope) {
   Call call;
   call.node = node;
   call.scope = scope;
+  call.branch = open_branches_.empty() ? -1 : open_branches_.back();
   const TSNode function = field(node, "function");
   call.qualified = qualify(function);
   for (const auto& [start, end] : moving_) {
@@ -389,6 +392,7 @@ void Source::walk(TSNode node, int scope, int depth) {
   const Kind k = kind(node);
   int inner = scope;
   char context = 0;
+  bool branch = false;
   switch (k) {
     case Kind::kFunction:
     case Kind::kClass: {
@@ -424,6 +428,10 @@ void Source::walk(TSNode node, int scope, int depth) {
       break;
     case Kind::kCondition:
       context = 'C';
+      branch = !is(node, "lambda");
+      break;
+    case Kind::kElif:
+      branch = true;
       break;
     case Kind::kImport:
       add_import(node);
@@ -499,6 +507,10 @@ void Source::walk(TSNode node, int scope, int depth) {
     moving = true;
   }
   if (context != 0) context_.emplace_back(context, ts_node_start_byte(node));
+  if (branch) {
+    branches_.push_back({node, open_branches_.empty() ? -1 : open_branches_.back()});
+    open_branches_.push_back(static_cast<int>(branches_.size()) - 1);
+  }
   // The named children (punctuation and keywords are anonymous leaves the
   // walk has nothing to do with: no node type of the grammar is anonymous
   // and has children): by index where there are few, with a cursor where
@@ -524,6 +536,7 @@ void Source::walk(TSNode node, int scope, int depth) {
     ts_tree_cursor_delete(&cursor);
   }
   if (context != 0) context_.pop_back();
+  if (branch) open_branches_.pop_back();
   if (moving) moving_.pop_back();
 }
 

@@ -85,6 +85,16 @@ struct Call {
   static constexpr uint32_t kNoLoop = UINT32_MAX;
   uint32_t loop = kNoLoop;
   bool conditional = false;
+  // The innermost `if` statement, `elif` clause or conditional expression
+  // around the call (an index into Source::branches()), or -1.
+  int branch = -1;
+};
+
+// An `if` statement, `elif` clause or conditional expression, and the one
+// around it (an index into Source::branches(), or -1).
+struct Branch {
+  TSNode node{};
+  int outer = -1;
 };
 
 struct ClassInfo {
@@ -127,6 +137,11 @@ class Source {
 
   const std::vector<Scope>& scopes() const { return scopes_; }
   const std::vector<Call>& calls() const { return calls_; }
+  // The `if` statements, `elif` clauses and conditional expressions, in
+  // order of their start (Call::branch, Branch::outer lead out from a call):
+  // the branches around a node without ts_node_parent(), which descends
+  // from the root at each call.
+  const std::vector<Branch>& branches() const { return branches_; }
   // The Call the walk recorded for a call node (calls are in order of their
   // start), or null.
   const Call* call_at(TSNode node) const;
@@ -173,6 +188,9 @@ class Source {
   TSTree* tree_;
   std::vector<Scope> scopes_;
   std::vector<Call> calls_;
+  std::vector<Branch> branches_;
+  // The branches around the node being walked, innermost last.
+  std::vector<int> open_branches_;
   std::vector<TSNode> call_statements_;
   std::vector<TSNode> comments_;
   std::unordered_map<std::string, std::string> imports_;

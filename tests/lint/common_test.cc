@@ -1,6 +1,9 @@
 // The shared judgements (common.cc).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "flow/flow_testing.h"
 #include "lint/common.h"
 #include "lint/rule.h"
@@ -45,6 +48,47 @@ TEST(LintCommon, SinkReportsPositionsOneBased) {
   EXPECT_EQ(sink.findings()[0].column, 3);
   EXPECT_EQ(sink.findings()[0].end_column, 16);
   EXPECT_EQ(sink.findings()[0].path, "p.py");
+}
+
+// ancestors() gives what a walk up with ts_node_parent() gives, for every
+// node of a program (nodes of no bytes included: the parser's MISSING ones),
+// and for the innermost call of a long chain.
+TEST(LintCommon, AncestorsAreTheParentsUpToTheRoot) {
+  auto parents = [](TSNode node) {
+    std::vector<TSNode> out;
+    for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+      out.push_back(n);
+    }
+    return out;
+  };
+  auto same = [](const std::vector<TSNode>& a, const std::vector<TSNode>& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                              [](TSNode x, TSNode y) { return ts_node_eq(x, y); });
+  };
+  for (const char* code : {"import torch\n"
+                           "class M(torch.nn.Module):\n"
+                           "    def forward(self, x):\n"
+                           "        for i in range(3):\n"
+                           "            x = x.cuda() if i else f(x)[0]\n"
+                           "        return x\n",
+                           "def f(:\n    return (1 +\n",  // errors and missing nodes
+                           "x = torch.zeros(1).cuda().cuda().cuda().cuda().cuda()\n"}) {
+    const Flowed f(code);
+    std::vector<TSNode> stack{f.source.root()};
+    int checked = 0;
+    while (!stack.empty()) {
+      const TSNode node = stack.back();
+      stack.pop_back();
+      EXPECT_TRUE(same(ancestors(node), parents(node)))
+          << code << " at " << ts_node_type(node) << " " << ts_node_start_byte(node);
+      ++checked;
+      for (uint32_t i = 0, n = ts_node_child_count(node); i < n; ++i) {
+        stack.push_back(ts_node_child(node, i));
+      }
+    }
+    EXPECT_GT(checked, 10) << code;
+  }
+  EXPECT_TRUE(ancestors(TSNode{}).empty());
 }
 
 }  // namespace

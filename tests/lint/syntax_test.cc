@@ -231,5 +231,36 @@ TEST(LintSyntax, DottedNamesAreTheSameWrittenTightlyOrNot) {
   EXPECT_EQ(qualified, (std::vector<std::string>{"a=", "b=", "c=", "d=torch.nn.functional.relu"}));
 }
 
+// The branches around each call, innermost first: `if` statements, `elif`
+// clauses and conditional expressions (not a lambda), each with the one
+// around it.
+TEST(LintSyntax, RecordsTheBranchesAroundEachCall) {
+  const Parsed parsed(
+      "if a():\n"
+      "    b()\n"
+      "elif c:\n"
+      "    d() if e else g()\n"
+      "s(lambda: t())\n");
+  const Source& source = parsed.source;
+  auto around = [&](std::string_view name) {
+    std::vector<std::string> out;
+    for (const Call& call : source.calls()) {
+      if (source.text(field(call.node, "function")) != name) continue;
+      for (int b = call.branch; b >= 0; b = source.branches()[b].outer) {
+        out.emplace_back(ts_node_type(source.branches()[b].node));
+      }
+    }
+    return out;
+  };
+  using Types = std::vector<std::string>;
+  EXPECT_EQ(around("a"), (Types{"if_statement"}));  // in its test: the rules tell
+  EXPECT_EQ(around("b"), (Types{"if_statement"}));
+  EXPECT_EQ(around("d"), (Types{"conditional_expression", "elif_clause", "if_statement"}));
+  EXPECT_EQ(around("g"), (Types{"conditional_expression", "elif_clause", "if_statement"}));
+  EXPECT_EQ(around("s"), Types{});
+  EXPECT_EQ(around("t"), Types{});
+  EXPECT_EQ(source.branches().size(), 3U);
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -41,18 +41,19 @@ bool truth_value(TSNode node) {
   return is(node, "comparison_operator") || is(node, "not_operator");
 }
 
-// Whether `node` lies in a branch of an `if`/`elif` or a conditional
+// Whether `call` lies in a branch of an `if`/`elif` or a conditional
 // expression whose test names CUDA, a GPU or one of the device variables
 // (`if device.type == "cuda": model.cuda()`): it follows the choice.
-bool under_device_test(const Source& source, TSNode node, const std::vector<std::string>& names) {
-  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+bool under_device_test(const Source& source, const Call& call,
+                       const std::vector<std::string>& names) {
+  const TSNode node = call.node;
+  for (int b = call.branch; b >= 0; b = source.branches()[b].outer) {
+    const TSNode n = source.branches()[b].node;
     TSNode test{};
     if (is(n, "if_statement") || is(n, "elif_clause")) {
       test = field(n, "condition");
-    } else if (is(n, "conditional_expression")) {
-      test = ts_node_named_child(n, 1);  // body `if` test `else` other
     } else {
-      continue;
+      test = ts_node_named_child(n, 1);  // body `if` test `else` other
     }
     if (ts_node_is_null(test) || (ts_node_start_byte(node) >= ts_node_start_byte(test) &&
                                   ts_node_end_byte(node) <= ts_node_end_byte(test))) {
@@ -140,13 +141,12 @@ void check_without_variable(const Source& source, Sink& sink) {
   const std::vector<std::string> none;
   std::vector<std::pair<int, TSNode>> guarded;  // function scope, the guarded move
   for (const Call& call : source.calls()) {
-    if ((call.method == "cuda" || call.method == "to") &&
-        under_device_test(source, call.node, none)) {
+    if ((call.method == "cuda" || call.method == "to") && under_device_test(source, call, none)) {
       guarded.emplace_back(source.function_of(call.scope), call.node);
     }
   }
   for (const Call& call : source.calls()) {
-    if (!hard_coded(source, call) || under_device_test(source, call.node, none) ||
+    if (!hard_coded(source, call) || under_device_test(source, call, none) ||
         source.has_splat(call.node)) {
       continue;
     }
@@ -322,7 +322,7 @@ void check_chosen_elsewhere(const RuleContext& c) {
     const int owner = class_of(source, function);
     const bool follows_here = std::find(follows.begin(), follows.end(), function) != follows.end();
     if (!follows_here && (owner < 0 || !chosen[owner])) continue;
-    if (under_device_test(source, call.node, {})) continue;
+    if (under_device_test(source, call, {})) continue;
     const TSPoint at = ts_node_start_point(call.node);
     const auto& found = c.sink.findings();
     if (std::any_of(found.begin(), found.end(), [&](const Finding& f) {
@@ -403,7 +403,7 @@ void check_variables(const RuleContext& c) {
     }
     if (!served || inside || made_for_cuda(source, function)) continue;
     // `.cuda(rank)` picks a device on purpose; `.cuda()` takes CUDA's default.
-    if (!hard_coded(source, call) || under_device_test(source, call.node, names)) continue;
+    if (!hard_coded(source, call) || under_device_test(source, call, names)) continue;
     sink.report(call.node, "DC112",
                 "hard-coded CUDA where a device variable is defined: this line ignores it "
                 "and fails where CUDA is absent; use .to(device) / device=device");
