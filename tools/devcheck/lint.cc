@@ -28,7 +28,8 @@ void check_rule_ids(const std::vector<std::string>& ids, const char* flag) {
     for (const lint::RuleInfo& r : lint::rules()) known = known || r.id.substr(0, id.size()) == id;
     if (!known) {
       throw format::InvalidArgumentError(
-          fmt::format("[devcheck] lint {}: no rule is '{}' (rules are DC100 to DC119)", flag, id));
+          fmt::format("[devcheck] lint {}: no rule is '{}' (rules are {} to {})", flag, id,
+                      lint::rules().front().id, lint::rules().back().id));
     }
   }
 }
