@@ -3,6 +3,9 @@
 // methods.cc).
 #include <algorithm>
 #include <array>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "../common.h"
 #include "call_args.h"
@@ -14,6 +17,38 @@ bool is_literal_number(TSNode node) {
   if (is(node, "unary_operator")) node = field(node, fields().argument);
   return is(node, "integer") || is(node, "float") || is(node, "true") || is(node, "false");
 }
+
+namespace {
+
+// Whether `a`, an argument of the CTC loss `qualified` (torch.nn.functional.ctc_loss, or a
+// call of an nn.CTCLoss), is its targets, which it takes on the CPU beside log_probs on a
+// device: ATen's LossCTC.cpp moves them to log_probs' device itself (cuDNN's path wants them
+// on the CPU). Not where another argument is a host tensor too (lengths made on the host
+// beside GPU log-probabilities: EasyOCR's validation): the call meets there as before, at its
+// first host argument.
+bool ctc_host_targets(std::string_view qualified, const std::vector<FlowRun::Arg>& args,
+                      const FlowRun::Arg& a) {
+  if (qualified != "torch.nn.functional.ctc_loss" && qualified != "torch.nn.CTCLoss" &&
+      qualified != "torch.nn.modules.loss.CTCLoss") {
+    return false;
+  }
+  const FlowRun::Arg* targets = nullptr;
+  int index = 0;
+  for (const FlowRun::Arg& b : args) {
+    if (b.keyword == "targets" || (b.keyword.empty() && index == 1)) targets = &b;
+    if (b.keyword.empty()) {
+      // A splat hides which argument is which.
+      if (is(b.node, "list_splat")) return false;
+      ++index;
+    }
+  }
+  if (targets != &a) return false;
+  return std::none_of(args.begin(), args.end(), [&](const FlowRun::Arg& b) {
+    return &b != &a && host_tensor(effective(b.value));
+  });
+}
+
+}  // namespace
 
 Value FlowRun::eval_call(TSNode call, Frame& frame) {
   const TSNode function = field(call, fields().function);
@@ -476,9 +511,13 @@ Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& fram
 Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& module,
                                 const std::vector<Arg>& args, Frame& frame) {
   pass_batch_to_forward(call, module, args, frame);
+  // The class of a torch module made in the file (`nn.CTCLoss()`), or empty.
+  const std::string made_as =
+      is(module.made, "call") ? source_.qualify(field(module.made, fields().function)) : "";
   for (const Arg& a : args) {
     if (is(a.node, "identifier"))
       out_.module_inputs_.emplace_back(frame.scope, source_.text(a.node));
+    if (ctc_host_targets(made_as, args, a)) continue;
     const Value e = effective(a.value);
     // A host copy that came back from a function of the file it was handed
     // to (`knn(x.cpu())`), given to a module of the file: that module's code
@@ -509,7 +548,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
     const Arg* device = nullptr;
     for (const Arg& a : args) {
       const Value e = effective(a.value);
-      if (host == nullptr && host_tensor(e)) host = &a;
+      if (host == nullptr && host_tensor(e) && !ctc_host_targets(made_as, args, a)) host = &a;
       if (device == nullptr && device_value(e) && e.place == Place::kDevice) device = &a;
     }
     if (host != nullptr && device != nullptr) {
@@ -565,7 +604,7 @@ Value FlowRun::eval_torch_function(TSNode call, std::string_view qualified,
   for (const Arg& a : args) {
     const Value e = effective(a.value);
     if (e.kind == Kind::kTensor) all_scalar = all_scalar && e.scalar && !a.in_sequence;
-    if (host == nullptr && host_tensor(e)) host = &a;
+    if (host == nullptr && host_tensor(e) && !ctc_host_targets(qualified, args, a)) host = &a;
     if (device == nullptr && device_value(e)) device = &a;
     if (e.kind == Kind::kTensor || e.place != Place::kUnknown) {
       any_tensor = true;

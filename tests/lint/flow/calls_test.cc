@@ -613,6 +613,41 @@ TEST(LintFlowCalls, ALayerMadeWithADeviceIsThere) {
   EXPECT_EQ(meetings(f), (Lines{"6 factory@6 meets device", "6 unmoved@5 meets device"}));
 }
 
+// A CTC loss takes its targets on the CPU beside log_probs on a device (ATen
+// moves them itself); log_probs or lengths on the host still meet, and where
+// lengths are host tensors too the call meets at its first host argument.
+TEST(LintFlowCalls, ACtcLossTakesHostTargets) {
+  const Flowed functional(
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "def loss(logits, n):\n"
+      "    lp = logits.cuda().log_softmax(-1)\n"
+      "    t = torch.arange(1, n + 1).unsqueeze(0)\n"
+      "    a = F.ctc_loss(lp, t, [5], [3])\n"
+      "    b = F.ctc_loss(lp, targets=torch.ones(1, n), input_lengths=[5],\n"
+      "                   target_lengths=[3])\n"
+      "    c = F.ctc_loss(lp, t.cuda(), torch.full((1,), 5), [3])\n"
+      "    d = F.ctc_loss(lp, t, torch.full((1,), 5), [3])\n"
+      "    return a + b + c + d\n");
+  EXPECT_EQ(meetings(functional), (Lines{"9 factory@9 meets device", "10 factory@5 meets device"}));
+  const Flowed module(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Aligner(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.proj = nn.Linear(4, 3)\n"
+      "        self.ctc = nn.CTCLoss(zero_infinity=True)\n"
+      "    def forward(self, x, n, lengths):\n"
+      "        lp = self.proj(x).log_softmax(-1)\n"
+      "        target = torch.arange(1, n + 1).unsqueeze(0)\n"
+      "        return self.ctc(lp, target, input_lengths=lengths, target_lengths=lengths)\n"
+      "    def other(self, x, n, lengths):\n"
+      "        lp = self.proj(x).log_softmax(-1)\n"
+      "        return self.ctc(lp, x, torch.IntTensor([x.shape[0]]), lengths)\n");
+  EXPECT_EQ(meetings(module), (Lines{"14 factory@14 meets module"}));
+}
+
 // torch's device-generic tests run an `@onlyCPU` test with device "cpu".
 TEST(LintFlowCalls, TheDeviceOfATestRunOnTheCpuOnlyIsTheHost) {
   const Flowed f(

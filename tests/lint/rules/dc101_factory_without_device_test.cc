@@ -823,4 +823,61 @@ TEST(LintDC101, FindsAHostTensorAPlainClassAModuleKeepsHolds) {
   EXPECT_EQ(found(placed, "DC101"), Lines{});
 }
 
+// seed 52: a CTC loss takes its targets on the CPU beside device log_probs
+// (ATen's LossCTC.cpp moves them): a host arange as the targets of
+// F.ctc_loss or an nn.CTCLoss (speechbrain's FastSpeech2 alignment loss) is
+// not found; a host tensor as its input lengths still is (and the targets,
+// where host lengths are given beside them).
+TEST(LintDC101, SilentOnHostTargetsOfACtcLoss) {
+  const std::string functional =
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "def loss(logits, n):\n"
+      "    lp = logits.cuda().log_softmax(-1)\n"
+      "    t = torch.arange(1, n + 1).unsqueeze(0)\n"
+      "    return F.ctc_loss(lp, t, [5], [3]) + F.ctc_loss(lp, targets=torch.ones(1, n),\n"
+      "                                                   input_lengths=[5], target_lengths=[3])\n";
+  EXPECT_EQ(found(functional, "DC101"), (Lines{}));
+  const std::string module =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Aligner(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.proj = nn.Linear(4, 3)\n"
+      "        self.ctc = nn.CTCLoss(zero_infinity=True)\n"
+      "    def forward(self, x, key_lens):\n"
+      "        lp = self.proj(x).log_softmax(-1)\n"
+      "        total = 0.0\n"
+      "        for b in range(x.shape[1]):\n"
+      "            target = torch.arange(1, key_lens[b] + 1).unsqueeze(0)\n"
+      "            total = total + self.ctc(lp[:, b : b + 1], target, input_lengths=[x.shape[0]],\n"
+      "                                     target_lengths=key_lens[b : b + 1])\n"
+      "        return total\n";
+  EXPECT_EQ(found(module, "DC101"), (Lines{}));
+  const std::string lengths =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def validate(model, image, text, length):\n"
+      "    criterion = nn.CTCLoss(zero_infinity=True).cuda()\n"
+      "    preds = model.cuda()(image.cuda()).log_softmax(2)\n"
+      "    size = torch.IntTensor([preds.size(0)] * preds.size(1))\n"
+      "    return criterion(preds, text, size, length)\n";
+  EXPECT_EQ(found(lengths, "DC101"), (Lines{"6 DC101"}));
+  // Host lengths beside host targets: the call is found at its targets, as before.
+  const std::string both =
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "def loss(logits, n):\n"
+      "    lp = logits.cuda().log_softmax(-1)\n"
+      "    t = torch.randint(1, 5, (n,), dtype=torch.int)\n"
+      "    lengths = torch.full((1,), 50, dtype=torch.int)\n"
+      "    return F.ctc_loss(lp, t, lengths, torch.tensor([n], dtype=torch.int))\n";
+  EXPECT_EQ(found(both, "DC101"), (Lines{"5 DC101"}));
+  EXPECT_EQ(only(lengths, "DC101").message,
+            "torch.IntTensor(...) without device= makes a tensor on the CPU, and line 7 (in "
+            "'validate') uses it with tensors on a device: a device mismatch there; pass device= "
+            "(e.g. device=x.device)");
+}
+
 }  // namespace devcheck::lint
