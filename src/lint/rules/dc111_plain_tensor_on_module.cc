@@ -99,15 +99,17 @@ bool callee_moves_parameter(const Source& source, TSNode call, uint32_t index,
   return false;
 }
 
+// The methods that reshape a tensor or change its dtype where it is.
+constexpr std::array<std::string_view, 16> kShape = {
+    "repeat",    "view",       "reshape", "expand", "unsqueeze", "squeeze", "flip", "permute",
+    "transpose", "contiguous", "clone",   "detach", "float",     "double",  "half", "flatten"};
+
 // Whether `node` heads a chain of shape and dtype methods that ends moved:
 // `self.kernel.repeat(c, 1).to(x.device, x.dtype)`. The torch functions that
 // copy or wrap a tensor where it is (`torch.clone(torch.as_tensor(self.m))`)
 // are links of the chain, and `torch.as_tensor(self.m, device=x.device)` ends
 // it moved.
 bool moved_down_the_chain(const Source& source, TSNode node) {
-  static constexpr std::array<std::string_view, 16> kShape = {
-      "repeat",    "view",       "reshape", "expand", "unsqueeze", "squeeze", "flip", "permute",
-      "transpose", "contiguous", "clone",   "detach", "float",     "double",  "half", "flatten"};
   for (TSNode at = node;;) {
     const TSNode parent = ts_node_parent(at);
     if (is(parent, "argument_list") && ts_node_eq(ts_node_named_child(parent, 0), at)) {
@@ -129,10 +131,33 @@ bool moved_down_the_chain(const Source& source, TSNode node) {
   }
 }
 
+// Whether the read `node` of `self.x` (`name`) heads a chain of shape and
+// dtype methods whose result is set on `self.x` again (`self.kernel =
+// self.kernel.repeat(c, 1, 1).unsqueeze(1)`): the tensor stays where it was,
+// under the same name, and the reads of that name say where it is used.
+bool reshaped_in_place(const Source& source, TSNode node, std::string_view name) {
+  TSNode at = node;
+  for (;;) {
+    const TSNode parent = ts_node_parent(at);
+    if (!is(parent, "attribute") || !ts_node_eq(field(parent, "object"), at)) break;
+    const TSNode call = ts_node_parent(parent);
+    if (!is(call, "call") || std::find(kShape.begin(), kShape.end(),
+                                       source.text(field(parent, "attribute"))) == kShape.end()) {
+      return false;
+    }
+    at = call;
+  }
+  if (ts_node_eq(at, node)) return false;
+  TSNode assignment = ts_node_parent(at);
+  while (is(assignment, "parenthesized_expression")) assignment = ts_node_parent(assignment);
+  return is(assignment, "assignment") && source.text(field(assignment, "left")) == name;
+}
+
 void count_reads(const Source& source, TSNode node, std::string_view name, Reads& reads) {
   if (is(node, "attribute") && source.text(node) == name) {
     const TSNode parent = ts_node_parent(node);
     if (is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)) return;
+    if (reshaped_in_place(source, node, name)) return;
     // Formatted into a string (`f"{self.mean}"`): no use of the tensor.
     if (is(parent, "interpolation")) return;
     // `self.x[t.cpu()].to(device)`: indexed on the host, then moved at once.

@@ -852,5 +852,65 @@ TEST(LintDC111, SkipsAPlaceholderReplacedBeforeEveryRead) {
             (Lines{"7 DC111", "8 DC111"}));
 }
 
+// seed 52: a plain tensor reshaped in place (`self.k = self.k.repeat(c, 1,
+// 1)`, set on its own name again: speechbrain's ContextWindow) and moved at
+// its other uses is moved wherever it meets the input. A reshape kept under
+// another name and used still counts as unmoved, and so does a move in place
+// on another way than the read (and, as seed 49 judged, on the same way).
+TEST(LintDC111, SilentOnPlainTensorsReshapedInPlaceAndMovedAtTheirUses) {
+  const std::string window =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Window(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.kernel = torch.eye(n, 2 * n + 1)\n"
+      "        self.first = True\n"
+      "    def forward(self, x):\n"
+      "        if self.first:\n"
+      "            self.first = False\n"
+      "            self.kernel = (self.kernel.repeat(x.shape[1], 1, 1)\n"
+      "                           .view(-1, x.shape[-1]).unsqueeze(1))\n"
+      "        return nn.functional.conv1d(x, self.kernel.to(x.device))\n";
+  EXPECT_EQ(found(window, "DC111"), (Lines{}));
+  const std::string table =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Positions(nn.Module):\n"
+      "    def __init__(self, n, d):\n"
+      "        super().__init__()\n"
+      "        self.table = torch.randn(n * d)\n"
+      "    def reset(self, d):\n"
+      "        self.table = self.table.view(-1, d).contiguous()\n"
+      "    def forward(self, x):\n"
+      "        return x + self.table.to(x.device)[: x.shape[1]]\n";
+  EXPECT_EQ(found(table, "DC111"), (Lines{}));
+  const std::string other_way =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Cell(nn.Module):\n"
+      "    def __init__(self, h):\n"
+      "        super().__init__()\n"
+      "        self.mask_te = torch.ones(h, h)\n"
+      "    def forward(self, x, move):\n"
+      "        if move:\n"
+      "            self.mask_te = self.mask_te.to(x.device)\n"
+      "        return x * self.mask_te\n";
+  EXPECT_EQ(found(other_way, "DC111"), (Lines{"6 DC111"}));
+  const std::string kept =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Window(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.kernel = torch.eye(n, n)\n"
+      "    def forward(self, x):\n"
+      "        k = self.kernel.repeat(x.shape[0], 1, 1)\n"
+      "        return x @ k + x @ self.kernel.to(x.device)\n";
+  EXPECT_EQ(found(kept, "DC111"), (Lines{"6 DC111"}));
+  EXPECT_NE(only(kept, "DC111").message.find("self.register_buffer(\"kernel\", ...)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint
