@@ -511,13 +511,19 @@ Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& fram
 Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& module,
                                 const std::vector<Arg>& args, Frame& frame) {
   pass_batch_to_forward(call, module, args, frame);
-  // The class of a torch module made in the file (`nn.CTCLoss()`), or empty.
-  const std::string made_as =
-      is(module.made, "call") ? source_.qualify(field(module.made, fields().function)) : "";
+  // Whether `a` is the host targets of a CTC loss made in the file
+  // (`nn.CTCLoss()`): asked only of a host argument, and only a constructor
+  // whose name ends so is qualified.
+  auto ctc_targets = [&](const Arg& a) {
+    if (!is(module.made, "call")) return false;
+    const TSNode made_by = field(module.made, fields().function);
+    const std::string_view text = source_.text(made_by);
+    return text.size() >= 7 && text.substr(text.size() - 7) == "CTCLoss" &&
+           ctc_host_targets(source_.qualify(made_by), args, a);
+  };
   for (const Arg& a : args) {
     if (is(a.node, "identifier"))
       out_.module_inputs_.emplace_back(frame.scope, source_.text(a.node));
-    if (ctc_host_targets(made_as, args, a)) continue;
     const Value e = effective(a.value);
     // A host copy that came back from a function of the file it was handed
     // to (`knn(x.cpu())`), given to a module of the file: that module's code
@@ -525,7 +531,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
     const bool helper_copy =
         e.origin == Origin::kHostCopy && module.cls >= 0 && copied_for_a_call(e.made, call);
     if ((module.place == Place::kDevice || module.place == Place::kModuleDevice) &&
-        (host_tensor(e) || host_data(e)) && !module.scatters && !helper_copy) {
+        (host_tensor(e) || host_data(e)) && !module.scatters && !helper_copy && !ctc_targets(a)) {
       out_.meetings_.push_back({call, a.node, e, module, frame.scope});
     } else if (module_left_on_host(module) && device_value(e) && e.place == Place::kDevice) {
       out_.meetings_.push_back({call, function, module, e, frame.scope});
@@ -548,7 +554,7 @@ Value FlowRun::eval_module_call(TSNode call, TSNode function, const Value& modul
     const Arg* device = nullptr;
     for (const Arg& a : args) {
       const Value e = effective(a.value);
-      if (host == nullptr && host_tensor(e) && !ctc_host_targets(made_as, args, a)) host = &a;
+      if (host == nullptr && host_tensor(e) && !ctc_targets(a)) host = &a;
       if (device == nullptr && device_value(e) && e.place == Place::kDevice) device = &a;
     }
     if (host != nullptr && device != nullptr) {

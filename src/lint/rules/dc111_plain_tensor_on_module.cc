@@ -354,6 +354,74 @@ bool replaced_before_every_read(const Source& source, const AttributeSet& set) {
   return read;
 }
 
+// Whether the plain set of `self.x` lies on the `else` way of an `if
+// self.flag:` and every read of `self.x` in the file lies in the body of an
+// `if self.flag:` (the same test), where `self.flag` is set only in the
+// class's __init__ before the plain set (`if self.spinor: self.k =
+// nn.Parameter(...)` / `else: self.k = torch.Tensor(...)`, read only under
+// `if self.spinor:`): the plain tensor is never read, so no move misses it.
+bool read_only_on_the_other_way(const Source& source, const AttributeSet& set) {
+  TSNode test{};
+  for (TSNode n = ts_node_parent(set.value); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition")) return false;
+    if (is(n, "elif_clause")) return false;
+    if (is(n, "else_clause") && is(ts_node_parent(n), "if_statement")) {
+      test = field(ts_node_parent(n), "condition");
+      break;
+    }
+  }
+  if (!is(test, "attribute") || source.text(field(test, "object")) != "self") return false;
+  const std::string_view flag = source.text(test);
+  const std::string_view text = source.text();
+  // Each set of `.flag` (on any object: `model.flag = True` too): `self.flag`
+  // in the class's __init__, before the plain set.
+  const std::string_view flag_attribute = flag.substr(4);  // ".flag"
+  for (size_t at = text.find(flag_attribute); at != std::string_view::npos;
+       at = text.find(flag_attribute, at + 1)) {
+    const size_t end = at + flag_attribute.size();
+    if (!name_ends(text, end)) continue;
+    const TSNode name = ts_node_named_descendant_for_byte_range(
+        source.root(), static_cast<uint32_t>(at + 1), static_cast<uint32_t>(end));
+    const TSNode node = ts_node_parent(name);
+    const TSNode parent = ts_node_parent(node);
+    if (!is(node, "attribute") || !ts_node_eq(field(node, "attribute"), name) ||
+        !((is(parent, "assignment") || is(parent, "augmented_assignment")) &&
+          ts_node_eq(field(parent, "left"), node))) {
+      continue;
+    }
+    if (source.text(node) != flag || ts_node_start_byte(node) > ts_node_start_byte(set.value) ||
+        source.scopes()[set.method_scope].name != "__init__" ||
+        !within(node, source.scopes()[set.method_scope].node)) {
+      return false;
+    }
+  }
+  // Each read of `self.x`: in the body of an `if self.flag:`.
+  const std::string_view attribute = set.name.substr(4);  // ".x"
+  bool read = false;
+  for (size_t at = text.find(attribute); at != std::string_view::npos;
+       at = text.find(attribute, at + 1)) {
+    const size_t end = at + attribute.size();
+    if (!name_ends(text, end)) continue;
+    if (at < 4 || text.substr(at - 4, 4) != "self") return false;
+    const TSNode node = ts_node_named_descendant_for_byte_range(
+        source.root(), static_cast<uint32_t>(at - 4), static_cast<uint32_t>(end));
+    if (!is(node, "attribute") || source.text(node) != set.name) return false;
+    const TSNode parent = ts_node_parent(node);
+    if (is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)) continue;
+    bool guarded = false;
+    for (TSNode n = parent; !ts_node_is_null(n) && !guarded; n = ts_node_parent(n)) {
+      if (is(n, "function_definition") || is(n, "class_definition")) break;
+      const TSNode up = ts_node_parent(n);
+      guarded = is(n, "block") && is(up, "if_statement") &&
+                ts_node_eq(field(up, "consequence"), n) &&
+                source.text(field(up, "condition")) == flag;
+    }
+    if (!guarded) return false;
+    read = true;
+  }
+  return read;
+}
+
 // Whether a method of the class hands `self.x` (`name`) to a quantized op
 // (`torch.ops.quantized.linear_prepack(w, self.bias)`): the op packs it into
 // a quantized engine's weights, which exist on the CPU only (a dynamically
@@ -621,7 +689,8 @@ void check(const RuleContext& c) {
           registered_by_class(c.source, set.class_scope, attribute, set.value) ||
           registered_later(c.source, c.flow.attributes(), set) ||
           packed_by_quantized_op(c.source, set.class_scope, set.name) ||
-          read_only_while_built(c.source, set) || replaced_before_every_read(c.source, set)) {
+          read_only_while_built(c.source, set) || replaced_before_every_read(c.source, set) ||
+          read_only_on_the_other_way(c.source, set)) {
         continue;
       }
       if (attribute.find('.') != std::string::npos) {  // self.hparams.x

@@ -912,5 +912,62 @@ TEST(LintDC111, SilentOnPlainTensorsReshapedInPlaceAndMovedAtTheirUses) {
             std::string::npos);
 }
 
+// seed 52: a plain tensor set only on the `else` way of `if self.flag:`
+// (an nn.Parameter on the other) and read only under `if self.flag:`, with
+// the flag set only in __init__ before it (speechbrain's QLinear
+// zero_kernel), is never read. Found where another method sets the flag, or
+// a read lies outside such a test.
+TEST(LintDC111, SilentOnAPlainTensorReadOnlyOnTheOtherWayOfItsTest) {
+  const std::string spinor =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class QLinear(nn.Module):\n"
+      "    def __init__(self, n, spinor=False):\n"
+      "        super().__init__()\n"
+      "        self.spinor = spinor\n"
+      "        self.w = nn.Parameter(torch.randn(n, n))\n"
+      "        if self.spinor:\n"
+      "            self.zero_kernel = nn.Parameter(torch.zeros(n, n), requires_grad=False)\n"
+      "        else:\n"
+      "            self.zero_kernel = torch.Tensor(n, n).requires_grad_(False)\n"
+      "    def forward(self, x):\n"
+      "        if self.spinor:\n"
+      "            return x @ (self.w + self.zero_kernel)\n"
+      "        return x @ self.w\n";
+  EXPECT_EQ(found(spinor, "DC111"), (Lines{}));
+  const std::string gate =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Gate(nn.Module):\n"
+      "    def __init__(self, d, use_bias):\n"
+      "        super().__init__()\n"
+      "        self.use_bias = use_bias\n"
+      "        self.proj = nn.Linear(d, d, bias=False)\n"
+      "        if self.use_bias:\n"
+      "            self.b = nn.Parameter(torch.zeros(d))\n"
+      "        else:\n"
+      "            self.b = torch.zeros(d)\n"
+      "    def _shift(self, h):\n"
+      "        if self.use_bias:\n"
+      "            h = h + self.b\n"
+      "        return h\n"
+      "    def forward(self, x):\n"
+      "        return self._shift(self.proj(x))\n";
+  EXPECT_EQ(found(gate, "DC111"), (Lines{}));
+  std::string switched = gate;
+  switched +=
+      "    def enable(self):\n"
+      "        self.use_bias = True\n";
+  EXPECT_EQ(found(switched, "DC111"), (Lines{"11 DC111"}));
+  std::string unguarded = gate;
+  unguarded +=
+      "    def extra(self, x):\n"
+      "        return x + self.b\n";
+  EXPECT_EQ(found(unguarded, "DC111"), (Lines{"11 DC111"}));
+  EXPECT_EQ(only(unguarded, "DC111").message,
+            "self.b holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"b\", ...) or nn.Parameter(...)");
+}
+
 }  // namespace
 }  // namespace devcheck::lint
