@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "checker.h"
 #include "flow/flow.h"
@@ -69,12 +71,27 @@ bool selected(const std::string& rule, const std::vector<std::string>& select,
   return !matches(rule, ignore);
 }
 
+Finding parse_given_up(const std::string& path) {
+  Finding f;
+  f.path = path;
+  f.line = f.column = f.end_line = f.end_column = 1;
+  f.rule = "DC100";
+  f.message = "the parser gave up on this file after " +
+              std::to_string(Parser::kTimeoutMicros / 1'000'000) +
+              " s (a long invalid construct it recovers from slowly); nothing in it is checked";
+  return f;
+}
+
 std::vector<Finding> check_source(std::string_view text, const std::string& path,
                                   const std::vector<std::string>& select,
                                   const std::vector<std::string>& ignore) {
   thread_local Parser parser;
   const auto tree = parser.parse(text);
-  if (!tree) return {};
+  if (!tree) {
+    // The parser gave up: one finding that says so, where DC100 is asked for.
+    if (!selected("DC100", select, ignore)) return {};
+    return {parse_given_up(path)};
+  }
   const Source source(text, tree.get());
   const Flow flow(source);
   Sink sink(path);

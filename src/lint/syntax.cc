@@ -87,7 +87,8 @@ Kind kind(TSNode node) { return symbol_of(kinds(), node, Kind::kOther); }
 
 }  // namespace
 
-Parser::Parser() : parser_(ts_parser_new()) {
+Parser::Parser(std::uint64_t timeout_micros) : parser_(ts_parser_new()) {
+  ts_parser_set_timeout_micros(parser_.get(), timeout_micros);
   if (!ts_parser_set_language(parser_.get(), tree_sitter_python())) {
     // The grammar's ABI is outside what the linked libtree-sitter reads.
     throw std::runtime_error("[devcheck] the Python grammar's ABI (" +
@@ -97,8 +98,11 @@ Parser::Parser() : parser_(ts_parser_new()) {
 }
 
 std::unique_ptr<TSTree, TreeDeleter> Parser::parse(std::string_view source) {
-  return std::unique_ptr<TSTree, TreeDeleter>(ts_parser_parse_string(
+  std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(
       parser_.get(), nullptr, source.data(), static_cast<uint32_t>(source.size())));
+  // Given up (the time limit): the next parse starts afresh, not from here.
+  if (!tree) ts_parser_reset(parser_.get());
+  return tree;
 }
 
 Source::Source(std::string_view text, TSTree* tree) : text_(text), tree_(tree) {
@@ -124,9 +128,17 @@ std::string Source::dotted(TSNode node) const {
                        std::all_of(written.begin(), written.end(),
                                    [](char c) { return name_char(c) || c == '.'; });
     if (plain) return std::string(written);
-    const std::string object = dotted(field(node, "object"));
-    if (object.empty()) return {};
-    return object + "." + std::string(text(field(node, "attribute")));
+    // The names down the chain, in a list (a chain of thousands is as deep).
+    std::vector<std::string_view> names;
+    TSNode n = node;
+    for (; is(n, "attribute"); n = field(n, "object")) names.push_back(text(field(n, "attribute")));
+    if (!is(n, "identifier")) return {};
+    std::string out(text(n));
+    for (auto name = names.rbegin(); name != names.rend(); ++name) {
+      out += '.';
+      out += *name;
+    }
+    return out;
   }
   return {};
 }

@@ -26,7 +26,15 @@ struct ParserDeleter {
 // A Python parser; one per thread (TSParser is not thread-safe).
 class Parser {
  public:
-  Parser();
+  // Parsing is linear in the text for valid code (a megabyte in a tenth of a
+  // second), but tree-sitter's error recovery is quadratic on some long
+  // invalid constructs (`if x, x, ..., x:` with twenty thousand names takes
+  // seconds, a hundred thousand minutes): a parse that runs longer than
+  // this gives up.
+  static constexpr std::uint64_t kTimeoutMicros = 10'000'000;
+  explicit Parser(std::uint64_t timeout_micros = kTimeoutMicros);
+  // The tree, or null where the parse gave up (the parser is then ready for
+  // the next text).
   std::unique_ptr<TSTree, TreeDeleter> parse(std::string_view source);
 
  private:

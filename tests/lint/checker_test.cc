@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "devcheck/lint.h"
 #include "lint/checker.h"
 #include "lint_testing.h"
@@ -52,6 +56,53 @@ TEST(LintChecker, SurvivesBinaryAndDeeplyNestedInput) {
   EXPECT_NO_THROW(lint_source(nested, "t.py"));
   const std::string binary("\x00\xff\xfe import torch\n\x01", 18);
   EXPECT_NO_THROW(lint_source(binary, "t.py"));
+}
+
+// Expressions nested a hundred thousand deep where the rules read them (an
+// `if` test, torch.load's path, a device variable): the
+// rules and the flow stop where the stack runs short (src/lint/stack.h)
+// rather than overflow it, and what lies outside is still checked. (Before,
+// each of these crashed devcheck lint; an `or` chain and a sum are valid
+// Python of any length.)
+TEST(LintChecker, ChecksFilesNestedDeeperThanTheStack) {
+  const int n = 100000;
+  auto chain = [n](const std::string& part, const std::string& join) {
+    std::string out = part;
+    for (int i = 1; i < n; ++i) out += join + part;
+    return out;
+  };
+  const std::string ors = chain("not args.cuda", " or ");
+  const std::string ands = chain("x", " and ");
+  const std::string sum = chain("x", " + ");
+  std::string negated;
+  for (int i = 0; i < n; ++i) negated += "not ";
+  negated += "x";
+  const std::string tail = "state = torch.load('m.pt')\n";
+  for (const std::string& code : {
+           "import torch\nif " + ors + ":\n    d = 1\nelse:\n    d = torch.device('cuda')\n",
+           "import torch\nm = torch.load(" + ands + ")\n",
+           "import torch\nm = torch.load(" + sum + ")\n",
+           "import torch\ndevice = " + negated + "\nx = torch.zeros(1).cuda()\n",
+       }) {
+    std::vector<Finding> findings;
+    EXPECT_NO_THROW(findings = lint_source(code + tail, "t.py"));
+    const int last = static_cast<int>(std::count(code.begin(), code.end(), '\n')) + 1;
+    EXPECT_TRUE(std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
+      return f.rule == "DC105" && f.line == last;
+    })) << code.substr(0, 60);
+  }
+}
+
+// The one finding of a file the parser gave up on names the limit and says
+// nothing in the file was checked.
+TEST(LintChecker, AParseGivenUpIsOneFindingThatSaysSo) {
+  const Finding f = detail::parse_given_up("big.py");
+  EXPECT_EQ(f.path, "big.py");
+  EXPECT_EQ(f.rule, "DC100");
+  EXPECT_EQ(f.line, 1);
+  EXPECT_EQ(f.message,
+            "the parser gave up on this file after 10 s (a long invalid construct it recovers "
+            "from slowly); nothing in it is checked");
 }
 
 }  // namespace

@@ -262,5 +262,32 @@ TEST(LintSyntax, RecordsTheBranchesAroundEachCall) {
   EXPECT_EQ(source.branches().size(), 3U);
 }
 
+// tree-sitter's error recovery is quadratic on some long invalid constructs
+// (a test of twenty thousand names joined by commas takes seconds): a parse
+// over the parser's time limit gives up, and the next parse starts afresh.
+TEST(LintSyntax, AParseOverTheTimeLimitGivesUpAndTheNextStartsAfresh) {
+  std::string slow = "if x";
+  for (int i = 0; i < 20000; ++i) slow += ", x";
+  slow += ":\n    d = 1\n";
+  Parser parser(20'000);  // 20 ms
+  EXPECT_EQ(parser.parse(slow), nullptr);
+  const auto tree = parser.parse("x = 1\n");
+  ASSERT_NE(tree, nullptr);
+  EXPECT_FALSE(ts_node_has_error(ts_tree_root_node(tree.get())));
+}
+
+// A dotted name written with spaces is read part by part, in a loop: a chain
+// of fifty thousand is no deeper on the stack than one of two.
+TEST(LintSyntax, ReadsLongDottedNamesWrittenWithSpaces) {
+  std::string chain = "torch";
+  for (int i = 0; i < 50000; ++i) chain += " . cuda";
+  const Parsed parsed("import torch\ny = " + chain + "\nz = torch . nn . Linear\n");
+  const TSNode last = ts_node_named_child(parsed.source.root(), 2);
+  EXPECT_EQ(parsed.source.dotted(field(ts_node_named_child(last, 0), "right")), "torch.nn.Linear");
+  const TSNode deep = ts_node_named_child(parsed.source.root(), 1);
+  const std::string name = parsed.source.dotted(field(ts_node_named_child(deep, 0), "right"));
+  EXPECT_EQ(name.size(), 5 + 50000 * 5U);
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

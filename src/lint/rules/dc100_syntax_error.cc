@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "../rule.h"
+#include "../stack.h"
 
 namespace devcheck::lint::detail {
 namespace {
@@ -92,6 +93,8 @@ bool known_grammar_gap(std::string_view text, TSNode error) {
 // The first error (an ERROR node or a missing token) that is not a known
 // gap of the grammar, in the order of the text.
 TSNode first_error(std::string_view text, TSNode node) {
+  // Deeper than the stack allows (stack.h): the error is under this node.
+  if (stack_nearly_exhausted()) return node;
   if (ts_node_is_missing(node) || is(node, "ERROR")) {
     if (!known_grammar_gap(text, node)) return node;
     if (ts_node_is_missing(node)) return TSNode{};

@@ -8,6 +8,7 @@
 
 #include "../common.h"
 #include "../rule.h"
+#include "../stack.h"
 #include "written_here.h"
 
 namespace devcheck::lint::detail {
@@ -123,7 +124,7 @@ bool reads_own_file(const Source& source, const Call& load) {
 // `parse_meta(root)` returns is made by it, not handed in).
 void path_words(const Source& source, TSNode node, int scope, std::vector<std::string_view>& words,
                 bool callee_only = false, int depth = 0) {
-  if (ts_node_is_null(node) || depth > 3) return;
+  if (ts_node_is_null(node) || depth > 3 || stack_nearly_exhausted()) return;
   if (callee_only && is(node, "call")) node = field(node, "function");
   if (is(node, "attribute")) {
     words.push_back(source.text(node));

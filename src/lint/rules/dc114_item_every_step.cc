@@ -10,6 +10,7 @@
 
 #include "../common.h"
 #include "../rule.h"
+#include "../stack.h"
 
 namespace devcheck::lint::detail {
 namespace {
@@ -27,6 +28,7 @@ TSNode loop_at(TSNode node, uint32_t start) {
 // Whether `node` is the read `call` or holds it, or names `name`.
 bool holds_value(const Source& source, TSNode node, TSNode call, std::string_view name) {
   if (ts_node_eq(node, call)) return true;
+  if (stack_nearly_exhausted()) return false;  // deeper than the stack allows (stack.h)
   if (is(node, "identifier")) return !name.empty() && source.text(node) == name;
   const uint32_t n = ts_node_named_child_count(node);
   for (uint32_t i = 0; i < n; ++i) {
@@ -40,6 +42,7 @@ bool holds_value(const Source& source, TSNode node, TSNode call, std::string_vie
 // whether `node` already is).
 bool leaves_loop(const Source& source, TSNode node, bool in_inner = false) {
   if (is(node, "return_statement") || is(node, "raise_statement")) return true;
+  if (stack_nearly_exhausted()) return false;  // deeper than the stack allows (stack.h)
   if (is(node, "break_statement")) return !in_inner;
   if (is(node, "function_definition") || is(node, "class_definition") || is(node, "lambda")) {
     return false;

@@ -1,5 +1,7 @@
 // DC115 unguarded-cuda: torch.device("cuda") in a file that never asks
 // torch.cuda.is_available() or device_count().
+#include <vector>
+
 #include "../common.h"
 #include "../rule.h"
 
@@ -10,15 +12,21 @@ namespace {
 // is true: `not args.cuda`, or an `or` of which one part is (`args.cpu or
 // not args.cuda`): its `else` runs where the program was asked for CUDA.
 bool negates_cuda(const Source& source, TSNode condition) {
-  while (is(condition, "parenthesized_expression")) condition = ts_node_named_child(condition, 0);
-  if (is(condition, "not_operator")) {
-    return names_cuda_or_gpu(source.text(field(condition, "argument")));
+  // The parts of an `or` chain, in a list rather than on the stack: a chain
+  // of thousands nests as deep (its left side).
+  std::vector<TSNode> parts{condition};
+  while (!parts.empty()) {
+    TSNode part = parts.back();
+    parts.pop_back();
+    while (is(part, "parenthesized_expression")) part = ts_node_named_child(part, 0);
+    if (is(part, "not_operator")) {
+      if (names_cuda_or_gpu(source.text(field(part, "argument")))) return true;
+    } else if (is(part, "boolean_operator") && source.text(field(part, "operator")) == "or") {
+      parts.push_back(field(part, "right"));
+      parts.push_back(field(part, "left"));
+    }
   }
-  if (!is(condition, "boolean_operator") || source.text(field(condition, "operator")) != "or") {
-    return false;
-  }
-  return negates_cuda(source, field(condition, "left")) ||
-         negates_cuda(source, field(condition, "right"));
+  return false;
 }
 
 // Whether code is run only where CUDA is, by what is around it: a decorator

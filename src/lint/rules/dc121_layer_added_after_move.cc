@@ -11,6 +11,7 @@
 
 #include "../common.h"
 #include "../rule.h"
+#include "../stack.h"
 
 namespace devcheck::lint::detail {
 namespace {
@@ -67,7 +68,9 @@ std::vector<TSNode> layers_built(const Source& source, int method) {
 // The assignments `x.attr = name` in `node` (not in nested definitions).
 void assignments_of(const Source& source, TSNode node, std::string_view name,
                     std::vector<TSNode>& out) {
-  if (is(node, "function_definition") || is(node, "class_definition")) return;
+  if (is(node, "function_definition") || is(node, "class_definition") || stack_nearly_exhausted()) {
+    return;
+  }
   if (is(node, "assignment") && is(field(node, fields().left), "attribute") &&
       is(field(node, fields().right), "identifier") &&
       source.text(field(node, fields().right)) == name) {
