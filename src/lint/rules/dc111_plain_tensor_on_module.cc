@@ -21,24 +21,10 @@
 #include "../common.h"
 #include "../flow/flow.h"
 #include "../rule.h"
+#include "plain_tensor_uses.h"
 
 namespace devcheck::lint::detail {
 namespace {
-
-// Whether `method` is __init__, or a method of its class that __init__
-// calls (`self._init_buffers()`): what it sets, __init__ sets.
-bool in_init(const Source& source, int method) {
-  const Scope& scope = source.scopes()[method];
-  if (scope.name == "__init__") return true;
-  for (const Call& call : source.calls()) {
-    if (call.method == scope.name && is(call.object, "identifier") &&
-        source.text(call.object) == "self" && source.scopes()[call.scope].name == "__init__" &&
-        source.scopes()[call.scope].owner_class == scope.owner_class) {
-      return true;
-    }
-  }
-  return false;
-}
 
 // How a class's methods read `self.x` (`name`): `moved` where the read is
 // moved at once (`self.x.to(self.device)[t]`, `.cuda()`, `.type_as(y)`),
@@ -51,18 +37,71 @@ struct Reads {
   int unmoved = 0;
 };
 
+// The class scope of the file named `name`, or of the class around `node`
+// where `name` is `self`; -1 where there is none.
+int class_of(const Source& source, std::string_view name, TSNode node) {
+  if (name == "self") {
+    TSNode definition = ts_node_parent(node);
+    while (!ts_node_is_null(definition) && !is(definition, "class_definition")) {
+      definition = ts_node_parent(definition);
+    }
+    if (ts_node_is_null(definition)) return -1;
+    for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+      if (ts_node_eq(source.scopes()[s].node, definition)) return s;
+    }
+    return -1;
+  }
+  for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+    if (source.scopes()[s].kind == ScopeKind::kClass && source.scopes()[s].name == name) return s;
+  }
+  return -1;
+}
+
+// Whether the function definition `node` carries the decorator `decorator`
+// (`@staticmethod`).
+bool decorated(const Source& source, TSNode node, std::string_view decorator) {
+  const TSNode parent = ts_node_parent(node);
+  if (!is(parent, "decorated_definition")) return false;
+  for (uint32_t i = 0, n = ts_node_named_child_count(parent); i < n; ++i) {
+    const TSNode d = ts_node_named_child(parent, i);
+    if (is(d, "decorator") && source.text(d) == decorator) return true;
+  }
+  return false;
+}
+
 // Whether the function of the file called at `call` (a module-level
-// `def`, by its name) moves its `index`-th parameter where it is used:
-// `std = torch.as_tensor(std, device=data.device)`, `w = w.to(x.device)`.
-// A keyword argument (`median_filter(x, kernel=self.kernel)`) names the
-// parameter: `keyword` is its name, and `index` is not read.
+// `def`, by its name, or a method of a class of the file called on `self`
+// or on the class, `Cls._f(...)`) moves its `index`-th parameter where it
+// is used: `std = torch.as_tensor(std, device=data.device)`, `w =
+// w.to(x.device)`. A keyword argument (`median_filter(x, kernel=self.kernel)`)
+// names the parameter: `keyword` is its name, and `index` is not read.
 bool callee_moves_parameter(const Source& source, TSNode call, uint32_t index,
                             std::string_view keyword = {}) {
   const TSNode function = field(call, "function");
-  if (!is(function, "identifier")) return false;
-  const std::string_view callee = source.text(function);
+  std::string_view callee;
+  int owner = -1;
+  std::string_view object;
+  if (is(function, "identifier")) {
+    callee = source.text(function);
+  } else if (is(function, "attribute") && is(field(function, "object"), "identifier")) {
+    object = source.text(field(function, "object"));
+    callee = source.text(field(function, "attribute"));
+    owner = class_of(source, object, call);
+    if (owner < 0) return false;
+  } else {
+    return false;
+  }
   for (const Scope& scope : source.scopes()) {
-    if (scope.kind != ScopeKind::kFunction || scope.parent != 0 || scope.name != callee) continue;
+    if (scope.kind != ScopeKind::kFunction || scope.name != callee ||
+        (owner < 0 ? scope.parent != 0 : scope.owner_class != owner)) {
+      continue;
+    }
+    // A method called on `self`, or a classmethod, is given `self`/`cls`
+    // first; a staticmethod, or a function called on its class, is not.
+    if (owner >= 0 && keyword.empty() && !decorated(source, scope.node, "@staticmethod") &&
+        (object == "self" || decorated(source, scope.node, "@classmethod"))) {
+      ++index;
+    }
     const TSNode parameters = field(scope.node, "parameters");
     std::string name;
     for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
@@ -158,17 +197,24 @@ void count_reads(const Source& source, TSNode node, std::string_view name, Reads
     const TSNode parent = ts_node_parent(node);
     if (is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)) return;
     if (reshaped_in_place(source, node, name)) return;
-    // Formatted into a string (`f"{self.mean}"`): no use of the tensor.
-    if (is(parent, "interpolation")) return;
-    // `self.x[t.cpu()].to(device)`: indexed on the host, then moved at once.
+    // Formatted into a string (`f"{self.mean}"`), or a read that meets no
+    // tensor (`.dtype`, a truth value, an index): no use of the tensor.
+    if (is(parent, "interpolation") || no_device_use(source, node)) return;
+    // `self.x[t.cpu()].to(device)`: indexed on the host, then moved at once;
+    // so is `self.x[t.type_as(self.x)].type_as(y)` (type_as takes the device
+    // of its argument).
     if (is(parent, "subscript") && ts_node_eq(field(parent, "value"), node)) {
       const TSNode index = field(parent, "subscript");
       const TSNode after = ts_node_parent(parent);
-      if (is(index, "call") && is(field(index, "function"), "attribute") &&
-          source.text(field(field(index, "function"), "attribute")) == "cpu" &&
+      const TSNode to_host = is(index, "call") ? field(index, "function") : TSNode{};
+      const std::string_view host_method =
+          is(to_host, "attribute") ? source.text(field(to_host, "attribute")) : "";
+      const std::vector<TSNode> host_args =
+          host_method == "type_as" ? source.positional(index) : std::vector<TSNode>{};
+      if ((host_method == "cpu" || (host_args.size() == 1 && source.text(host_args[0]) == name)) &&
           is(after, "attribute") && ts_node_eq(field(after, "object"), parent)) {
         const std::string_view method = source.text(field(after, "attribute"));
-        if (method == "to" || method == "cuda") {
+        if (method == "to" || method == "cuda" || method == "type_as") {
           ++reads.moved;
           return;
         }
@@ -354,10 +400,24 @@ bool replaced_before_every_read(const Source& source, const AttributeSet& set) {
   return read;
 }
 
+// Whether the classes of scopes `a` and `b` are two classes of the file,
+// neither of which names the other among its bases: a set of `self.flag` in
+// one leaves the other's objects alone.
+bool unrelated_class(const Source& source, int a, int b) {
+  if (a < 0 || b < 0 || a == b) return false;
+  const auto names = [&](int derived, int base) {
+    const TSNode bases = field(source.scopes()[derived].node, "superclasses");
+    return !ts_node_is_null(bases) &&
+           source.text(bases).find(source.scopes()[base].name) != std::string_view::npos;
+  };
+  return !names(a, b) && !names(b, a);
+}
+
 // Whether the plain set of `self.x` lies on the `else` way of an `if
 // self.flag:` and every read of `self.x` in the file lies in the body of an
 // `if self.flag:` (the same test), where `self.flag` is set only in the
-// class's __init__ before the plain set (`if self.spinor: self.k =
+// class's __init__ before the plain set (or on `self` in a class neither
+// derived from it nor a base of it) (`if self.spinor: self.k =
 // nn.Parameter(...)` / `else: self.k = torch.Tensor(...)`, read only under
 // `if self.spinor:`): the plain tensor is never read, so no move misses it.
 bool read_only_on_the_other_way(const Source& source, const AttributeSet& set) {
@@ -387,6 +447,10 @@ bool read_only_on_the_other_way(const Source& source, const AttributeSet& set) {
     if (!is(node, "attribute") || !ts_node_eq(field(node, "attribute"), name) ||
         !((is(parent, "assignment") || is(parent, "augmented_assignment")) &&
           ts_node_eq(field(parent, "left"), node))) {
+      continue;
+    }
+    if (source.text(node) == flag &&
+        unrelated_class(source, class_of(source, "self", node), set.class_scope)) {
       continue;
     }
     if (source.text(node) != flag || ts_node_start_byte(node) > ts_node_start_byte(set.value) ||
@@ -538,6 +602,75 @@ bool read_outside(const Source& source, TSNode node, std::string_view name, TSNo
   return false;
 }
 
+// The start byte of the first read of `name` (`self.x`) in `node`, or
+// UINT32_MAX.
+uint32_t first_read(const Source& source, TSNode node, std::string_view name) {
+  if (is(node, "attribute") && source.text(node) == name) {
+    const TSNode parent = ts_node_parent(node);
+    return is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)
+               ? UINT32_MAX
+               : ts_node_start_byte(node);
+  }
+  uint32_t first = UINT32_MAX;
+  for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n && first == UINT32_MAX; ++i) {
+    first = first_read(source, ts_node_named_child(node, i), name);
+  }
+  return first;
+}
+
+// Whether the block `block` sets `name` (`self.x = ...`) in one of its own
+// statements.
+bool block_sets(const Source& source, TSNode block, std::string_view name) {
+  for (uint32_t i = 0, n = ts_node_named_child_count(block); i < n; ++i) {
+    const TSNode statement = ts_node_named_child(block, i);
+    if (!is(statement, "expression_statement")) continue;
+    const TSNode assignment = ts_node_named_child(statement, 0);
+    if (is(assignment, "assignment") && source.text(field(assignment, "left")) == name) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether the `if` statement `statement` sets `name` on each of its ways (it
+// has an `else`, and its body, each `elif` and the `else` set it), runs on
+// every call of its method (no branch, loop or handler around it), and every
+// read of `name` in the method follows it: each call reads only what it made
+// (fairseq's ESPnet attention, `self.attn = softmax(...)` on both ways of
+// `if mask is not None:`); no test keeps an old tensor.
+bool set_on_every_branch(const Source& source, TSNode statement, std::string_view name) {
+  if (!is(statement, "if_statement") ||
+      !block_sets(source, field(statement, "consequence"), name)) {
+    return false;
+  }
+  TSNode function = ts_node_parent(statement);
+  for (; !ts_node_is_null(function) && !is(function, "function_definition");
+       function = ts_node_parent(function)) {
+    if (is(function, "if_statement") || is(function, "elif_clause") ||
+        is(function, "else_clause") || is(function, "for_statement") ||
+        is(function, "while_statement") || is(function, "try_statement") ||
+        is(function, "except_clause")) {
+      return false;
+    }
+  }
+  if (ts_node_is_null(function) ||
+      first_read(source, field(function, "body"), name) < ts_node_end_byte(statement)) {
+    return false;
+  }
+  bool otherwise = false;
+  for (uint32_t i = 0, n = ts_node_named_child_count(statement); i < n; ++i) {
+    const TSNode clause = ts_node_named_child(statement, i);
+    if (is(clause, "elif_clause") && !block_sets(source, field(clause, "consequence"), name)) {
+      return false;
+    }
+    if (is(clause, "else_clause")) {
+      if (!block_sets(source, field(clause, "body"), name)) return false;
+      otherwise = true;
+    }
+  }
+  return otherwise;
+}
+
 // A cache: `self.x = None` in __init__, filled in another method with a
 // tensor where its inputs are (the module's device), under a test that does
 // not ask where (`if batch_size != self.last:`), and read outside that `if`
@@ -557,6 +690,7 @@ void cached_on_first_device(const RuleContext& c,
     }
     const TSNode test = refill_test(set.value);
     if (ts_node_is_null(test) || names_any(c.source.text(test), {"device", "cuda", "is_cuda"}) ||
+        set_on_every_branch(c.source, ts_node_parent(test), set.name) ||
         !read_outside(c.source, c.source.scopes()[set.method_scope].node, set.name,
                       ts_node_parent(test))) {
       continue;
@@ -685,7 +819,8 @@ void check(const RuleContext& c) {
     std::string message(set.name);
     // A 0-dim tensor (`torch.tensor(1)`) mixes with tensors on any device.
     if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
-      if (moved_at_each_use(c.source, set) || moved_by_own_to(overrides, set) ||
+      if (moved_at_each_use(c.source, set) || never_used_on_a_device(c.source, set) ||
+          moved_by_own_to(overrides, set) ||
           registered_by_class(c.source, set.class_scope, attribute, set.value) ||
           registered_later(c.source, c.flow.attributes(), set) ||
           packed_by_quantized_op(c.source, set.class_scope, set.name) ||
@@ -709,7 +844,8 @@ void check(const RuleContext& c) {
             "device inside nn.Parameter(...))";
       }
     } else if (set.v.kind == Kind::kList && set.v.element == Kind::kModule &&
-               !registered_later(c.source, c.flow.attributes(), set)) {
+               !registered_later(c.source, c.flow.attributes(), set) &&
+               !modules_registered_one_by_one(c.source, set)) {
       // (A list of tensors is most often a cache the code moves itself.)
       message += is(set.value, "dictionary") ? " holds a plain dict" : " holds a plain list";
       message +=

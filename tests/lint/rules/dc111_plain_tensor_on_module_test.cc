@@ -969,5 +969,321 @@ TEST(LintDC111, SilentOnAPlainTensorReadOnlyOnTheOtherWayOfItsTest) {
             "self.register_buffer(\"b\", ...) or nn.Parameter(...)");
 }
 
+const char kPlainListMessage[] =
+    "self.fcs holds a plain list of modules, which model.to(device) does not move and "
+    "model.parameters() does not list; use nn.ModuleList(...) or nn.ModuleDict(...)";
+
+// seed 53: a plain list each module of which is also registered where it is
+// appended (`self.add_module(name, fc)`, `setattr(self, name, m)`, or
+// `self.add_module(name, self.fcs[-1])`: detectron2's box head,
+// stable-baselines3's critic) moves with the module and is listed by
+// parameters(). One append without a registration, or an `extend`, is found.
+TEST(LintDC111, SilentOnAPlainListOfModulesRegisteredOneByOne) {
+  const std::string box_head =
+      "import torch.nn as nn\n"
+      "class BoxHead(nn.Module):\n"
+      "    def __init__(self, dims):\n"
+      "        super().__init__()\n"
+      "        self.fcs = []\n"
+      "        for k, d in enumerate(dims):\n"
+      "            fc = nn.Linear(d, d)\n"
+      "            self.add_module('fc{}'.format(k + 1), fc)\n"
+      "            self.fcs.append(fc)\n"
+      "    def forward(self, x):\n"
+      "        for fc in self.fcs:\n"
+      "            x = fc(x)\n"
+      "        return x\n";
+  EXPECT_EQ(found(box_head, "DC111"), Lines{});
+  const std::string critic =
+      "import torch.nn as nn\n"
+      "class Critic(nn.Module):\n"
+      "    def __init__(self, n, d):\n"
+      "        super().__init__()\n"
+      "        self.fcs = []\n"
+      "        self.heads = []\n"
+      "        for i in range(n):\n"
+      "            self.fcs.append(nn.Sequential(nn.Linear(d, 1)))\n"
+      "            self.add_module(f'q{i}', self.fcs[-1])\n"
+      "            head = nn.Linear(d, 1)\n"
+      "            setattr(self, f'head{i}', head)\n"
+      "            self.heads.append(head)\n"
+      "    def forward(self, x):\n"
+      "        return [q(x) + h(x) for q, h in zip(self.fcs, self.heads)]\n";
+  EXPECT_EQ(found(critic, "DC111"), Lines{});
+  const std::string unregistered =
+      "import torch.nn as nn\n"
+      "class BoxHead(nn.Module):\n"
+      "    def __init__(self, dims):\n"
+      "        super().__init__()\n"
+      "        self.fcs = []\n"
+      "        for k, d in enumerate(dims):\n"
+      "            fc = nn.Linear(d, d)\n"
+      "            self.add_module('fc{}'.format(k + 1), fc)\n"
+      "            self.fcs.append(fc)\n"
+      "        self.fcs.append(nn.Linear(4, 4))\n";
+  EXPECT_EQ(found(unregistered, "DC111"), (Lines{"5 DC111"}));
+  EXPECT_EQ(only(unregistered, "DC111").message, kPlainListMessage);
+  std::string extended = box_head;
+  extended += "    def grow(self):\n        self.fcs.extend([nn.Linear(4, 4)])\n";
+  EXPECT_EQ(found(extended, "DC111"), (Lines{"5 DC111"}));
+}
+
+// seed 53: a plain tensor handed to a method of its class (a staticmethod on
+// the class, `SrpPhat._srp_phat(doas=self.doas)`: speechbrain's SRP-PHAT, or
+// a method on `self` by position) that moves that parameter where it uses it
+// is moved at each use. A staticmethod that uses it as it is is found.
+TEST(LintDC111, SilentOnPlainTensorsHandedToAMethodThatMovesThem) {
+  const std::string static_method =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class SrpPhat(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.doas = torch.randn(n, 3)\n"
+      "    def forward(self, xx):\n"
+      "        return SrpPhat._srp(xx, doas=self.doas)\n"
+      "    @staticmethod\n"
+      "    def _srp(xx, doas):\n"
+      "        doas = doas.to(xx.device)\n"
+      "        return xx @ doas\n";
+  EXPECT_EQ(found(static_method, "DC111"), Lines{});
+  const std::string on_self =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Music(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.m = torch.randn(n, 3)\n"
+      "    def forward(self, xx):\n"
+      "        return self._music(xx, self.m) + Music._scan(self.m, xx)\n"
+      "    def _music(self, xx, table):\n"
+      "        table = table.to(xx.device)\n"
+      "        return xx @ table\n"
+      "    @classmethod\n"
+      "    def _scan(cls, table, xx):\n"
+      "        table = torch.as_tensor(table, device=xx.device)\n"
+      "        return xx @ table\n";
+  EXPECT_EQ(found(on_self, "DC111"), Lines{});
+  const std::string unmoved =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Music(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.m = torch.randn(n, 3)\n"
+      "    def forward(self, xx):\n"
+      "        return Music._music(xx, self.m)\n"
+      "    @staticmethod\n"
+      "    def _music(xx, table):\n"
+      "        xx = xx.to(table.device)\n"
+      "        return xx @ table\n";
+  EXPECT_EQ(found(unmoved, "DC111"), (Lines{"6 DC111"}));
+  EXPECT_EQ(only(unmoved, "DC111").message, kPlainTensorMessage);
+}
+
+// seed 53: a plain tensor no read of which meets a tensor: an output only
+// written by another method (`self.att_mat = att.detach()` when asked:
+// MONAI's attention blocks), or read only for its metadata (`.dtype`,
+// `.shape`), compared with None, as a truth value (`if self.m[0][d]:`), as
+// an index into another tensor (`lprobs[:, self.m] = -inf`: fairseq's
+// suppressed tokens), filled with a number, or in get_extra_state. A read as
+// an operand, or of `.device` (what is made there is on the host too), is
+// found.
+TEST(LintDC111, SilentOnPlainTensorsNoReadOfWhichMeetsATensor) {
+  const std::string output =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Attention(nn.Module):\n"
+      "    def __init__(self, d, save):\n"
+      "        super().__init__()\n"
+      "        self.qkv = nn.Linear(d, 3 * d)\n"
+      "        self.save = save\n"
+      "        self.att_mat = torch.Tensor()\n"
+      "    def forward(self, x):\n"
+      "        q, k, v = self.qkv(x).chunk(3, -1)\n"
+      "        att = (q @ k.transpose(-1, -2)).softmax(-1)\n"
+      "        if self.save:\n"
+      "            self.att_mat = att.detach()\n"
+      "        return att @ v\n";
+  EXPECT_EQ(found(output, "DC111"), Lines{});
+  const std::string reads =
+      "import math\n"
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Generator(nn.Module):\n"
+      "    def __init__(self, suppress, n):\n"
+      "        super().__init__()\n"
+      "        self.m = None\n"
+      "        if suppress:\n"
+      "            self.m = torch.Tensor(suppress).long()\n"
+      "        self.code = torch.ones(n, n)\n"
+      "        self.stats = torch.zeros(n)\n"
+      "    def forward(self, lprobs):\n"
+      "        if self.m is not None:\n"
+      "            lprobs[:, self.m] = -math.inf\n"
+      "        for d in range(lprobs.shape[0]):\n"
+      "            if self.code[0][d] == 1 and self.stats.shape[0]:\n"
+      "                lprobs[d] = lprobs[d] * 2\n"
+      "        return lprobs\n"
+      "    def reset(self):\n"
+      "        self.stats.zero_()\n"
+      "    def get_extra_state(self):\n"
+      "        return {'stats': self.stats.clone(), 'code': self.code}\n"
+      "def test_dtype():\n"
+      "    g = Generator([1], 2)\n"
+      "    g.stats.fill_(-1.0)\n"
+      "    assert g.m.dtype == torch.long and not g.code.requires_grad\n";
+  EXPECT_EQ(found(reads, "DC111"), Lines{});
+  std::string operand = reads;
+  operand += "    def score(self, x):\n        return x + self.code[0]\n";
+  EXPECT_EQ(found(operand, "DC111"), (Lines{"10 DC111"}));
+  EXPECT_EQ(only(operand, "DC111").message,
+            "self.code holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"code\", ...) or nn.Parameter(...)");
+  std::string device = reads;
+  device += "    def fresh(self):\n        return torch.zeros(2, device=self.stats.device)\n";
+  EXPECT_EQ(found(device, "DC111"), (Lines{"11 DC111"}));
+}
+
+// seed 53: a tensor indexed by an index that type_as(self.x) takes to its
+// device and type, then taken to the input's with type_as
+// (`self.w2c[words.type_as(self.w2c)].type_as(x)`: fairseq's character
+// embedder), is moved at once. Not moved after the lookup, it is found.
+TEST(LintDC111, SilentOnAPlainTableIndexedWhereItIsAndTypedAsTheInput) {
+  const std::string embedder =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class CharEmbedder(nn.Module):\n"
+      "    def __init__(self, n, k):\n"
+      "        super().__init__()\n"
+      "        self.w2c = torch.LongTensor(n, k)\n"
+      "        self.emb = nn.Embedding(256, 8)\n"
+      "    def forward(self, words):\n"
+      "        chars = self.w2c[words.type_as(self.w2c)].type_as(words)\n"
+      "        return self.emb(chars)\n";
+  EXPECT_EQ(found(embedder, "DC111"), Lines{});
+  const std::string by_cpu =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Lookup(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.w2c = torch.arange(n)\n"
+      "    def forward(self, words):\n"
+      "        return self.w2c[words.cpu()].type_as(words) + words\n";
+  EXPECT_EQ(found(by_cpu, "DC111"), Lines{});
+  const std::string kept =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class CharEmbedder(nn.Module):\n"
+      "    def __init__(self, n, k):\n"
+      "        super().__init__()\n"
+      "        self.w2c = torch.LongTensor(n, k)\n"
+      "    def forward(self, words):\n"
+      "        return self.w2c[words.type_as(self.w2c)] + words\n";
+  EXPECT_EQ(found(kept, "DC111"), (Lines{"6 DC111"}));
+  EXPECT_NE(only(kept, "DC111").message.find("self.register_buffer(\"w2c\", ...)"),
+            std::string::npos);
+}
+
+// seed 53: a placeholder set on every way of an `if` that runs on every call
+// before any read in its method (`self.attn = softmax(...)` under `if mask
+// is not None:` and its `else`: fairseq's ESPnet attention) is no cache:
+// each call reads what it made. Read before that `if` (the last call's
+// tensor), or set under an outer test, it is still a cache.
+TEST(LintDC111, SilentOnAPlaceholderSetOnEveryWayBeforeItsReads) {
+  const std::string attention =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Attention(nn.Module):\n"
+      "    def __init__(self, d):\n"
+      "        super().__init__()\n"
+      "        self.attn = None\n"
+      "        self.drop = nn.Dropout(0.1)\n"
+      "    def forward(self, scores, v, mask=None):\n"
+      "        if mask is not None:\n"
+      "            scores = scores.masked_fill(mask, float('-inf'))\n"
+      "            self.attn = torch.softmax(scores, dim=-1).masked_fill(mask, 0.0)\n"
+      "        else:\n"
+      "            self.attn = torch.softmax(scores, dim=-1)\n"
+      "        return self.drop(self.attn) @ v\n";
+  EXPECT_EQ(found(attention, "DC111"), Lines{});
+  const std::string pad =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class CausalPad(nn.Module):\n"
+      "    def __init__(self, offset):\n"
+      "        super().__init__()\n"
+      "        self.offset = offset\n"
+      "        self.conv = nn.Conv1d(4, 4, 1)\n"
+      "        self.first = True\n"
+      "        self.cache = None\n"
+      "    def forward(self, x):\n"
+      "        pad = x[:, :1] if self.first else self.cache\n"
+      "        x = torch.cat((pad, x), dim=1)\n"
+      "        if self.offset == 0:\n"
+      "            self.cache = x.clone()\n"
+      "        else:\n"
+      "            self.cache = x[:, :-self.offset].clone()\n"
+      "        return self.conv(x)\n";
+  EXPECT_EQ(found(pad, "DC111"), (Lines{"9 DC111"}));
+  EXPECT_NE(only(pad, "DC111").message.find("register_buffer(\"cache\", None"), std::string::npos);
+  const std::string kept =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Ar(nn.Module):\n"
+      "    def __init__(self, d, keep):\n"
+      "        super().__init__()\n"
+      "        self.net = nn.LSTM(d, d)\n"
+      "        self.keep = keep\n"
+      "        self.hidden = None\n"
+      "    def forward(self, x):\n"
+      "        x, h = self.net(x, self.hidden)\n"
+      "        if self.keep:\n"
+      "            if isinstance(h, tuple):\n"
+      "                self.hidden = tuple(t.detach() for t in h)\n"
+      "            else:\n"
+      "                self.hidden = h.detach()\n"
+      "        return x\n";
+  EXPECT_EQ(found(kept, "DC111"), (Lines{"8 DC111"}));
+}
+
+// seed 53: the flag of a plain tensor read only on the other way of its test
+// may be set on `self` by another class of the file that is neither derived
+// from it nor a base of it (speechbrain's QConv1d and QConv2d in one file);
+// a subclass that sets the flag still counts.
+TEST(LintDC111, SilentOnAFlagSetByAnUnrelatedClassOfTheFile) {
+  const std::string two =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class QConv1d(nn.Module):\n"
+      "    def __init__(self, n, spinor=False):\n"
+      "        super().__init__()\n"
+      "        self.spinor = spinor\n"
+      "        self.w = nn.Parameter(torch.randn(n, n))\n"
+      "        if self.spinor:\n"
+      "            self.zero_kernel = nn.Parameter(torch.zeros(n, n), requires_grad=False)\n"
+      "        else:\n"
+      "            self.zero_kernel = torch.Tensor(n, n).requires_grad_(False)\n"
+      "    def forward(self, x):\n"
+      "        if self.spinor:\n"
+      "            return x @ (self.w + self.zero_kernel)\n"
+      "        return x @ self.w\n"
+      "class Other(nn.Module):\n"
+      "    def __init__(self, spinor):\n"
+      "        super().__init__()\n"
+      "        self.spinor = spinor\n";
+  EXPECT_EQ(found(two, "DC111"), Lines{});
+  std::string derived = two;
+  derived +=
+      "class Rotating(QConv1d):\n"
+      "    def enable(self):\n"
+      "        self.spinor = True\n";
+  EXPECT_EQ(found(derived, "DC111"), (Lines{"11 DC111"}));
+  EXPECT_EQ(only(derived, "DC111").message,
+            "self.zero_kernel holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"zero_kernel\", ...) or nn.Parameter(...)");
+}
+
 }  // namespace
 }  // namespace devcheck::lint

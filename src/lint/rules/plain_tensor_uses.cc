@@ -1,0 +1,214 @@
+#include "plain_tensor_uses.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../common.h"
+
+namespace devcheck::lint::detail {
+
+bool in_init(const Source& source, int method) {
+  const Scope& scope = source.scopes()[method];
+  if (scope.name == "__init__") return true;
+  for (const Call& call : source.calls()) {
+    if (call.method == scope.name && is(call.object, "identifier") &&
+        source.text(call.object) == "self" && source.scopes()[call.scope].name == "__init__" &&
+        source.scopes()[call.scope].owner_class == scope.owner_class) {
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// Whether a name that stops at byte `end` of `text` ends there (`.mask`, not
+// `.mask_id`).
+bool ends_there(std::string_view text, size_t end) {
+  return end >= text.size() ||
+         (std::isalnum(static_cast<unsigned char>(text[end])) == 0 && text[end] != '_');
+}
+
+// Whether `node` is the condition of an `if`, `elif` or `while`, or of a
+// conditional expression, past `not` and `and`/`or`: Python asks its truth.
+bool truth_value(TSNode node) {
+  for (TSNode at = node;;) {
+    const TSNode parent = ts_node_parent(at);
+    if (is(parent, "not_operator") || is(parent, "boolean_operator") ||
+        is(parent, "parenthesized_expression")) {
+      at = parent;
+      continue;
+    }
+    if (is(parent, "if_statement") || is(parent, "elif_clause") || is(parent, "while_statement")) {
+      return ts_node_eq(field(parent, "condition"), at);
+    }
+    if (is(parent, "conditional_expression")) {
+      // `a if test else b`: the test is the second named child.
+      return ts_node_named_child_count(parent) == 3 &&
+             ts_node_eq(ts_node_named_child(parent, 1), at);
+    }
+    return false;
+  }
+}
+
+bool literal(TSNode node) {
+  return is(node, "none") || is(node, "integer") || is(node, "float") || is(node, "true") ||
+         is(node, "false");
+}
+
+// The function definition around `node`, or a null node.
+TSNode function_around(TSNode node) {
+  TSNode function = ts_node_parent(node);
+  while (!ts_node_is_null(function) && !is(function, "function_definition")) {
+    function = ts_node_parent(function);
+  }
+  return function;
+}
+
+}  // namespace
+
+bool no_device_use(const Source& source, TSNode node) {
+  const TSNode function = function_around(node);
+  if (!ts_node_is_null(function) && source.text(field(function, "name")) == "get_extra_state") {
+    return true;
+  }
+  TSNode parent = ts_node_parent(node);
+  // An index into another value (`y[:, self.x]`, `y[self.x] = v`).
+  if (is(parent, "subscript") && !ts_node_eq(field(parent, "value"), node)) return true;
+  // `self.x[i][j]`: the elements are read where the tensor is.
+  TSNode top = node;
+  while (is(parent, "subscript") && ts_node_eq(field(parent, "value"), top)) {
+    top = parent;
+    parent = ts_node_parent(top);
+  }
+  if (is(parent, "attribute") && ts_node_eq(field(parent, "object"), top)) {
+    // (Not `.device`: a tensor made there is on the host too.)
+    static constexpr std::array<std::string_view, 6> kMetadata = {
+        "dtype", "shape", "requires_grad", "ndim", "is_cuda", "layout"};
+    static constexpr std::array<std::string_view, 6> kToHost = {"size",   "dim",  "numel",
+                                                                "tolist", "item", "numpy"};
+    const std::string_view name = source.text(field(parent, "attribute"));
+    if (std::find(kMetadata.begin(), kMetadata.end(), name) != kMetadata.end()) {
+      return !is(ts_node_parent(parent), "call");
+    }
+    // Filled in place with a number (`self.x.fill_(0.5)`, `.zero_()`).
+    const TSNode call = ts_node_parent(parent);
+    if ((name == "fill_" || name == "zero_") && is(call, "call")) {
+      const TSNode args = field(call, "arguments");
+      for (uint32_t i = 0, n = ts_node_named_child_count(args); i < n; ++i) {
+        TSNode arg = ts_node_named_child(args, i);
+        if (is(arg, "unary_operator")) arg = field(arg, "argument");
+        if (!literal(arg)) return false;
+      }
+      return true;
+    }
+    return std::find(kToHost.begin(), kToHost.end(), name) != kToHost.end() &&
+           is(ts_node_parent(parent), "call");
+  }
+  if (is(parent, "comparison_operator")) {
+    bool constants = true;
+    bool none = false;
+    for (uint32_t i = 0, n = ts_node_named_child_count(parent); i < n; ++i) {
+      const TSNode operand = ts_node_named_child(parent, i);
+      if (ts_node_eq(operand, top)) continue;
+      constants = constants && literal(operand);
+      none = none || is(operand, "none");
+    }
+    // `self.x is None` is a bool; `self.x[i] == 1` a tensor where x is, whose
+    // truth Python asks.
+    return constants && (none || truth_value(parent));
+  }
+  return truth_value(top);
+}
+
+bool never_used_on_a_device(const Source& source, const AttributeSet& set) {
+  const std::string_view attribute = set.name.substr(4);  // ".x"
+  const std::string_view text = source.text();
+  bool read = false;
+  for (size_t at = text.find(attribute); at != std::string_view::npos;
+       at = text.find(attribute, at + 1)) {
+    const size_t end = at + attribute.size();
+    if (!ends_there(text, end)) continue;
+    const TSNode name = ts_node_named_descendant_for_byte_range(
+        source.root(), static_cast<uint32_t>(at + 1), static_cast<uint32_t>(end));
+    const TSNode node = ts_node_parent(name);
+    if (!is(node, "attribute") || !ts_node_eq(field(node, "attribute"), name)) continue;
+    const TSNode parent = ts_node_parent(node);
+    if ((is(parent, "assignment") || is(parent, "augmented_assignment")) &&
+        ts_node_eq(field(parent, "left"), node)) {
+      if (is(parent, "augmented_assignment")) return false;  // `self.x += y` reads it
+      continue;
+    }
+    if (is(parent, "interpolation")) continue;  // formatted into a string
+    if (!no_device_use(source, node)) return false;
+    read = true;
+  }
+  if (read) return true;
+  // Never read: an output, where a method other than __init__ sets it again.
+  for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+    const Scope& scope = source.scopes()[s];
+    if (scope.kind == ScopeKind::kFunction && scope.owner_class == set.class_scope &&
+        !in_init(source, s) && scope.assigns.count(std::string(set.name)) != 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool modules_registered_one_by_one(const Source& source, const AttributeSet& set) {
+  if (!is(set.value, "list") || ts_node_named_child_count(set.value) != 0) return false;
+  const std::string_view attribute = set.name.substr(4);  // ".x"
+  const std::string_view text = source.text();
+  bool appended = false;
+  for (size_t at = text.find(attribute); at != std::string_view::npos;
+       at = text.find(attribute, at + 1)) {
+    const size_t end = at + attribute.size();
+    if (!ends_there(text, end)) continue;
+    const TSNode name = ts_node_named_descendant_for_byte_range(
+        source.root(), static_cast<uint32_t>(at + 1), static_cast<uint32_t>(end));
+    const TSNode node = ts_node_parent(name);
+    if (!is(node, "attribute") || !ts_node_eq(field(node, "attribute"), name)) continue;
+    const TSNode parent = ts_node_parent(node);
+    if (is(parent, "augmented_assignment") && ts_node_eq(field(parent, "left"), node)) {
+      return false;
+    }
+    if (is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)) {
+      if (!ts_node_eq(field(parent, "right"), set.value)) return false;
+      continue;
+    }
+    if (!is(parent, "attribute") || !ts_node_eq(field(parent, "object"), node)) continue;
+    const std::string_view method = source.text(field(parent, "attribute"));
+    if (method == "extend" || method == "insert") return false;
+    if (method != "append") continue;
+    if (source.text(node) != set.name) return false;
+    const TSNode call = ts_node_parent(parent);
+    if (!is(call, "call")) return false;
+    const std::vector<TSNode> args = source.positional(call);
+    if (args.size() != 1) return false;
+    const std::string_view module = source.text(args[0]);
+    const std::string last = std::string(set.name) + "[-1]";
+    TSNode block = call;
+    while (!ts_node_is_null(block) && !is(block, "block")) block = ts_node_parent(block);
+    if (ts_node_is_null(block)) return false;
+    const bool registered =
+        std::any_of(source.calls().begin(), source.calls().end(), [&](const Call& c) {
+          if (!within(c.node, block)) return false;
+          const std::vector<TSNode> a = source.positional(c.node);
+          if (c.method == "add_module" && source.text(c.object) == "self" && a.size() == 2) {
+            return source.text(a[1]) == module || source.text(a[1]) == last;
+          }
+          return source.text(field(c.node, "function")) == "setattr" && a.size() == 3 &&
+                 source.text(a[0]) == "self" &&
+                 (source.text(a[2]) == module || source.text(a[2]) == last);
+        });
+    if (!registered) return false;
+    appended = true;
+  }
+  return appended;
+}
+
+}  // namespace devcheck::lint::detail

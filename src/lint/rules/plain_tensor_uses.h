@@ -1,0 +1,39 @@
+#pragma once
+// DC111's judgement of how a module's plain attribute is used: whether a
+// read of it can meet a tensor on another device at all, and whether a plain
+// list of modules is registered one by one. Internal.
+
+#include "../flow/flow.h"
+#include "../syntax.h"
+
+namespace devcheck::lint::detail {
+
+// Whether `method` is __init__, or a method of its class that __init__
+// calls (`self._init_buffers()`): what it sets, __init__ sets.
+bool in_init(const Source& source, int method);
+
+// Whether the read `node` (`self.x`, an attribute) cannot meet a tensor on
+// another device: it is filled with a number in place (`.fill_(0.5)`,
+// `.zero_()`), only its metadata is read (`.dtype`, `.shape`,
+// `.requires_grad`, `.size()`, `.tolist()`; not `.device`), it is compared with None, it is
+// a truth value (`if self.x[i]:`, `if self.x[i] == 1:`), an index into
+// another tensor (`y[:, self.x]`: indexing takes host indices on any device),
+// or it is read in `get_extra_state` (state to save, not computed with).
+bool no_device_use(const Source& source, TSNode node);
+
+// Whether the plain tensor of `set` never meets a tensor where the file
+// uses it: every read of `.x` in the file (on any object) is one of
+// no_device_use's, and either there is one, or no read at all and a method
+// of the class other than __init__ (and its helpers) sets `self.x` again (an
+// output kept for the caller: `self.att_mat = att_mat.detach()`).
+bool never_used_on_a_device(const Source& source, const AttributeSet& set);
+
+// Whether the plain list `self.x = []` of `set` holds only modules each also
+// registered on the module where it is appended: every `self.x.append(m)` of
+// the file lies in a block that also calls `self.add_module(name, m)` (or
+// `self.add_module(name, self.x[-1])`, `setattr(self, name, m)`), and
+// nothing else adds to the list (`extend`, `insert`, `+=`, another set).
+// model.to(device) moves them and model.parameters() lists them.
+bool modules_registered_one_by_one(const Source& source, const AttributeSet& set);
+
+}  // namespace devcheck::lint::detail
