@@ -286,11 +286,27 @@ bool name_ends(std::string_view text, size_t end) {
          (std::isalnum(static_cast<unsigned char>(text[end])) == 0 && text[end] != '_');
 }
 
+// Whether the file calls a method named `method` (on any object), and only in
+// an __init__ or a method an __init__ calls (`self.kernel =
+// self.conv.get_kernel()` while a module is built: diffusers' DPS blur
+// operator): that method runs only while modules are built.
+bool called_only_while_built(const Source& source, std::string_view method) {
+  bool called = false;
+  for (const Call& call : source.calls()) {
+    if (call.method != method) continue;
+    if (source.scopes()[call.scope].kind != ScopeKind::kFunction || !in_init(source, call.scope)) {
+      return false;
+    }
+    called = true;
+  }
+  return called;
+}
+
 // Whether `self.x` of the set is read only while the module is built: read
-// in __init__ (or a method __init__ calls) after it is set (`self.code[i]`
-// picking each cell's operations), and nowhere else in the file (no method,
-// subclass or caller reads `.x`): model.to(device) leaving it behind meets
-// nothing.
+// in __init__ (or a method __init__ calls, or one the file calls only while
+// modules are built) after it is set (`self.code[i]` picking each cell's
+// operations), and nowhere else in the file (no method, subclass or caller
+// reads `.x`): model.to(device) leaving it behind meets nothing.
 bool read_only_while_built(const Source& source, const AttributeSet& set) {
   const std::string_view attribute = set.name.substr(4);  // ".x"
   const std::string_view text = source.text();
@@ -305,7 +321,7 @@ bool read_only_while_built(const Source& source, const AttributeSet& set) {
       for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
         const Scope& scope = source.scopes()[s];
         if (scope.kind == ScopeKind::kFunction && scope.owner_class == set.class_scope &&
-            in_init(source, s)) {
+            (in_init(source, s) || called_only_while_built(source, scope.name))) {
           init.emplace_back(ts_node_start_byte(scope.node), ts_node_end_byte(scope.node));
         }
       }

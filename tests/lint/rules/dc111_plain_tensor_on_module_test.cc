@@ -1285,5 +1285,57 @@ TEST(LintDC111, SilentOnAFlagSetByAnUnrelatedClassOfTheFile) {
             "self.register_buffer(\"zero_kernel\", ...) or nn.Parameter(...)");
 }
 
+// seed 53: a plain tensor read by a method that the file calls only while
+// modules are built (`self.kernel = self.conv.get_kernel()` in an __init__:
+// diffusers' DPS blur operator) is read only while built. A call of that
+// method in forward is found.
+TEST(LintDC111, SilentOnPlainTensorsReadByMethodsCalledOnlyWhileBuilt) {
+  const std::string blur =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Blur(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.conv = nn.Conv2d(3, 3, n, bias=False, groups=3)\n"
+      "        self.k = torch.ones(n, n) / (n * n)\n"
+      "        self.conv.weight.data.copy_(self.k)\n"
+      "    def get_kernel(self):\n"
+      "        return self.k\n"
+      "    def forward(self, x):\n"
+      "        return self.conv(x)\n"
+      "class Operator(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.blur = Blur(n)\n"
+      "        self.kernel = self.blur.get_kernel().float()\n"
+      "        self.blur.conv.weight.data.copy_(self.kernel)\n"
+      "    def forward(self, x):\n"
+      "        return self.blur(x)\n";
+  EXPECT_EQ(found(blur, "DC111"), Lines{});
+  const std::string table =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Codebook(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.codes = torch.randint(1, 8, (n,))\n"
+      "    def width(self, i):\n"
+      "        return int(self.codes[i])\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.book = Codebook(n)\n"
+      "        self.fcs = nn.ModuleList(nn.Linear(2, self.book.width(i)) for i in range(n))\n"
+      "    def forward(self, x):\n"
+      "        return [fc(x) for fc in self.fcs]\n";
+  EXPECT_EQ(found(table, "DC111"), Lines{});
+  std::string called = blur;
+  called += "    def kernel_of(self, x):\n        return x * self.blur.get_kernel()\n";
+  EXPECT_EQ(found(called, "DC111"), (Lines{"7 DC111"}));
+  EXPECT_EQ(only(called, "DC111").message,
+            "self.k holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"k\", ...) or nn.Parameter(...)");
+}
+
 }  // namespace
 }  // namespace devcheck::lint
