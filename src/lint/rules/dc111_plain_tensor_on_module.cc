@@ -6,7 +6,9 @@
 // which mixes with tensors on any device, nor one the class's own to() (or
 // cuda(), _apply()) sets again, nor one __init__ sets again as an
 // nn.Parameter on every way, nor one every read indexes on the host and moves,
-// nor one the class packs with a quantized op (a CPU-only module).
+// nor one the class packs with a quantized op (a CPU-only module), nor one
+// no read of which meets a tensor (plain_tensor_uses.h), nor a list of
+// modules each registered where it is appended.
 // And a cache: `self.x = None` in __init__, filled by another method with a
 // tensor where the inputs are, under a test that does not ask where. And a
 // host tensor in the __init__ of a plain class whose object a module keeps.
@@ -21,6 +23,7 @@
 #include "../common.h"
 #include "../flow/flow.h"
 #include "../rule.h"
+#include "../stack.h"
 #include "plain_tensor_uses.h"
 
 namespace devcheck::lint::detail {
@@ -619,8 +622,9 @@ bool read_outside(const Source& source, TSNode node, std::string_view name, TSNo
 }
 
 // The start byte of the first read of `name` (`self.x`) in `node`, or
-// UINT32_MAX.
+// UINT32_MAX; 0 (a read first) where the stack runs short.
 uint32_t first_read(const Source& source, TSNode node, std::string_view name) {
+  if (stack_nearly_exhausted()) return 0;
   if (is(node, "attribute") && source.text(node) == name) {
     const TSNode parent = ts_node_parent(node);
     return is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)
