@@ -60,6 +60,19 @@ bool literal(TSNode node) {
          is(node, "false");
 }
 
+// Whether every argument of the call `call` is a number, a bool or None
+// (`-1.0`, `dim=0`).
+bool literal_arguments(TSNode call) {
+  const TSNode args = field(call, "arguments");
+  for (uint32_t i = 0, n = ts_node_named_child_count(args); i < n; ++i) {
+    TSNode arg = ts_node_named_child(args, i);
+    if (is(arg, "keyword_argument")) arg = field(arg, "value");
+    if (is(arg, "unary_operator")) arg = field(arg, "argument");
+    if (!literal(arg)) return false;
+  }
+  return true;
+}
+
 // The function definition around `node`, or a null node.
 TSNode function_around(TSNode node) {
   TSNode function = ts_node_parent(node);
@@ -97,17 +110,21 @@ bool no_device_use(const Source& source, TSNode node) {
     }
     // Filled in place with a number (`self.x.fill_(0.5)`, `.zero_()`).
     const TSNode call = ts_node_parent(parent);
-    if ((name == "fill_" || name == "zero_") && is(call, "call")) {
-      const TSNode args = field(call, "arguments");
-      for (uint32_t i = 0, n = ts_node_named_child_count(args); i < n; ++i) {
-        TSNode arg = ts_node_named_child(args, i);
-        if (is(arg, "unary_operator")) arg = field(arg, "argument");
-        if (!literal(arg)) return false;
-      }
-      return true;
+    if ((name == "fill_" || name == "zero_") && is(call, "call")) return literal_arguments(call);
+    if (std::find(kToHost.begin(), kToHost.end(), name) != kToHost.end()) {
+      return is(ts_node_parent(parent), "call");
     }
-    return std::find(kToHost.begin(), kToHost.end(), name) != kToHost.end() &&
-           is(ts_node_parent(parent), "call");
+    // A chain of methods given only numbers that ends in a number:
+    // `self.x.sum().item()`, `self.x.max(0).tolist()`.
+    for (TSNode link = parent; is(link, "attribute");) {
+      const TSNode called = ts_node_parent(link);
+      if (!is(called, "call") || !literal_arguments(called)) return false;
+      const std::string_view method = source.text(field(link, "attribute"));
+      if (method == "item" || method == "tolist") return true;
+      link = ts_node_parent(called);
+      if (!is(link, "attribute") || !ts_node_eq(field(link, "object"), called)) return false;
+    }
+    return false;
   }
   if (is(parent, "comparison_operator")) {
     bool constants = true;

@@ -15,7 +15,8 @@ bool in_init(const Source& source, int method);
 // Whether the read `node` (`self.x`, an attribute) cannot meet a tensor on
 // another device: it is filled with a number in place (`.fill_(0.5)`,
 // `.zero_()`), only its metadata is read (`.dtype`, `.shape`,
-// `.requires_grad`, `.size()`, `.tolist()`; not `.device`), it is compared with None, it is
+// `.requires_grad`, `.size()`, `.tolist()`, a chain of methods given numbers
+// that ends in `.item()`; not `.device`), it is compared with None, it is
 // a truth value (`if self.x[i]:`, `if self.x[i] == 1:`), an index into
 // another tensor (`y[:, self.x]`: indexing takes host indices on any device),
 // or it is read in `get_extra_state` (state to save, not computed with).

@@ -1086,9 +1086,10 @@ TEST(LintDC111, SilentOnPlainTensorsHandedToAMethodThatMovesThem) {
 // MONAI's attention blocks), or read only for its metadata (`.dtype`,
 // `.shape`), compared with None, as a truth value (`if self.m[0][d]:`), as
 // an index into another tensor (`lprobs[:, self.m] = -inf`: fairseq's
-// suppressed tokens), filled with a number, or in get_extra_state. A read as
-// an operand, or of `.device` (what is made there is on the host too), is
-// found.
+// suppressed tokens), filled with a number, reduced to a number
+// (`.sum(dim=0).item()`), or in get_extra_state. A read as an operand, of
+// `.device` (what is made there is on the host too), or reduced with a
+// tensor is found.
 TEST(LintDC111, SilentOnPlainTensorsNoReadOfWhichMeetsATensor) {
   const std::string output =
       "import torch\n"
@@ -1127,6 +1128,7 @@ TEST(LintDC111, SilentOnPlainTensorsNoReadOfWhichMeetsATensor) {
       "        return lprobs\n"
       "    def reset(self):\n"
       "        self.stats.zero_()\n"
+      "        return self.stats.sum(dim=0).item()\n"
       "    def get_extra_state(self):\n"
       "        return {'stats': self.stats.clone(), 'code': self.code}\n"
       "def test_dtype():\n"
@@ -1143,6 +1145,9 @@ TEST(LintDC111, SilentOnPlainTensorsNoReadOfWhichMeetsATensor) {
   std::string device = reads;
   device += "    def fresh(self):\n        return torch.zeros(2, device=self.stats.device)\n";
   EXPECT_EQ(found(device, "DC111"), (Lines{"11 DC111"}));
+  std::string summed = reads;
+  summed += "    def total(self, x):\n        return self.stats.sum(x).item()\n";
+  EXPECT_EQ(found(summed, "DC111"), (Lines{"11 DC111"}));
 }
 
 // seed 53: a tensor indexed by an index that type_as(self.x) takes to its
