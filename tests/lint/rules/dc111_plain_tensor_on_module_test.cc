@@ -1342,5 +1342,66 @@ TEST(LintDC111, SilentOnPlainTensorsReadByMethodsCalledOnlyWhileBuilt) {
             "self.register_buffer(\"k\", ...) or nn.Parameter(...)");
 }
 
+// seed 53: a read on the `else` way of `x.to(device) if device is not None
+// else self.x`, where every call of the file gives the method (through
+// another method's parameter, or to the module's forward through the
+// attribute that holds it) a device, never runs (diffusers' Qwen-Image and
+// NucleusMoE rotary embeddings); `torch.angle(self.x).to(device)` is moved.
+// A call that gives no device, or None, leaves the way open: found.
+TEST(LintDC111, SilentOnAReadOnAWayNoCallOfTheFileTakes) {
+  const std::string rope =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Rope(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.freqs = torch.polar(torch.ones(n, 8), torch.randn(n, 8))\n"
+      "    def _freqs(self, n, device=None):\n"
+      "        freqs = self.freqs.to(device) if device is not None else self.freqs\n"
+      "        return freqs[:n]\n"
+      "    def forward(self, n, device=None):\n"
+      "        return self._freqs(n, device)\n"
+      "class Transformer(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.pos_embed = Rope(64)\n"
+      "        self.proj = nn.Linear(8, 8)\n"
+      "    def forward(self, x):\n"
+      "        rot = self.pos_embed(x.shape[1], device=x.device)\n"
+      "        return self.proj(x) * rot.real\n";
+  EXPECT_EQ(found(rope, "DC111"), Lines{});
+  const std::string angles =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Rope3d(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.pos = torch.polar(torch.ones(n, 8), torch.randn(n, 8))\n"
+      "    def _on(self, device):\n"
+      "        if device.type == 'neuron':\n"
+      "            return torch.angle(self.pos).to(device)\n"
+      "        return self.pos.to(device)\n"
+      "    def forward(self, n, device=None):\n"
+      "        pos = self._on(device) if device is not None else (self.pos,)\n"
+      "        return pos[:n]\n"
+      "class Model(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.rope = Rope3d(32)\n"
+      "    def forward(self, x):\n"
+      "        dev = x.device\n"
+      "        return x * self.rope(4, dev).real\n";
+  EXPECT_EQ(found(angles, "DC111"), Lines{});
+  std::string bare = rope;
+  bare += "    def sample(self, x):\n        return x * self.pos_embed(x.shape[1]).real\n";
+  EXPECT_EQ(found(bare, "DC111"), (Lines{"6 DC111"}));
+  EXPECT_EQ(only(bare, "DC111").message,
+            "self.freqs holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"freqs\", ...) or nn.Parameter(...)");
+  std::string none = angles;
+  none += "    def host(self):\n        return self.rope(4, None)\n";
+  EXPECT_EQ(found(none, "DC111"), (Lines{"6 DC111"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
