@@ -951,6 +951,27 @@ void plain_object_on_module(const RuleContext& c,
   }
 }
 
+// Whether the plain tensor of `set` is one the file's calls give the
+// constructor made on a device (`Holder(torch.empty(n, device=x.device))`),
+// and every construction of the class in the file lies in a method that is
+// not an __init__ nor one it calls (a per-call object, made where the inputs
+// are, which no model.to() reaches: speechbrain's AlivedHypotheses).
+bool made_per_call_on_a_device(const Source& source, const AttributeSet& set) {
+  if (!set.v.passed || (set.v.place != Place::kDevice && set.v.place != Place::kModuleDevice)) {
+    return false;
+  }
+  const std::string& cls = source.scopes()[set.class_scope].name;
+  bool made = false;
+  for (const Call& call : source.calls()) {
+    if (source.text(field(call.node, "function")) != cls) continue;
+    if (source.scopes()[call.scope].kind != ScopeKind::kFunction || in_init(source, call.scope)) {
+      return false;
+    }
+    made = true;
+  }
+  return made;
+}
+
 void check(const RuleContext& c) {
   std::vector<std::pair<int, std::string_view>> overrides;
   for (const AttributeSet& set : c.flow.attributes()) {
@@ -976,7 +997,7 @@ void check(const RuleContext& c) {
     // A 0-dim tensor (`torch.tensor(1)`) mixes with tensors on any device.
     if (set.v.kind == Kind::kTensor && !set.v.registered && !set.v.scalar) {
       if (moved_at_each_use(c.source, set) || never_used_on_a_device(c.source, set) ||
-          moved_by_own_to(overrides, set) ||
+          made_per_call_on_a_device(c.source, set) || moved_by_own_to(overrides, set) ||
           registered_by_class(c.source, set.class_scope, attribute, set.value) ||
           registered_later(c.source, c.flow.attributes(), set) ||
           packed_by_quantized_op(c.source, set.class_scope, set.name) ||

@@ -1403,5 +1403,59 @@ TEST(LintDC111, SilentOnAReadOnAWayNoCallOfTheFileTakes) {
   EXPECT_EQ(found(none, "DC111"), (Lines{"6 DC111"}));
 }
 
+// seed 53: a module the file makes only per call, in methods (not in an
+// __init__), from tensors made on a device (`Hypotheses(torch.empty(n,
+// device=self.device))`: speechbrain's AlivedHypotheses), holds them where
+// the inputs are; no model.to() reaches it. Made on the host, or kept by a
+// module's __init__, it is found.
+TEST(LintDC111, SilentOnAModuleMadePerCallFromTensorsOnADevice) {
+  const std::string hypotheses =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Hypotheses(nn.Module):\n"
+      "    def __init__(self, seq, scores):\n"
+      "        super().__init__()\n"
+      "        self.seq = seq\n"
+      "        self.scores = scores\n"
+      "    def __getitem__(self, i):\n"
+      "        return self.seq[i], self.scores[i]\n"
+      "class Searcher(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.n = n\n"
+      "    def init_hypotheses(self):\n"
+      "        return Hypotheses(seq=torch.empty(self.n, 0, device=self.device).long(),\n"
+      "                          scores=torch.zeros(self.n, device=self.device))\n"
+      "    def forward(self, enc):\n"
+      "        self.device = enc.device\n"
+      "        h = self.init_hypotheses()\n"
+      "        return enc + h.scores.sum()\n";
+  EXPECT_EQ(found(hypotheses, "DC111"), Lines{});
+  const std::string state =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class State(nn.Module):\n"
+      "    def __init__(self, h):\n"
+      "        super().__init__()\n"
+      "        self.h = h\n"
+      "def run(model, x):\n"
+      "    s = State(torch.zeros(4, device=x.device))\n"
+      "    return model(x) + s.h\n";
+  EXPECT_EQ(found(state, "DC111"), Lines{});
+  std::string host = state;
+  host.replace(host.find(", device=x.device"), 17, "");
+  EXPECT_EQ(found(host, "DC111"), (Lines{"6 DC111"}));
+  EXPECT_EQ(only(host, "DC111").message,
+            "self.h holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"h\", ...) or nn.Parameter(...)");
+  std::string kept = state;
+  kept +=
+      "class Net(nn.Module):\n"
+      "    def __init__(self, device):\n"
+      "        super().__init__()\n"
+      "        self.state = State(torch.zeros(4, device=device))\n";
+  EXPECT_EQ(found(kept, "DC111"), (Lines{"6 DC111"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
