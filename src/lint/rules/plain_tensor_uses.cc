@@ -5,6 +5,7 @@
 #include <cctype>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../common.h"
@@ -80,6 +81,96 @@ TSNode function_around(TSNode node) {
     function = ts_node_parent(function);
   }
   return function;
+}
+
+// Whether the function definition `function` has a parameter `name`.
+bool has_parameter(const Source& source, TSNode function, std::string_view name) {
+  const TSNode parameters = field(function, "parameters");
+  for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
+    TSNode p = ts_node_named_child(parameters, i);
+    if (!is(p, "identifier")) {
+      p = is(p, "typed_parameter") ? ts_node_named_child(p, 0) : field(p, "name");
+    }
+    if (is(p, "identifier") && source.text(p) == name) return true;
+  }
+  return false;
+}
+
+// Whether every call of the function of scope `function` in the file gives
+// its parameter `parameter` a value other than None: by keyword, by position,
+// or the caller's own parameter that every call of it gives one (`depth`
+// callers up). A method is called on `self` in its class (`self._f(...)`);
+// `forward`, as the module an attribute of a class of the file holds
+// (`self.pos_embed = Rope(...)`, then `self.pos_embed(x, device=d)`). A
+// function no call of the file reaches may be given None.
+bool always_given(const Source& source, int function, std::string_view parameter, int depth) {
+  if (depth > 3) return false;
+  const Scope& scope = source.scopes()[function];
+  if (scope.owner_class < 0) return false;
+  const std::string& cls = source.scopes()[scope.owner_class].name;
+  // The parameter's position among the arguments a call passes (after `self`).
+  const TSNode parameters = field(scope.node, "parameters");
+  int position = -1;
+  for (uint32_t i = 1, n = ts_node_named_child_count(parameters); i < n; ++i) {
+    TSNode p = ts_node_named_child(parameters, i);
+    if (!is(p, "identifier")) {
+      p = is(p, "typed_parameter") ? ts_node_named_child(p, 0) : field(p, "name");
+    }
+    if (is(p, "identifier") && source.text(p) == parameter) position = static_cast<int>(i) - 1;
+    if (!is(p, "identifier")) break;
+  }
+  // The attributes that hold a module of this class (`self.pos_embed`).
+  std::vector<std::pair<std::string, int>> holders;
+  if (scope.name == "forward") {
+    for (const Scope& other : source.scopes()) {
+      for (const auto& [target, values] : other.assigns) {
+        if (target.rfind("self.", 0) != 0) continue;
+        for (const TSNode value : values) {
+          if (is(value, "call") && source.text(field(value, "function")) == cls) {
+            holders.emplace_back(target, other.owner_class);
+          }
+        }
+      }
+    }
+  }
+  bool called = false;
+  for (const Call& call : source.calls()) {
+    const std::string_view function_text = source.text(field(call.node, "function"));
+    const int caller_class = source.scopes()[call.scope].owner_class;
+    const bool method_call = call.method == scope.name && source.text(call.object) == "self" &&
+                             caller_class == scope.owner_class;
+    const bool module_call =
+        std::any_of(holders.begin(), holders.end(), [&](const std::pair<std::string, int>& h) {
+          return function_text == h.first && caller_class == h.second;
+        });
+    if (!method_call && !module_call) continue;
+    TSNode value = source.keyword(call.node, parameter);
+    if (ts_node_is_null(value)) {
+      const std::vector<TSNode> args = source.positional(call.node);
+      if (position < 0 || position >= static_cast<int>(args.size())) return false;
+      value = args[position];
+    }
+    if (is(value, "none")) return false;
+    if (is(value, "identifier")) {
+      // The caller's parameter, as it came in: its callers must give it; a
+      // name set in the caller must never be set to None.
+      const Scope& caller = source.scopes()[call.scope];
+      const std::string given(source.text(value));
+      const auto sets = caller.assigns.find(given);
+      if (sets != caller.assigns.end()) {
+        if (std::any_of(sets->second.begin(), sets->second.end(),
+                        [](TSNode v) { return is(v, "none"); })) {
+          return false;
+        }
+      } else if (caller.kind != ScopeKind::kFunction ||
+                 (has_parameter(source, caller.node, given) &&
+                  !always_given(source, call.scope, given, depth + 1))) {
+        return false;
+      }
+    }
+    called = true;
+  }
+  return called;
 }
 
 }  // namespace
@@ -226,6 +317,43 @@ bool modules_registered_one_by_one(const Source& source, const AttributeSet& set
     appended = true;
   }
   return appended;
+}
+
+// Whether the read `node` lies on the `else` way of `... if d is not None
+// else ...` (in a tuple there too), `d` a parameter of the function around it
+// that every call of the file gives a value (always_given): that way never
+// runs.
+bool on_a_way_never_taken(const Source& source, TSNode node) {
+  TSNode at = node;
+  TSNode parent = ts_node_parent(at);
+  while (is(parent, "tuple") || is(parent, "parenthesized_expression")) {
+    at = parent;
+    parent = ts_node_parent(at);
+  }
+  if (!is(parent, "conditional_expression") || ts_node_named_child_count(parent) != 3 ||
+      !ts_node_eq(ts_node_named_child(parent, 2), at)) {
+    return false;
+  }
+  const TSNode test = ts_node_named_child(parent, 1);
+  const std::string_view text = source.text(test);
+  const std::string_view suffix = " is not None";
+  if (!is(test, "comparison_operator") || text.size() <= suffix.size() ||
+      text.substr(text.size() - suffix.size()) != suffix) {
+    return false;
+  }
+  const TSNode tested = ts_node_named_child(test, 0);
+  if (!is(tested, "identifier")) return false;
+  TSNode function = parent;
+  while (!ts_node_is_null(function) && !is(function, "function_definition")) {
+    function = ts_node_parent(function);
+  }
+  for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+    const Scope& scope = source.scopes()[s];
+    if (scope.kind != ScopeKind::kFunction || !ts_node_eq(scope.node, function)) continue;
+    return scope.assigns.count(std::string(source.text(tested))) == 0 &&
+           always_given(source, s, source.text(tested), 0);
+  }
+  return false;
 }
 
 }  // namespace devcheck::lint::detail

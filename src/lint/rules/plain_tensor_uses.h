@@ -37,4 +37,12 @@ bool never_used_on_a_device(const Source& source, const AttributeSet& set);
 // model.to(device) moves them and model.parameters() lists them.
 bool modules_registered_one_by_one(const Source& source, const AttributeSet& set);
 
+// Whether the read `node` lies on the `else` way of `... if d is not None
+// else ...` (in a tuple there too), `d` a parameter of the function around it
+// that every call of the file gives a value other than None (by keyword, by
+// position, or as a parameter of the caller its own calls give one; a
+// module's `forward` through the attribute of a class of the file that holds
+// it, `self.pos_embed(n, device=x.device)`): that way never runs.
+bool on_a_way_never_taken(const Source& source, TSNode node);
+
 }  // namespace devcheck::lint::detail
