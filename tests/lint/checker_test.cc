@@ -59,7 +59,7 @@ TEST(LintChecker, SurvivesBinaryAndDeeplyNestedInput) {
 }
 
 // Expressions nested a hundred thousand deep where the rules read them (an
-// `if` test, torch.load's path, a device variable): the
+// `if` test, torch.load's path, a module's forward, a device variable): the
 // rules and the flow stop where the stack runs short (src/lint/stack.h)
 // rather than overflow it, and what lies outside is still checked. (Before,
 // each of these crashed devcheck lint; an `or` chain and a sum are valid
@@ -82,6 +82,10 @@ TEST(LintChecker, ChecksFilesNestedDeeperThanTheStack) {
            "import torch\nif " + ors + ":\n    d = 1\nelse:\n    d = torch.device('cuda')\n",
            "import torch\nm = torch.load(" + ands + ")\n",
            "import torch\nm = torch.load(" + sum + ")\n",
+           "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n"
+           "        super().__init__()\n        self.t = torch.zeros(1)\n"
+           "    def forward(self, x):\n        return x + self.t + (" +
+               ands + ")\n",
            "import torch\ndevice = " + negated + "\nx = torch.zeros(1).cuda()\n",
        }) {
     std::vector<Finding> findings;
