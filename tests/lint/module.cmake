@@ -40,6 +40,13 @@ add_test(NAME lint.TorchTreeLintsWithoutCrashOrHang
 set_tests_properties(lint.TorchTreeLintsWithoutCrashOrHang PROPERTIES
   TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS lint)
 
+# Files nested or chained deeper than any stack, where the flow and the rules
+# read (stress.py): linted without a crash or a hang.
+add_test(NAME lint.DeepAndLongFilesLintWithoutCrashOrHang
+  COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/stress.py $<TARGET_FILE:devcheck_cli>)
+set_tests_properties(lint.DeepAndLongFilesLintWithoutCrashOrHang PROPERTIES
+  TIMEOUT 300 LABELS lint)
+
 # Public PyTorch code (scripts/fetch-lint-corpus.sh puts it in the cache):
 # torchvision's source with its training scripts, skorch, torchaudio. Each
 # is linted under a time limit; skipped when not fetched.
