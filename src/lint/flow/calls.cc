@@ -469,10 +469,25 @@ Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& fram
   const Arg* pin = keyword_arg(args, "pin_memory");
   v.pinned = pin != nullptr && source_.text(pin->node) == "True";
   const TSNode first = positional.empty() ? TSNode{} : positional[0];
+  // `torch.normal(mean, std)` without a size draws where its tensors are
+  // (`torch.normal(torch.zeros_like(x), torch.ones_like(x))` is on x's
+  // device): a torch function of them, not a factory.
+  if (qualified == "torch.normal" && positional.size() < 3 &&
+      keyword_arg(args, "size") == nullptr) {
+    return eval_torch_function(call, qualified, args, frame);
+  }
   if (qualified == "torch.tensor") {
     // A number (or what may be one) makes a 0-dim tensor, which mixes with
     // any device; data makes a tensor of its size.
     const Value data = args.empty() ? Value{} : args[0].value;
+    // A tensor's copy is made on its device (without device=).
+    if (data.kind == Kind::kTensor &&
+        (data.place == Place::kDevice || data.place == Place::kModuleDevice) &&
+        keyword_arg(args, "device") == nullptr) {
+      v.place = data.place;
+      v.scalar = data.scalar;
+      return v;
+    }
     // A host tensor (a batch's labels) is copied whole, on the host.
     const bool sized = is(first, "list") || is(first, "tuple") || is(first, "list_comprehension") ||
                        data.kind == Kind::kArray || data.kind == Kind::kList || host_tensor(data);
@@ -480,6 +495,11 @@ Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& fram
     if (data.kind == Kind::kArray) v.origin = Origin::kNumpy;
   } else if (is(first, "tuple") && ts_node_named_child_count(first) == 0) {
     v.scalar = true;
+  } else if (const Arg* size = keyword_arg(args, "size")) {
+    // `torch.randint(0, 5, size=(1,))`: the size, as if given last.
+    std::vector<TSNode> sized = positional;
+    sized.push_back(size->node);
+    factory_shape(source_, qualified, sized, v);
   } else {
     factory_shape(source_, qualified, positional, v);
   }

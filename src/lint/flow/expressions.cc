@@ -158,23 +158,13 @@ bool FlowRun::device_choice(std::string_view name, int scope) const {
   return false;
 }
 
-// Whether `self.x` (`name`) of a class is the host because __init__ keeps in
-// it a parameter that defaults to "cpu" (`def __init__(self, device="cpu"):
-// self.device = device`) and the file makes the class, never passing it.
-bool FlowRun::default_host(int class_scope, std::string_view name) const {
-  for (const auto& [cls, attribute, host] : default_hosts_) {
-    if (cls == class_scope && attribute == name) return host;
-  }
-  bool host = false;
+// Whether `parameter` of the __init__ of a class (its scope) defaults to
+// "cpu" (`def __init__(self, device="cpu")`) and the file makes the class,
+// never passing it: in __init__ it is the host.
+bool FlowRun::default_host_parameter(int class_scope, std::string_view parameter) const {
   const std::vector<Scope>& scopes = source_.scopes();
   for (const Scope& init : scopes) {
     if (init.owner_class != class_scope || init.name != "__init__") continue;
-    const auto assigns = init.assigns.find(std::string(name));
-    if (assigns == init.assigns.end() || assigns->second.size() != 1 ||
-        !is(assigns->second[0], "identifier")) {
-      break;
-    }
-    const std::string_view parameter = source_.text(assigns->second[0]);
     const TSNode parameters = field(init.node, fields().parameters);
     int position = -1;  // among the parameters after self
     bool cpu = false;
@@ -185,7 +175,7 @@ bool FlowRun::default_host(int class_scope, std::string_view name) const {
       position = static_cast<int>(i) - 1;
       cpu = is_cpu_string(string_value(source_, field(p, fields().value)));
     }
-    if (!cpu || position < 0) break;
+    if (!cpu || position < 0) return false;
     const std::string_view cls = scopes[class_scope].name;
     bool made = false;
     bool passed = false;
@@ -200,7 +190,26 @@ bool FlowRun::default_host(int class_scope, std::string_view name) const {
       }
       passed = passed || static_cast<int>(source_.positional(call.node).size()) > position;
     }
-    host = made && !passed;
+    return made && !passed;
+  }
+  return false;
+}
+
+// Whether `self.x` (`name`) of a class is the host because __init__ keeps in
+// it a parameter that defaults to "cpu" (`def __init__(self, device="cpu"):
+// self.device = device`) and the file makes the class, never passing it.
+bool FlowRun::default_host(int class_scope, std::string_view name) const {
+  for (const auto& [cls, attribute, host] : default_hosts_) {
+    if (cls == class_scope && attribute == name) return host;
+  }
+  bool host = false;
+  for (const Scope& init : source_.scopes()) {
+    if (init.owner_class != class_scope || init.name != "__init__") continue;
+    const auto assigns = init.assigns.find(std::string(name));
+    if (assigns != init.assigns.end() && assigns->second.size() == 1 &&
+        is(assigns->second[0], "identifier")) {
+      host = default_host_parameter(class_scope, source_.text(assigns->second[0]));
+    }
     break;
   }
   default_hosts_.emplace_back(class_scope, name, host);
@@ -261,6 +270,12 @@ Place FlowRun::device_of(TSNode target, Frame& frame) {
     }
     const Value v = lookup(name, frame);
     if (v.kind == Kind::kTensor) return v.place;
+    // `__init__`'s own parameter defaulting to "cpu" that no construction
+    // passes (`.to(device)` of `def __init__(self, device="cpu")`): the host.
+    if (v.parameter && frame.owner_class >= 0 && source_.scopes()[frame.scope].name == "__init__" &&
+        default_host_parameter(frame.owner_class, name)) {
+      return Place::kHost;
+    }
     // The device a test of torch's device-generic suite is given, where the
     // test runs on the CPU only (`@onlyCPU`).
     if (v.parameter && frame.scope > 0 && (decorators(frame.scope) & kOnlyCpu) != 0) {

@@ -115,11 +115,13 @@ struct Value {
   // scope.
   int function = -1;
   // For lists (and module containers): what their elements are (all alike,
-  // else unknown), how a host element got there and where it was made, and
-  // the class of this file its modules are.
+  // else unknown), how a host element got there and where it was made,
+  // whether they are 0-dim, and the class of this file its modules are.
   Kind element = Kind::kUnknown;
   Place element_place = Place::kUnknown;
   Origin element_origin = Origin::kNone;
+  // Its elements are 0-dim tensors (`(shift[0],)`): they mix with any device.
+  bool element_scalar = false;
   TSNode element_made{};
   int element_cls = -1;
 };

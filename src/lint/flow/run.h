@@ -319,6 +319,7 @@ class FlowRun {
   std::optional<Value> module_tensor(TSNode iterated, Frame& frame);
   bool device_choice(std::string_view name, int scope) const;
   bool default_host(int class_scope, std::string_view name) const;
+  bool default_host_parameter(int class_scope, std::string_view parameter) const;
   mutable std::vector<std::tuple<int, std::string_view, bool>> default_hosts_;
   std::vector<Value> eval_elements(TSNode node, std::size_t count, Frame& frame);
   Value element_of(const Value& iterable, TSNode node, Frame& frame);

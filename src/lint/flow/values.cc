@@ -12,7 +12,8 @@ bool same(const Value& a, const Value& b) {
   return a.kind == b.kind && a.place == b.place && a.origin == b.origin &&
          ts_node_eq(a.made, b.made) && a.element == b.element &&
          a.element_place == b.element_place && a.element_origin == b.element_origin &&
-         a.element_cls == b.element_cls && a.cls == b.cls && a.function == b.function;
+         a.element_scalar == b.element_scalar && a.element_cls == b.element_cls && a.cls == b.cls &&
+         a.function == b.function;
 }
 
 }  // namespace
@@ -70,6 +71,7 @@ Value element_value(const Value& list) {
   e.place = list.element_place;
   e.origin = list.element_origin;
   e.made = list.element_made;
+  e.scalar = list.element_scalar && list.element == Kind::kTensor;
   e.cls = list.element_cls;
   return e;
 }
@@ -79,6 +81,7 @@ void set_element(Value& list, const Value& element) {
   list.element_place = element.place;
   list.element_origin = element.origin;
   list.element_made = element.made;
+  list.element_scalar = element.kind == Kind::kTensor && element.scalar;
   list.element_cls = element.cls;
 }
 

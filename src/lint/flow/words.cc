@@ -107,10 +107,20 @@ void factory_shape(const Source& source, std::string_view q, const std::vector<T
     v.one_dim = true;
     return;
   }
-  if (!among(q, kSized) || positional.empty()) return;
-  // The sizes: `torch.rand(1, 1)` or `torch.rand((1, 1))`; only integer
-  // literals tell the shape.
-  std::vector<TSNode> sizes = positional;
+  // The sizes: `torch.rand(1, 1)` or `torch.rand((1, 1))`; randint's and
+  // full's only as a sequence, randint's last (`torch.randint(lo, hi, (1,))`,
+  // `torch.randint(hi, (1,))`), full's first (`torch.full((1,), v)`).
+  std::vector<TSNode> sizes;
+  if (q == "torch.randint" || q == "torch.full") {
+    if (positional.size() < 2) return;
+    sizes.push_back(q == "torch.full" ? positional.front() : positional.back());
+    if (!is(sizes[0], "tuple") && !is(sizes[0], "list")) return;
+  } else if (among(q, kSized) && !positional.empty()) {
+    sizes = positional;
+  } else {
+    return;
+  }
+  // Only integer literals tell the shape.
   if (sizes.size() == 1 && (is(sizes[0], "tuple") || is(sizes[0], "list"))) {
     const TSNode seq = sizes[0];
     sizes.clear();

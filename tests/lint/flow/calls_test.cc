@@ -680,6 +680,32 @@ TEST(LintFlowCalls, ATensorDatasetIsWhereItsTensorsAre) {
   EXPECT_EQ(f.flow.loaders()[2].dataset.place, Place::kDevice);
 }
 
+// `torch.normal(mean, std)` of tensors, without a size, draws where they
+// are (speechbrain's SEGAN, seed 53), and `torch.tensor(t)` of a tensor on a
+// device copies it there: neither is a factory on the host. With a size,
+// normal is one; a tensor on the host copied so stays there.
+TEST(LintFlowCalls, ANormalOfTensorsAndATensorsCopyAreWhereTheirTensorsAre) {
+  const Flowed noise(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Noisy(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        z = torch.normal(torch.zeros_like(x), torch.ones_like(x))\n"
+      "        c = torch.normal(mean=x, std=0.1)\n"
+      "        w = torch.normal(0.0, 1.0, size=(4, 4))\n"
+      "        return x + z + c + w\n");
+  EXPECT_EQ(meetings(noise), (Lines{"8 factory@7 meets module"}));
+  const Flowed copy(
+      "import torch\n"
+      "def f(x, y):\n"
+      "    x = x.cuda()\n"
+      "    a = torch.tensor(x, dtype=torch.float)\n"
+      "    b = torch.tensor(torch.rand(3))\n"
+      "    c = torch.normal(torch.zeros(3), 1.0)\n"
+      "    return x + a, x + b, x + c\n");
+  EXPECT_EQ(meetings(copy), (Lines{"7 factory@5 meets device", "7 factory@6 meets device"}));
+}
+
 }  // namespace
 // A sparse tensor made without device= is where its indices and values
 // are: a host one only when they are host tensors.

@@ -73,6 +73,37 @@ TEST(LintFlowElements, ElementsOfAOneDimTensorAndASqueezedOneElementAreZeroDim) 
                                        "10 factory@10 meets device"}));
 }
 
+// randint's size is its last argument and full's its first, both a
+// sequence (`torch.randint(lo, hi, (1,))`): of one integer, the tensor is
+// 1-D and its elements are 0-dim, also inside a tuple given as a keyword
+// (`shifts=(s[0],)`, read as numbers). Of two, or a row of a 2-D one, they
+// still meet the device (speechbrain's rand_shift, seed 53).
+TEST(LintFlowElements, RandintsAndFullsSizeSequenceTellsTheirShape) {
+  const Flowed shift(
+      "import torch\n"
+      "def shift(x):\n"
+      "    x = x.cuda()\n"
+      "    s = torch.randint(0, 5, (1,))\n"
+      "    y = torch.roll(x, shifts=(s[0],), dims=1)\n"
+      "    w = torch.randint(8, [1])[0] + 1\n"
+      "    z = x * w + x * torch.full((3,), 2.0)[1]\n"
+      "    bad = torch.roll(x, shifts=(torch.randint(0, 5, (2, 1))[0],), dims=1)\n"
+      "    wide = x * torch.randint(0, 5, (2,))\n"
+      "    return y + z\n");
+  EXPECT_EQ(meetings(shift), (Lines{"8 factory@8 meets device", "9 factory@9 meets device"}));
+  const Flowed warp(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import torch.nn.functional as F\n"
+      "class Warp(nn.Module):\n"
+      "    def forward(self, spec):\n"
+      "        c = torch.randint(2, 10, (1,))[0]\n"
+      "        left = F.interpolate(spec[:, :, :c], (c, spec.shape[3]))\n"
+      "        n = torch.randint(2, 10, size=(1,))\n"
+      "        return left + F.interpolate(spec, (n[0], 4)) * torch.full([2], 1.0)\n");
+  EXPECT_EQ(meetings(warp), (Lines{"9 factory@9 meets module"}));
+}
+
 // A host mask compared with a number (`causal(n) == 0`) is still the
 // factory's, and meets the device tensor it masks; two indices of an input
 // of forward (`lengths[:, None]`) take apart a tensor on the module's

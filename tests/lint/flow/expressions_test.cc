@@ -209,6 +209,49 @@ TEST(LintFlowEval, ADeviceParameterDefaultingToCpuThatNoCallPassesIsTheHost) {
   EXPECT_EQ(meetings(Flowed(loss)), (Lines{}));
 }
 
+// In `__init__`, the parameter itself (`nn.Linear(5, 4).to(device)` of
+// `def __init__(self, device="cpu")`) is the host too when no construction
+// passes it (diffusers' DiffusionPolicy, seed 53); passed, it is the device.
+TEST(LintFlowEval, AnInitsOwnParameterDefaultingToCpuThatNoCallPassesIsTheHost) {
+  const std::string policy =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Policy:\n"
+      "    def __init__(self, state_dim=5, device='cpu'):\n"
+      "        self.device = device\n"
+      "        self.enc = nn.Linear(state_dim, 4).to(device)\n"
+      "    def predict(self, obs):\n"
+      "        obs = obs.to(self.device)\n"
+      "        return self.enc(obs)\n";
+  const std::string call = "p = Policy()\np.predict(torch.tensor([[1.0, 2.0, 3.0, 4.0, 5.0]]))\n";
+  EXPECT_EQ(meetings(Flowed(policy + call)), (Lines{}));
+  const Flowed module(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Head:\n"
+      "    def __init__(self, target='cpu'):\n"
+      "        self.net = nn.Sequential(nn.Linear(3, 3)).to(target)\n"
+      "    def __call__(self, x):\n"
+      "        return self.net(x)\n"
+      "h = Head()\n"
+      "h(torch.ones(2, 3))\n");
+  EXPECT_EQ(meetings(module), (Lines{}));
+  // Without the move of obs, the layer's place decides: the host where the
+  // device is not passed, the device where it is.
+  const std::string unmoved =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Policy:\n"
+      "    def __init__(self, device='cpu'):\n"
+      "        self.enc = nn.Linear(5, 4).to(device)\n"
+      "    def predict(self, obs):\n"
+      "        return self.enc(obs)\n";
+  const std::string obs = "p.predict(torch.tensor([[1.0, 2.0, 3.0, 4.0, 5.0]]))\n";
+  EXPECT_EQ(meetings(Flowed(unmoved + "p = Policy()\n" + obs)), (Lines{}));
+  EXPECT_EQ(meetings(Flowed(unmoved + "p = Policy(device='cuda')\n" + obs)),
+            (Lines{"7 factory@9 meets device"}));
+}
+
 // `device = t.device` of a tensor known on the host is the host, whatever the
 // name says (allennlp's bias metrics: `prob = torch.zeros(n).to(device)`
 // beside the counts it was taken from); of a tensor whose place is not known

@@ -880,4 +880,105 @@ TEST(LintDC101, SilentOnHostTargetsOfACtcLoss) {
             "(e.g. device=x.device)");
 }
 
+// An element of a randint of one draw (`torch.randint(lo, hi, (1,))[0]`) is
+// 0-dim: read as a number (`shifts=(r[0],)`, a size) it mixes with any
+// device (speechbrain's rand_shift and SpectrogramDrop's warp, seed 53). A
+// draw of two meets the device whole.
+TEST(LintDC101, SilentOnTheElementOfARandintOfOneDraw) {
+  const std::string recipe =
+      "import torch\n"
+      "class Brain:\n"
+      "    def add_shift(self, targets):\n"
+      "        targets = targets.to('cuda')\n"
+      "        for i in range(targets.shape[-1]):\n"
+      "            r = torch.randint(-5, 5, (1,))\n"
+      "            targets[i] = torch.roll(targets[i], shifts=(r[0],), dims=1)\n"
+      "        return targets\n";
+  EXPECT_EQ(found(recipe, "DC101"), (Lines{}));
+  const std::string warp =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import torch.nn.functional as F\n"
+      "class Warp(nn.Module):\n"
+      "    def forward(self, spec):\n"
+      "        c = torch.randint(4, spec.shape[2] - 4, size=(1,))[0]\n"
+      "        w = torch.randint(c - 4, c + 4, (1,))[0] + 1\n"
+      "        left = F.interpolate(spec[:, :, :c], (w, spec.shape[3]))\n"
+      "        return torch.cat([left, spec[:, :, c:]], dim=2)\n";
+  EXPECT_EQ(found(warp, "DC101"), (Lines{}));
+  const std::string two =
+      "import torch\n"
+      "def add_shift(targets):\n"
+      "    targets = targets.to('cuda')\n"
+      "    r = torch.randint(-5, 5, (2,))\n"
+      "    return targets + r\n";
+  EXPECT_EQ(only(two, "DC101").message,
+            "torch.randint(...) without device= makes a tensor on the CPU, and line 5 (in "
+            "'add_shift') uses it with tensors on a device: a device mismatch there; pass device= "
+            "(e.g. device=x.device)");
+}
+
+// `torch.normal(mean, std)` of tensors draws where they are, and
+// `torch.tensor(t)` of a device tensor copies it there (speechbrain's SEGAN,
+// seed 53); a normal given a size is a factory, found as one.
+TEST(LintDC101, SilentOnANormalOfTensorsAndACopyOfADeviceTensor) {
+  const std::string segan =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Generator(nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        z = torch.normal(torch.zeros_like(x), torch.ones_like(x))\n"
+      "        return torch.cat((x, z), dim=1)\n";
+  EXPECT_EQ(found(segan, "DC101"), (Lines{}));
+  const std::string copy =
+      "import torch\n"
+      "def jitter(x, sigma):\n"
+      "    x = x.cuda()\n"
+      "    base = torch.tensor(x, dtype=torch.float32)\n"
+      "    return base + torch.normal(mean=base, std=sigma)\n";
+  EXPECT_EQ(found(copy, "DC101"), (Lines{}));
+  const std::string sized =
+      "import torch\n"
+      "def jitter(x):\n"
+      "    x = x.cuda()\n"
+      "    return x + torch.normal(0.0, 1.0, size=(4,))\n";
+  EXPECT_EQ(only(sized, "DC101").message,
+            "torch.normal(...) without device= makes a tensor on the CPU, and line 4 (in "
+            "'jitter') uses it with tensors on a device: a device mismatch there; pass device= "
+            "(e.g. device=x.device)");
+}
+
+// A layer moved in `__init__` to its own parameter defaulting to "cpu" that
+// no construction passes is on the host, as `self.device` kept from it is
+// (diffusers' DiffusionPolicy, seed 53): a host input meets nothing there.
+// Passed a device, the layer is there, and a host input meets it.
+TEST(LintDC101, SilentOnALayerMovedToAnInitParameterDefaultingToCpu) {
+  const std::string policy =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Policy:\n"
+      "    def __init__(self, device='cpu'):\n"
+      "        self.encoder = nn.Linear(5, 4).to(device)\n"
+      "    def predict(self, obs):\n"
+      "        return self.encoder(obs)\n"
+      "obs = torch.tensor([[1.0, 2.0, 3.0, 4.0, 5.0]])\n";
+  EXPECT_EQ(found(policy + "Policy().predict(obs)\n", "DC101"), (Lines{}));
+  const std::string agent =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Agent:\n"
+      "    def __init__(self, n, target='cpu'):\n"
+      "        self.q = nn.Sequential(nn.Linear(n, 2)).to(target)\n"
+      "    def act(self, state):\n"
+      "        return self.q(state).argmax()\n"
+      "a = Agent(3)\n"
+      "a.act(torch.zeros(1, 3))\n";
+  EXPECT_EQ(found(agent, "DC101"), (Lines{}));
+  const std::string passed = policy + "Policy(device='cuda').predict(obs)\n";
+  EXPECT_EQ(only(passed, "DC101").message,
+            "torch.tensor(...) without device= makes a tensor on the CPU, and line 7 (in "
+            "'predict') uses it with tensors on a device: a device mismatch there; pass device= "
+            "(e.g. device=x.device)");
+}
+
 }  // namespace devcheck::lint
