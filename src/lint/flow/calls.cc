@@ -64,6 +64,9 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
   const std::string& q =
       recorded != nullptr ? recorded->qualified : (qualified = source_.qualify(function));
   if (!q.empty() && is_factory(q)) return eval_factory(call, q, frame);
+  if (!q.empty()) {
+    if (std::optional<Value> moved = container_move(call, q, frame)) return *moved;
+  }
   // A method of a value: the object first (once), then the arguments.
   Value receiver;
   const bool self_call = attribute && source_.text(object) == "self";

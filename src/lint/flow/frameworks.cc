@@ -22,6 +22,7 @@
 // and a LightningModule is moved by Lightning's Trainer (framework_handed
 // and lightning_module, below, for what its methods are handed).
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <string>
 
@@ -198,6 +199,49 @@ std::vector<FrameworkCall> framework_calls(const Source& source) {
   std::sort(out.begin(), out.end(),
             [](const FrameworkCall& a, const FrameworkCall& b) { return a.start < b.start; });
   return out;
+}
+
+// fairseq's `utils.move_to_cuda(sample)`, Accelerate's
+// `send_to_device(batch, device)` and Lightning's
+// `move_data_to_device(batch, device)` move every tensor of what they are
+// given (a tensor, a dict or list of them) to the device: what they give is
+// there. To the host, or to a device the flow cannot tell, nothing is known.
+std::optional<Value> FlowRun::container_move(TSNode call, std::string_view qualified,
+                                             Frame& frame) {
+  static constexpr std::array<std::string_view, 8> kToDevice = {
+      "accelerate.utils.send_to_device",
+      "accelerate.utils.operations.send_to_device",
+      "lightning.fabric.utilities.move_data_to_device",
+      "lightning.fabric.utilities.apply_func.move_data_to_device",
+      "lightning_fabric.utilities.apply_func.move_data_to_device",
+      "lightning.pytorch.utilities.move_data_to_device",
+      "pytorch_lightning.utilities.move_data_to_device",
+      "pytorch_lightning.utilities.apply_func.move_data_to_device"};
+  const bool cuda = qualified == "fairseq.utils.move_to_cuda";
+  if (!cuda && std::find(kToDevice.begin(), kToDevice.end(), qualified) == kToDevice.end()) {
+    return std::nullopt;
+  }
+  const std::vector<Arg> args = eval_args(call, frame);
+  if (args.empty() || !args[0].keyword.empty() || args[0].in_sequence) return Value{};
+  Place target = Place::kDevice;
+  if (!cuda) {
+    const Arg* device = keyword_arg(args, "device");
+    if (device == nullptr && args.size() > 1 && args[1].keyword.empty()) device = &args[1];
+    target = device == nullptr ? Place::kUnknown : device_of(device->node, frame);
+  }
+  if (target != Place::kDevice) return Value{};
+  Value v = args[0].value;
+  v.place = target;
+  v.origin = Origin::kNone;
+  v.made = TSNode{};
+  v.pinned = false;
+  v.registered = false;
+  if (v.kind == Kind::kList) {
+    v.element_place = target;
+    v.element_origin = Origin::kNone;
+    v.element_made = TSNode{};
+  }
+  return v;
 }
 
 std::optional<Value> FlowRun::eval_framework(TSNode call, Framework framework,

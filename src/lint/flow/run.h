@@ -260,6 +260,9 @@ class FlowRun {
   // (a launcher), else nothing (the call goes on as any other).
   std::optional<Value> eval_framework(TSNode call, Framework framework,
                                       const std::vector<Arg>& args, Frame& frame);
+  // A framework's helper that moves every tensor of a container
+  // (frameworks.cc): what it gives is where it moves it, else nothing.
+  std::optional<Value> container_move(TSNode call, std::string_view qualified, Frame& frame);
   std::vector<FrameworkCall> framework_calls_;
   // params.cc: the parameters of functions no call of the file passes that
   // come from the host beside one the function moves to a device itself

@@ -222,5 +222,44 @@ TEST(LintFlowFrameworks, LightningsFitMovesTheModelBackToTheHost) {
   EXPECT_EQ(meetings(f), (Lines{"6 released@5 meets device", "11 released@10 meets device"}));
 }
 
+// fairseq's `utils.move_to_cuda`, Accelerate's `send_to_device` and
+// Lightning's `move_data_to_device` move every tensor of what they are given
+// to the device: chosen by a flag (`x = utils.move_to_cuda(x) if use_cuda
+// else x`, fairseq's vocoder scripts, seed 53), the place is unknown; moved
+// under `if use_cuda:` alone, on the device. Moved to "cpu", or not moved,
+// the host tensor meets the device.
+TEST(LintFlowFrameworks, AFrameworksContainerMoveIsWhereItMoves) {
+  const Flowed fairseq(
+      "import torch\n"
+      "from fairseq import utils\n"
+      "def synth(vocoder, code, use_cuda):\n"
+      "    vocoder = vocoder.cuda()\n"
+      "    x = {'code': torch.LongTensor(code).view(1, -1)}\n"
+      "    x = utils.move_to_cuda(x) if use_cuda else x\n"
+      "    y = {'code': torch.LongTensor(code).view(1, -1)}\n"
+      "    if use_cuda:\n"
+      "        y = utils.move_to_cuda(y)\n"
+      "    z = torch.LongTensor(code)\n"
+      "    return vocoder(x), vocoder(y), vocoder(z)\n");
+  EXPECT_EQ(meetings(fairseq), (Lines{"11 factory@10 meets device"}));
+  const Flowed accelerate(
+      "import torch\n"
+      "from accelerate.utils import send_to_device\n"
+      "def step(model, device):\n"
+      "    model = model.to(device)\n"
+      "    batch = send_to_device(torch.zeros(2, 3), device)\n"
+      "    back = send_to_device(torch.ones(2, 3), 'cpu')\n"
+      "    return model(batch), model(back)\n");
+  EXPECT_EQ(meetings(accelerate), (Lines{}));
+  const Flowed lightning(
+      "import torch\n"
+      "from lightning.fabric.utilities import move_data_to_device\n"
+      "def step(model, n):\n"
+      "    model = model.cuda()\n"
+      "    b = move_data_to_device([torch.zeros(n), torch.ones(n)], 'cuda')\n"
+      "    return model(b[0]) + model(torch.rand(n))\n");
+  EXPECT_EQ(meetings(lightning), (Lines{"6 factory@6 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

@@ -981,4 +981,42 @@ TEST(LintDC101, SilentOnALayerMovedToAnInitParameterDefaultingToCpu) {
             "(e.g. device=x.device)");
 }
 
+// A tensor moved by a framework's container move (fairseq's
+// `utils.move_to_cuda`, Accelerate's `send_to_device`) before it meets the
+// device, or chosen by the same flag that moves the model, is not found
+// (fairseq's vocoder scripts, seed 53); one whose move is kept under
+// another name, and itself given to the device, is.
+TEST(LintDC101, SilentOnATensorAFrameworkMovesWithItsContainer) {
+  const std::string vocoder =
+      "import torch\n"
+      "from fairseq import utils\n"
+      "def synth(vocoder, code, use_cuda):\n"
+      "    if use_cuda:\n"
+      "        vocoder = vocoder.cuda()\n"
+      "    x = {'code': torch.LongTensor(code).view(1, -1)}\n"
+      "    x = utils.move_to_cuda(x) if use_cuda else x\n"
+      "    return vocoder(x)\n";
+  EXPECT_EQ(found(vocoder, "DC101"), (Lines{}));
+  const std::string accelerate =
+      "import torch\n"
+      "from accelerate.utils import send_to_device\n"
+      "def evaluate(model, device):\n"
+      "    model = model.to(device)\n"
+      "    batch = send_to_device({'x': torch.zeros(2, 3)}, device)\n"
+      "    return model(batch['x'])\n";
+  EXPECT_EQ(found(accelerate, "DC101"), (Lines{}));
+  const std::string unmoved =
+      "import torch\n"
+      "from fairseq import utils\n"
+      "def synth(vocoder, code):\n"
+      "    vocoder = vocoder.cuda()\n"
+      "    x = torch.LongTensor(code).view(1, -1)\n"
+      "    moved = utils.move_to_cuda(x)\n"
+      "    return vocoder(x)\n";
+  EXPECT_EQ(only(unmoved, "DC101").message,
+            "torch.LongTensor(...) without device= makes a tensor on the CPU, and line 7 (in "
+            "'synth') uses it with tensors on a device: a device mismatch there; pass device= "
+            "(e.g. device=x.device)");
+}
+
 }  // namespace devcheck::lint
