@@ -162,6 +162,15 @@ bool FlowRun::device_choice(std::string_view name, int scope) const {
 // "cpu" (`def __init__(self, device="cpu")`) and the file makes the class,
 // never passing it: in __init__ it is the host.
 bool FlowRun::default_host_parameter(int class_scope, std::string_view parameter) const {
+  for (const auto& [cls, name, host] : default_host_parameters_) {
+    if (cls == class_scope && name == parameter) return host;
+  }
+  const bool host = find_default_host_parameter(class_scope, parameter);
+  default_host_parameters_.emplace_back(class_scope, parameter, host);
+  return host;
+}
+
+bool FlowRun::find_default_host_parameter(int class_scope, std::string_view parameter) const {
   const std::vector<Scope>& scopes = source_.scopes();
   for (const Scope& init : scopes) {
     if (init.owner_class != class_scope || init.name != "__init__") continue;

@@ -217,6 +217,11 @@ std::optional<Value> FlowRun::container_move(TSNode call, std::string_view quali
       "lightning.pytorch.utilities.move_data_to_device",
       "pytorch_lightning.utilities.move_data_to_device",
       "pytorch_lightning.utilities.apply_func.move_data_to_device"};
+  const std::size_t dot = qualified.rfind('.');
+  const std::string_view last = dot == std::string_view::npos ? "" : qualified.substr(dot + 1);
+  if (last != "move_to_cuda" && last != "send_to_device" && last != "move_data_to_device") {
+    return std::nullopt;
+  }
   const bool cuda = qualified == "fairseq.utils.move_to_cuda";
   if (!cuda && std::find(kToDevice.begin(), kToDevice.end(), qualified) == kToDevice.end()) {
     return std::nullopt;

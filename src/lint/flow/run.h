@@ -323,6 +323,8 @@ class FlowRun {
   bool device_choice(std::string_view name, int scope) const;
   bool default_host(int class_scope, std::string_view name) const;
   bool default_host_parameter(int class_scope, std::string_view parameter) const;
+  bool find_default_host_parameter(int class_scope, std::string_view parameter) const;
+  mutable std::vector<std::tuple<int, std::string_view, bool>> default_host_parameters_;
   mutable std::vector<std::tuple<int, std::string_view, bool>> default_hosts_;
   std::vector<Value> eval_elements(TSNode node, std::size_t count, Frame& frame);
   Value element_of(const Value& iterable, TSNode node, Frame& frame);
