@@ -413,6 +413,44 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
   }
 }
 
+namespace {
+
+bool inside(TSNode node, TSNode outer) {
+  return ts_node_start_byte(node) >= ts_node_start_byte(outer) &&
+         ts_node_end_byte(node) <= ts_node_end_byte(outer);
+}
+
+// Whether `if first: ... else: ...` (`node`) in a loop tests a flag of the
+// first turn: `first` is assigned twice in the scope, True before the loop
+// and False in the `if`'s own block. Its else runs only on a later turn,
+// after that block ran (Tacotron2's `if first_iter: mel_outputs = ...`,
+// `else: torch.cat((mel_outputs, ...))`).
+bool first_turn_flag(const Source& source, TSNode node, int scope) {
+  const TSNode condition = field(node, fields().condition);
+  if (!is(condition, "identifier")) return false;
+  TSNode loop = ts_node_parent(node);
+  while (!ts_node_is_null(loop) && !is(loop, "for_statement") && !is(loop, "while_statement")) {
+    if (is(loop, "function_definition") || is(loop, "class_definition")) return false;
+    loop = ts_node_parent(loop);
+  }
+  if (ts_node_is_null(loop)) return false;
+  const auto found = source.scopes()[scope].assigns.find(std::string(source.text(condition)));
+  if (found == source.scopes()[scope].assigns.end() || found->second.size() != 2) return false;
+  const TSNode consequence = field(node, fields().consequence);
+  bool set_before = false;
+  bool cleared_in_block = false;
+  for (const TSNode value : found->second) {
+    if (is(value, "true") && ts_node_end_byte(value) <= ts_node_start_byte(loop)) {
+      set_before = true;
+    } else if (is(value, "false") && inside(value, consequence)) {
+      cleared_in_block = true;
+    }
+  }
+  return set_before && cleared_in_block;
+}
+
+}  // namespace
+
 void FlowRun::exec_if(TSNode node, Frame& frame) {
   eval(field(node, fields().condition), frame);
   const Env before = frame.env;
@@ -429,7 +467,8 @@ void FlowRun::exec_if(TSNode node, Frame& frame) {
       after.merge(frame.env);
     } else if (is(part, "else_clause")) {
       has_else = true;
-      frame.env = before;
+      // The else of a first turn's flag runs after the `if`'s block did.
+      frame.env = !elif && first_turn_flag(source_, node, frame.scope) ? after : before;
       exec_block(field(part, fields().body), frame);
       after.merge(frame.env);
     }

@@ -365,5 +365,63 @@ TEST(LintFlowStatements, ABufferReadInInitIsWhereItWasMade) {
   EXPECT_EQ(meetings(table), (Lines{"8 factory@8 meets module"}));
 }
 
+// In a loop, `if first: ... else: ...` where `first` is set True before the
+// loop and False only in the `if`'s block: the else runs on a later turn,
+// after that block replaced the placeholders (speechbrain's Tacotron2
+// inference, seed 53). A flag set False anywhere else, or set before the
+// loop and never cleared, tells nothing: the placeholder meets the device.
+TEST(LintFlowStatements, TheElseOfAFirstTurnsFlagRunsAfterItsBlock) {
+  const Flowed decode(
+      "import torch\n"
+      "def infer(step, x):\n"
+      "    x = x.cuda()\n"
+      "    outs, gates = torch.zeros(1), torch.zeros(1)\n"
+      "    first = True\n"
+      "    while True:\n"
+      "        out, gate = step(x)\n"
+      "        if first:\n"
+      "            outs = out.unsqueeze(0)\n"
+      "            gates = gate\n"
+      "            first = False\n"
+      "        else:\n"
+      "            outs = torch.cat((outs, out.unsqueeze(0)), dim=0)\n"
+      "            gates = torch.cat((gates, gate), dim=0)\n"
+      "        if gate.max() > 0.5:\n"
+      "            break\n"
+      "    return outs, gates\n");
+  EXPECT_EQ(meetings(decode), (Lines{}));
+  const Flowed collect(
+      "import torch\n"
+      "def collect(model, loader):\n"
+      "    model = model.cuda()\n"
+      "    acc = torch.empty(0)\n"
+      "    start = True\n"
+      "    for b in loader:\n"
+      "        y = model(b.cuda())\n"
+      "        if start:\n"
+      "            start = False\n"
+      "            acc = y\n"
+      "        else:\n"
+      "            acc = acc + y\n"
+      "    return acc\n");
+  EXPECT_EQ(meetings(collect), (Lines{}));
+  const Flowed cleared_elsewhere(
+      "import torch\n"
+      "def infer(step, x, reset):\n"
+      "    x = x.cuda()\n"
+      "    outs = torch.zeros(1)\n"
+      "    first = True\n"
+      "    if reset:\n"
+      "        first = False\n"
+      "    for _ in range(4):\n"
+      "        out = step(x)\n"
+      "        if first:\n"
+      "            outs = out\n"
+      "        else:\n"
+      "            outs = torch.cat((outs, out))\n"
+      "    return outs\n");
+  EXPECT_EQ(meetings(cleared_elsewhere), (Lines{"13 factory@4 meets device"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

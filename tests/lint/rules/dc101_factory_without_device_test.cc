@@ -1019,4 +1019,63 @@ TEST(LintDC101, SilentOnATensorAFrameworkMovesWithItsContainer) {
             "(e.g. device=x.device)");
 }
 
+// A placeholder (`torch.zeros(1)`) replaced on the first turn of a loop
+// under a flag set True before it and False there is never what the else
+// concatenates (speechbrain's Tacotron2 inference, seed 53); with the flag
+// cleared outside the `if`, the placeholder may reach the else: found.
+TEST(LintDC101, SilentOnAPlaceholderTheFirstTurnReplaces) {
+  const std::string tacotron =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Decoder(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.step = nn.GRUCell(4, 4)\n"
+      "    def infer(self, x, h):\n"
+      "        mels = torch.zeros(1)\n"
+      "        first_iter = True\n"
+      "        for t in range(10):\n"
+      "            h = self.step(x, h)\n"
+      "            if first_iter:\n"
+      "                mels = h.unsqueeze(0)\n"
+      "                first_iter = False\n"
+      "            else:\n"
+      "                mels = torch.cat((mels, h.unsqueeze(0)), dim=0)\n"
+      "        return mels\n";
+  EXPECT_EQ(found(tacotron, "DC101"), (Lines{}));
+  const std::string running =
+      "import torch\n"
+      "def run(model, xs):\n"
+      "    model = model.cuda()\n"
+      "    total = torch.zeros(3)\n"
+      "    first = True\n"
+      "    for x in xs:\n"
+      "        y = model(x.cuda())\n"
+      "        if first:\n"
+      "            total = y\n"
+      "            first = False\n"
+      "        else:\n"
+      "            total = total + y\n"
+      "    return total\n";
+  EXPECT_EQ(found(running, "DC101"), (Lines{}));
+  const std::string reset =
+      "import torch\n"
+      "def run(model, xs, resume):\n"
+      "    model = model.cuda()\n"
+      "    total = torch.zeros(3)\n"
+      "    first = not resume\n"
+      "    for x in xs:\n"
+      "        y = model(x.cuda())\n"
+      "        if first:\n"
+      "            total = y\n"
+      "            first = False\n"
+      "        else:\n"
+      "            total = total + y\n"
+      "    return total\n";
+  EXPECT_EQ(only(reset, "DC101").message,
+            "torch.zeros(...) without device= makes a tensor on the CPU, and line 12 (in 'run') "
+            "uses it with tensors on a device: a device mismatch there; pass device= (e.g. "
+            "device=x.device)");
+}
+
 }  // namespace devcheck::lint
