@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <optional>
 
 #include "../common.h"
 #include "../grammar.h"
@@ -420,33 +421,44 @@ bool inside(TSNode node, TSNode outer) {
          ts_node_end_byte(node) <= ts_node_end_byte(outer);
 }
 
-// Whether `if first: ... else: ...` (`node`) in a loop tests a flag of the
-// first turn: `first` is assigned twice in the scope, True before the loop
-// and False in the `if`'s own block. Its else runs only on a later turn,
-// after that block ran (Tacotron2's `if first_iter: mel_outputs = ...`,
-// `else: torch.cat((mel_outputs, ...))`).
-bool first_turn_flag(const Source& source, TSNode node, int scope) {
+// `if flag:` (`node`) in a loop, where `flag` is assigned twice in the
+// scope: a literal before the loop and its opposite in one branch of this
+// `if`. The branch the flag's later value picks runs only on a later turn,
+// after the one that set it: the `if`'s block where `first = True` before
+// the loop and `first = False` there picks the else (Tacotron2's `if
+// first_iter: mel_outputs = ...` / `else: torch.cat((mel_outputs, ...))`);
+// an elif or else clause where `start = False` before and `start = True`
+// there picks the `if`'s block (MONAI's DiNTS: `if start: _temp =
+// f(out + _temp)` / `elif ...: start = True; _temp = f(out)`). Returns the
+// branch that sets it (the block or the clause), else a null node.
+TSNode first_turn_setter(const Source& source, TSNode node, int scope) {
   const TSNode condition = field(node, fields().condition);
-  if (!is(condition, "identifier")) return false;
+  if (!is(condition, "identifier")) return TSNode{};
   TSNode loop = ts_node_parent(node);
   while (!ts_node_is_null(loop) && !is(loop, "for_statement") && !is(loop, "while_statement")) {
-    if (is(loop, "function_definition") || is(loop, "class_definition")) return false;
+    if (is(loop, "function_definition") || is(loop, "class_definition")) return TSNode{};
     loop = ts_node_parent(loop);
   }
-  if (ts_node_is_null(loop)) return false;
+  if (ts_node_is_null(loop)) return TSNode{};
   const auto found = source.scopes()[scope].assigns.find(std::string(source.text(condition)));
-  if (found == source.scopes()[scope].assigns.end() || found->second.size() != 2) return false;
+  if (found == source.scopes()[scope].assigns.end() || found->second.size() != 2) return TSNode{};
+  const TSNode first = found->second[0];
+  const TSNode then = found->second[1];
+  const bool literals =
+      (is(first, "true") && is(then, "false")) || (is(first, "false") && is(then, "true"));
+  if (!literals || ts_node_end_byte(first) > ts_node_start_byte(loop)) return TSNode{};
   const TSNode consequence = field(node, fields().consequence);
-  bool set_before = false;
-  bool cleared_in_block = false;
-  for (const TSNode value : found->second) {
-    if (is(value, "true") && ts_node_end_byte(value) <= ts_node_start_byte(loop)) {
-      set_before = true;
-    } else if (is(value, "false") && inside(value, consequence)) {
-      cleared_in_block = true;
-    }
+  if (is(first, "true")) {
+    // Only an else follows: an elif would be tried first.
+    bool elif = false;
+    for_each_named_child(node, [&](TSNode part) { elif = elif || is(part, "elif_clause"); });
+    return !elif && inside(then, consequence) ? consequence : TSNode{};
   }
-  return set_before && cleared_in_block;
+  TSNode setter{};
+  for_each_named_child(node, [&](TSNode part) {
+    if ((is(part, "elif_clause") || is(part, "else_clause")) && inside(then, part)) setter = part;
+  });
+  return setter;
 }
 
 }  // namespace
@@ -454,22 +466,42 @@ bool first_turn_flag(const Source& source, TSNode node, int scope) {
 void FlowRun::exec_if(TSNode node, Frame& frame) {
   eval(field(node, fields().condition), frame);
   const Env before = frame.env;
-  exec_block(field(node, fields().consequence), frame);
+  const TSNode consequence = field(node, fields().consequence);
+  const TSNode setter = first_turn_setter(source_, node, frame.scope);
+  auto run_clause = [&](TSNode part) {
+    if (is(part, "elif_clause")) {
+      eval(field(part, fields().condition), frame);
+      exec_block(field(part, fields().consequence), frame);
+    } else {
+      exec_block(field(part, fields().body), frame);
+    }
+  };
+  // A clause that sets the flag the `if`'s block tests runs first: the
+  // block runs from what it left.
+  const bool clause_first = !ts_node_is_null(setter) && !ts_node_eq(setter, consequence);
+  std::optional<Env> flagged;
+  if (clause_first) {
+    run_clause(setter);
+    flagged = frame.env;
+  }
+  exec_block(consequence, frame);
   Env after = frame.env;
+  if (flagged) after.merge(*flagged);
   bool has_else = false;
   bool elif = false;
   for_each_named_child(node, [&](TSNode part) {
     if (is(part, "elif_clause")) {
       elif = true;
+      if (clause_first && ts_node_eq(part, setter)) return;
       frame.env = before;
-      eval(field(part, fields().condition), frame);
-      exec_block(field(part, fields().consequence), frame);
+      run_clause(part);
       after.merge(frame.env);
     } else if (is(part, "else_clause")) {
       has_else = true;
-      // The else of a first turn's flag runs after the `if`'s block did.
-      frame.env = !elif && first_turn_flag(source_, node, frame.scope) ? after : before;
-      exec_block(field(part, fields().body), frame);
+      if (clause_first && ts_node_eq(part, setter)) return;
+      // The else a first turn's flag picks runs after the `if`'s block did.
+      frame.env = ts_node_eq(setter, consequence) ? after : before;
+      run_clause(part);
       after.merge(frame.env);
     }
   });

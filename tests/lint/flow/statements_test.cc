@@ -421,6 +421,25 @@ TEST(LintFlowStatements, TheElseOfAFirstTurnsFlagRunsAfterItsBlock) {
       "            outs = torch.cat((outs, out))\n"
       "    return outs\n");
   EXPECT_EQ(meetings(cleared_elsewhere), (Lines{"13 factory@4 meets device"}));
+  // The other way round: `start = False` before the loop, `start = True` in
+  // an elif that replaces the placeholder: the `if start:` block runs after
+  // it (MONAI's DiNTS). After the loop, the placeholder is still what a loop
+  // that never set the flag leaves: it meets the device there.
+  const Flowed dints(
+      "import torch\n"
+      "def decode(ups, outputs, active, final):\n"
+      "    final = final.cuda()\n"
+      "    start = False\n"
+      "    temp = torch.empty(0)\n"
+      "    for i in range(3):\n"
+      "        up = ups[i].cuda()\n"
+      "        if start:\n"
+      "            temp = up(outputs[i].cuda() + temp)\n"
+      "        elif active[i]:\n"
+      "            start = True\n"
+      "            temp = up(outputs[i].cuda())\n"
+      "    return final(temp)\n");
+  EXPECT_EQ(meetings(dints), (Lines{"13 factory@5 meets device"}));
 }
 
 }  // namespace
