@@ -19,6 +19,25 @@ namespace {
 // anything the flow follows; smaller ones cost less to evaluate than to ask.
 constexpr uint32_t kLargeNode = 400;
 
+// Whether `node` is a Python number: a literal, `len(...)`, `int(...)`,
+// `float(...)`, `x.item()`, or a name assigned one of those alone.
+bool number_expression(const Source& source, TSNode node, int scope, int depth = 0) {
+  if (is(node, "integer") || is(node, "float")) return true;
+  if (is(node, "identifier") && depth == 0) {
+    const auto& assigns = source.scopes()[scope].assigns;
+    const auto found = assigns.find(std::string(source.text(node)));
+    return found != assigns.end() && found->second.size() == 1 &&
+           number_expression(source, found->second[0], scope, depth + 1);
+  }
+  if (!is(node, "call")) return false;
+  const TSNode function = field(node, fields().function);
+  if (is(function, "identifier")) {
+    const std::string_view name = source.text(function);
+    return name == "len" || name == "int" || name == "float";
+  }
+  return is(function, "attribute") && source.text(field(function, fields().attribute)) == "item";
+}
+
 }  // namespace
 
 Sym sym(TSNode node) {
@@ -481,11 +500,19 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     }
     Value element;
     element.kind = Kind::kNone;
+    // A dict of tensors and numbers (`{"ids": ids, "len": len(ids)}`): the
+    // flow cannot tell which key holds which, so an entry is unknown.
+    bool number = false;
     for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
       TSNode part = ts_node_named_child(node, i);
       if (is(part, "pair")) part = field(part, fields().value);
       if (is(part, "comment")) continue;
       element = join(element, eval(part, frame));
+      number =
+          number || (type == Sym::kDictionary && number_expression(source_, part, frame.scope));
+    }
+    if (number && (element.kind == Kind::kTensor || element.kind == Kind::kUnknown)) {
+      element = Value{};
     }
     Value list = list_of(element);
     list.asks_host_output = type == Sym::kDictionary && asks_host_output(source_, node);

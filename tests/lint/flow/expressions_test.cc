@@ -252,6 +252,38 @@ TEST(LintFlowEval, AnInitsOwnParameterDefaultingToCpuThatNoCallPassesIsTheHost) 
             (Lines{"7 factory@9 meets device"}));
 }
 
+// A dict of tensors and Python numbers (a literal, `len(...)`, `int(...)`,
+// `.item()`, a name assigned one) holds entries the flow cannot tell apart:
+// `segment["offset"]` of `{"ids": ids.to(device), "offset": len(ids) + 2}`
+// is unknown, not the device tensor (diffusers' Cosmos3 pipeline, seed 53).
+// A dict of tensors alone, or of tensors and names the flow does not know,
+// still holds the tensor.
+TEST(LintFlowEval, ADictOfTensorsAndNumbersHoldsUnknownEntries) {
+  const Flowed segment(
+      "import torch\n"
+      "def prepare(ids, device):\n"
+      "    n = len(ids)\n"
+      "    return {'ids': torch.tensor(ids, device=device), 'len': n}\n"
+      "def mrope(offset):\n"
+      "    return torch.arange(4, dtype=torch.float32) + offset\n"
+      "def run(ids, device):\n"
+      "    seg = prepare(ids, device)\n"
+      "    return mrope(seg['len'])\n");
+  EXPECT_EQ(meetings(segment), (Lines{}));
+  const Flowed inputs(
+      "import torch\n"
+      "def step(model, x):\n"
+      "    batch = {'x': x.cuda(), 'steps': 2, 'scale': x.max().item()}\n"
+      "    return batch['x'] + torch.rand(3)\n");
+  EXPECT_EQ(meetings(inputs), (Lines{}));
+  const Flowed tensors(
+      "import torch\n"
+      "def step(x, k):\n"
+      "    batch = {'x': x.cuda(), 'k': k}\n"
+      "    return batch['x'] + torch.rand(3)\n");
+  EXPECT_EQ(meetings(tensors), (Lines{"4 factory@4 meets device"}));
+}
+
 // `device = t.device` of a tensor known on the host is the host, whatever the
 // name says (allennlp's bias metrics: `prob = torch.zeros(n).to(device)`
 // beside the counts it was taken from); of a tensor whose place is not known

@@ -1078,4 +1078,37 @@ TEST(LintDC101, SilentOnAPlaceholderTheFirstTurnReplaces) {
             "device=x.device)");
 }
 
+// An entry of a dict that mixes tensors with Python numbers
+// (`{"ids": ids.cuda(), "offset": len(ids)}`) may be a number: a factory
+// meeting it is not found (diffusers' Cosmos3 mRoPE offset, seed 53); an
+// entry of a dict of tensors alone is a tensor, and a factory meeting it is.
+TEST(LintDC101, SilentOnAnEntryOfADictOfTensorsAndNumbers) {
+  const std::string offset =
+      "import torch\n"
+      "def segment(ids):\n"
+      "    return {'ids': torch.tensor(ids).cuda(), 'offset': len(ids) + 0}\n"
+      "def positions(n, offset):\n"
+      "    return torch.arange(n, dtype=torch.float32) + offset\n"
+      "def run(ids):\n"
+      "    seg = segment(ids)\n"
+      "    return positions(4, seg['offset'])\n";
+  EXPECT_EQ(found(offset, "DC101"), (Lines{}));
+  const std::string config =
+      "import torch\n"
+      "def forward(model, x):\n"
+      "    steps = 4\n"
+      "    cfg = {'x': model(x.cuda()), 'steps': steps}\n"
+      "    return torch.linspace(0, 1, 8) * cfg['steps']\n";
+  EXPECT_EQ(found(config, "DC101"), (Lines{}));
+  const std::string tensors =
+      "import torch\n"
+      "def forward(model, x):\n"
+      "    out = {'y': model(x.cuda()), 'x': x.cuda()}\n"
+      "    return torch.linspace(0, 1, 8) * out['y']\n";
+  EXPECT_EQ(only(tensors, "DC101").message,
+            "torch.linspace(...) without device= makes a tensor on the CPU, and line 4 (in "
+            "'forward') uses it with tensors on a device: a device mismatch there; pass device= "
+            "(e.g. device=x.device)");
+}
+
 }  // namespace devcheck::lint
