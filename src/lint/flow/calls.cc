@@ -498,7 +498,9 @@ Value FlowRun::eval_factory(TSNode call, std::string_view qualified, Frame& fram
     if (data.kind == Kind::kArray) v.origin = Origin::kNumpy;
   } else if (is(first, "tuple") && ts_node_named_child_count(first) == 0) {
     v.scalar = true;
-  } else if (const Arg* size = keyword_arg(args, "size")) {
+  } else if (const Arg* size = qualified == "torch.randint" || positional.empty()
+                                   ? keyword_arg(args, "size")
+                                   : nullptr) {
     // `torch.randint(0, 5, size=(1,))`: the size, as if given last.
     std::vector<TSNode> sized = positional;
     sized.push_back(size->node);

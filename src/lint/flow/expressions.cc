@@ -500,19 +500,25 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     }
     Value element;
     element.kind = Kind::kNone;
-    // A dict of tensors and numbers (`{"ids": ids, "len": len(ids)}`): the
-    // flow cannot tell which key holds which, so an entry is unknown.
-    bool number = false;
     for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
       TSNode part = ts_node_named_child(node, i);
       if (is(part, "pair")) part = field(part, fields().value);
       if (is(part, "comment")) continue;
       element = join(element, eval(part, frame));
-      number =
-          number || (type == Sym::kDictionary && number_expression(source_, part, frame.scope));
     }
-    if (number && (element.kind == Kind::kTensor || element.kind == Kind::kUnknown)) {
-      element = Value{};
+    // A dict of tensors and numbers (`{"ids": ids, "len": len(ids)}`): the
+    // flow cannot tell which key holds which, so an entry is unknown.
+    if (type == Sym::kDictionary &&
+        (element.kind == Kind::kTensor ||
+         (element.kind == Kind::kUnknown && element.place != Place::kUnknown))) {
+      for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
+        const TSNode part = ts_node_named_child(node, i);
+        if (is(part, "pair") &&
+            number_expression(source_, field(part, fields().value), frame.scope)) {
+          element = Value{};
+          break;
+        }
+      }
     }
     Value list = list_of(element);
     list.asks_host_output = type == Sym::kDictionary && asks_host_output(source_, node);

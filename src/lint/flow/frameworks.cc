@@ -217,9 +217,16 @@ std::optional<Value> FlowRun::container_move(TSNode call, std::string_view quali
       "lightning.pytorch.utilities.move_data_to_device",
       "pytorch_lightning.utilities.move_data_to_device",
       "pytorch_lightning.utilities.apply_func.move_data_to_device"};
-  const std::size_t dot = qualified.rfind('.');
-  const std::string_view last = dot == std::string_view::npos ? "" : qualified.substr(dot + 1);
-  if (last != "move_to_cuda" && last != "send_to_device" && last != "move_data_to_device") {
+  // Most calls end otherwise: a look at the last letter first.
+  if (qualified.empty() || (qualified.back() != 'a' && qualified.back() != 'e')) {
+    return std::nullopt;
+  }
+  auto named = [&](std::string_view last) {
+    return qualified.size() > last.size() &&
+           qualified.compare(qualified.size() - last.size(), last.size(), last) == 0 &&
+           qualified[qualified.size() - last.size() - 1] == '.';
+  };
+  if (!named("move_to_cuda") && !named("send_to_device") && !named("move_data_to_device")) {
     return std::nullopt;
   }
   const bool cuda = qualified == "fairseq.utils.move_to_cuda";

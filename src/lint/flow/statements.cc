@@ -431,23 +431,22 @@ bool inside(TSNode node, TSNode outer) {
 // there picks the `if`'s block (MONAI's DiNTS: `if start: _temp =
 // f(out + _temp)` / `elif ...: start = True; _temp = f(out)`). Returns the
 // branch that sets it (the block or the clause), else a null node.
-TSNode first_turn_setter(const Source& source, TSNode node, int scope) {
-  const TSNode condition = field(node, fields().condition);
+TSNode first_turn_setter(const Source& source, TSNode node, TSNode condition, TSNode consequence,
+                         int scope) {
   if (!is(condition, "identifier")) return TSNode{};
-  TSNode loop = ts_node_parent(node);
-  while (!ts_node_is_null(loop) && !is(loop, "for_statement") && !is(loop, "while_statement")) {
-    if (is(loop, "function_definition") || is(loop, "class_definition")) return TSNode{};
-    loop = ts_node_parent(loop);
-  }
-  if (ts_node_is_null(loop)) return TSNode{};
   const auto found = source.scopes()[scope].assigns.find(std::string(source.text(condition)));
   if (found == source.scopes()[scope].assigns.end() || found->second.size() != 2) return TSNode{};
   const TSNode first = found->second[0];
   const TSNode then = found->second[1];
   const bool literals =
       (is(first, "true") && is(then, "false")) || (is(first, "false") && is(then, "true"));
-  if (!literals || ts_node_end_byte(first) > ts_node_start_byte(loop)) return TSNode{};
-  const TSNode consequence = field(node, fields().consequence);
+  if (!literals) return TSNode{};
+  TSNode loop = ts_node_parent(node);
+  while (!ts_node_is_null(loop) && !is(loop, "for_statement") && !is(loop, "while_statement")) {
+    if (is(loop, "function_definition") || is(loop, "class_definition")) return TSNode{};
+    loop = ts_node_parent(loop);
+  }
+  if (ts_node_is_null(loop) || ts_node_end_byte(first) > ts_node_start_byte(loop)) return TSNode{};
   if (is(first, "true")) {
     // Only an else follows: an elif would be tried first.
     bool elif = false;
@@ -464,10 +463,11 @@ TSNode first_turn_setter(const Source& source, TSNode node, int scope) {
 }  // namespace
 
 void FlowRun::exec_if(TSNode node, Frame& frame) {
-  eval(field(node, fields().condition), frame);
+  const TSNode condition = field(node, fields().condition);
+  eval(condition, frame);
   const Env before = frame.env;
   const TSNode consequence = field(node, fields().consequence);
-  const TSNode setter = first_turn_setter(source_, node, frame.scope);
+  const TSNode setter = first_turn_setter(source_, node, condition, consequence, frame.scope);
   auto run_clause = [&](TSNode part) {
     if (is(part, "elif_clause")) {
       eval(field(part, fields().condition), frame);
