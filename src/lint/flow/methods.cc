@@ -396,4 +396,77 @@ bool copied_for_a_call(TSNode copy, TSNode call) {
   return is(parent, "argument_list") && !ts_node_eq(ts_node_parent(parent), call);
 }
 
+bool FlowRun::member(const Value& instance, std::string_view name, Value& value, int& method) {
+  analyze_class(instance.cls);
+  method = method_of(instance.cls, name);
+  if (method >= 0) value = analyze(method).value;
+  if (method < 0) {
+    const auto attributes = class_attributes_.find(instance.cls);
+    if (attributes == class_attributes_.end()) return false;
+    const Value* found = attributes->second.find("self." + std::string(name));
+    if (found == nullptr) return false;
+    value = *found;
+  }
+  if (value.place == Place::kModuleDevice) value.place = instance.place;
+  return true;
+}
+
+int FlowRun::file_function(TSNode function, const Frame& frame) const {
+  if (is(function, "identifier")) {
+    const int nested = nested_function(frame.scope, source_.text(function));
+    if (nested >= 0) return nested;
+    const auto found = functions_.find(source_.text(function));
+    return found == functions_.end() ? -1 : found->second;
+  }
+  if (is(function, "attribute") && frame.owner_class >= 0 &&
+      source_.text(field(function, fields().object)) == "self") {
+    return method_of(frame.owner_class, source_.text(field(function, fields().attribute)));
+  }
+  return -1;
+}
+
+TSNode FlowRun::kept_in_init(TSNode function, const Frame& frame) const {
+  // `self.x = name` among the statements of the class's __init__.
+  const int init = method_of(frame.owner_class, "__init__");
+  if (init < 0) return TSNode{};
+  const std::string_view name = source_.text(function);
+  TSNode found{};
+  for_each_named_child(field(source_.scopes()[init].node, fields().body), [&](TSNode statement) {
+    const TSNode assignment =
+        is(statement, "expression_statement") ? ts_node_named_child(statement, 0) : TSNode{};
+    if (ts_node_is_null(found) && is(assignment, "assignment") &&
+        source_.text(field(assignment, fields().left)) == name) {
+      found = field(assignment, fields().right);
+    }
+  });
+  return found;
+}
+
+int FlowRun::kept_function(TSNode function, const Frame& frame) const {
+  const TSNode right = kept_in_init(function, frame);
+  if (!is(right, "identifier")) return -1;
+  const std::string_view held = source_.text(right);
+  if (const auto direct = functions_.find(held); direct != functions_.end()) return direct->second;
+  // A parameter of __init__ whose default names one.
+  int found = -1;
+  const TSNode init = source_.scopes()[method_of(frame.owner_class, "__init__")].node;
+  for_each_named_child(field(init, fields().parameters), [&](TSNode p) {
+    if (!is(p, "default_parameter") && !is(p, "typed_default_parameter")) return;
+    const TSNode value = field(p, fields().value);
+    if (source_.text(field(p, fields().name)) != held || !is(value, "identifier")) return;
+    if (const auto by_default = functions_.find(source_.text(value));
+        by_default != functions_.end()) {
+      found = by_default->second;
+    }
+  });
+  return found;
+}
+
+std::string FlowRun::kept_factory(TSNode function, const Frame& frame) const {
+  const TSNode right = kept_in_init(function, frame);
+  if (!is(right, "identifier") && !is(right, "attribute")) return "";
+  std::string q = source_.qualify(right);
+  return is_factory(q) ? q : "";
+}
+
 }  // namespace devcheck::lint::detail

@@ -1,7 +1,9 @@
 #pragma once
 // The device flow's pass (flow.h): scopes (scopes.cc), statements
-// (statements.cc), expressions (expressions.cc), calls (calls.cc) and what
-// calls pass to parameters (params.cc). Internal to the flow.
+// (statements.cc, loops in loops.cc), expressions (expressions.cc), calls
+// (calls.cc; torch's modules and functions in torch_calls.cc, methods of
+// values in methods.cc) and what calls pass to parameters (params.cc).
+// Internal to the flow.
 
 #include <algorithm>
 #include <array>
@@ -217,7 +219,7 @@ class FlowRun {
     std::vector<Value> tuple;
   };
 
-  // scopes.cc and statements.cc.
+  // scopes.cc, statements.cc and loops.cc.
   void prepass();
   // Whether a function's body can tell the flow anything a rule reads: it
   // makes, moves or reads a tensor's place, builds a module, a loader or a
@@ -247,7 +249,7 @@ class FlowRun {
   void bind_parameters(TSNode function, Frame& frame);
   void save_hyperparameters(Frame& frame);
 
-  // expressions.cc and calls.cc.
+  // expressions.cc, calls.cc and torch_calls.cc.
   Value eval(TSNode node, Frame& frame);
   Value eval_call(TSNode call, Frame& frame);
   std::vector<Arg> eval_args(TSNode call, Frame& frame);
