@@ -25,6 +25,8 @@ class Sink {
   void report(TSNode node, std::string_view rule, std::string message,
               std::optional<Fix> fix = std::nullopt);
   std::vector<Finding>& findings() { return findings_; }
+  // The file's path as the caller gave it.
+  const std::string& path() const { return path_; }
 
  private:
   std::string path_;

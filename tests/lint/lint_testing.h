@@ -10,12 +10,14 @@
 
 namespace devcheck::lint::testing {
 
-// "LINE RULE" for each finding of `source` (only `rule`'s when given).
-inline std::vector<std::string> found(const std::string& source, const std::string& rule = "") {
+// "LINE RULE" for each finding of `source` (only `rule`'s when given), linted
+// as the file `path`.
+inline std::vector<std::string> found(const std::string& source, const std::string& rule = "",
+                                      const std::string& path = "t.py") {
   LintOptions options;
   if (!rule.empty()) options.select = {rule};
   std::vector<std::string> out;
-  for (const Finding& f : lint_source(source, "t.py", options)) {
+  for (const Finding& f : lint_source(source, path, options)) {
     out.push_back(std::to_string(f.line) + " " + f.rule);
   }
   return out;

@@ -1,5 +1,6 @@
 // DC115 unguarded-cuda: torch.device("cuda") in a file that never asks
 // torch.cuda.is_available() or device_count().
+#include <string_view>
 #include <vector>
 
 #include "../common.h"
@@ -93,15 +94,17 @@ bool keyword_only_default(TSNode call) {
 }
 
 // Whether the function around `call` itself needs CUDA to run: it calls
-// `torch.cuda.current_device()` or `torch.cuda.set_device(...)`, which fail
-// without a GPU before or after the device is made (torch's cuDNN dropout
-// state).
+// `torch.cuda.current_device()`, `torch.cuda.set_device(...)` or
+// `torch.cuda.synchronize()` (not under a condition), which fail without a
+// GPU before or after the device is made (torch's cuDNN dropout state, a
+// benchmark's timing).
 bool function_needs_cuda(const Source& source, const Call& call) {
   const int function = source.function_of(call.scope);
   if (function < 0) return false;
   for (const Call& other : source.calls()) {
     if ((other.qualified == "torch.cuda.current_device" ||
-         other.qualified == "torch.cuda.set_device") &&
+         other.qualified == "torch.cuda.set_device" ||
+         other.qualified == "torch.cuda.synchronize") &&
         source.function_of(other.scope) == function && !other.conditional) {
       return true;
     }
@@ -120,8 +123,68 @@ bool in_module_init(const Source& source, const Call& call) {
   return info != source.classes().end() && info->second.is_module;
 }
 
+// Whether `path` names a test file (`test_x.py`, `x_test.py`, conftest.py).
+bool test_file(std::string_view path) {
+  const auto slash = path.find_last_of("/\\");
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  const auto ends = [&](std::string_view s) {
+    return name.size() >= s.size() && name.substr(name.size() - s.size()) == s;
+  };
+  return name.rfind("test_", 0) == 0 || ends("_test.py") || name == "conftest.py";
+}
+
+// Whether `call` is test code: in a test file, in a function named `test*`,
+// or in a method of a class named `Test*` or derived from a `*TestCase`.
+bool in_test_code(const Source& source, const Call& call, bool file_is_test) {
+  if (file_is_test) return true;
+  for (int s = call.scope; s > 0; s = source.scopes()[s].parent) {
+    const Scope& scope = source.scopes()[s];
+    if (scope.kind == ScopeKind::kFunction && scope.name.rfind("test", 0) == 0) return true;
+    if (scope.kind != ScopeKind::kClass) continue;
+    if (scope.name.rfind("Test", 0) == 0) return true;
+    const TSNode bases = field(scope.node, "superclasses");
+    if (!ts_node_is_null(bases) && source.text(bases).find("TestCase") != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether the file skips some test where CUDA is absent: a decorator that
+// names CUDA or a GPU (`@unittest.skipIf(not TEST_CUDA, ...)`,
+// `@RunIf(min_cuda_gpus=1)`, `@pytest.mark.gpu`; not one that asks for
+// several GPUs, `@needs_multigpu`, which skips single-GPU machines) or a
+// `pytest.param(..., marks=...)` that does. Its suite runs without a GPU.
+bool gates_a_test_on_cuda(const Source& source) {
+  for (const Scope& scope : source.scopes()) {
+    if (scope.kind == ScopeKind::kModule) continue;
+    const TSNode definition = ts_node_parent(scope.node);
+    if (!is(definition, "decorated_definition")) continue;
+    for (uint32_t i = 0, n = ts_node_named_child_count(definition); i < n; ++i) {
+      const TSNode decorator = ts_node_named_child(definition, i);
+      if (!is(decorator, "decorator")) continue;
+      const std::string_view text = source.text(decorator);
+      if (names_cuda_or_gpu(text) && !names_any(text, {"multi"}) &&
+          !names_any(text, {"parametri", "parameteri"})) {
+        return true;
+      }
+    }
+  }
+  for (const Call& call : source.calls()) {
+    const TSNode marks = source.keyword(call.node, "marks");
+    if (!ts_node_is_null(marks) && names_cuda_or_gpu(source.text(marks))) return true;
+  }
+  return false;
+}
+
 void check(const RuleContext& c) {
   if (c.source.mentions("is_available") || c.source.mentions("device_count")) return;
+  // A test file that asks for no GPU and skips no test without one belongs
+  // to a suite run only where a GPU is (pytorch3d's tests, seed 53): its
+  // tests choose CUDA by design. Where the file skips some test without
+  // CUDA, its suite runs without a GPU, and a test that does not skip fails.
+  const bool file_is_test = test_file(c.sink.path());
+  const bool suite_needs_gpu = !gates_a_test_on_cuda(c.source);
   for (const Call& call : c.source.calls()) {
     // torch.device("cuda"), or a torch function made on "cuda" (`torch.zeros(n,
     // device="cuda")`): the same choice.
@@ -143,7 +206,8 @@ void check(const RuleContext& c) {
     if (is(ts_node_parent(call.node), "comparison_operator") ||
         (!ts_node_is_null(index) && c.source.text(index).find("cuda") != std::string_view::npos) ||
         gated_on_cuda(c.source, call) || keyword_only_default(call.node) ||
-        function_needs_cuda(c.source, call)) {
+        function_needs_cuda(c.source, call) ||
+        (suite_needs_gpu && in_test_code(c.source, call, file_is_test))) {
       continue;
     }
     c.sink.report(call.node, "DC115",

@@ -203,5 +203,63 @@ TEST(LintDC115, SkipsTheElseOfATestThatCudaWasNotAskedFor) {
             "else \"cpu\")");
 }
 
+// A test file that asks for no GPU and skips no test without CUDA belongs to
+// a suite run only where a GPU is (pytorch3d's tests, seed 53): its tests
+// choose CUDA by design. Where the file skips some test without CUDA, the
+// suite runs without a GPU, and a test that does not skip is found; so is
+// the same code outside test code.
+TEST(LintDC115, SilentInTheTestsOfASuiteThatAssumesAGpu) {
+  const std::string unittest_style =
+      "import unittest\n"
+      "import torch\n"
+      "class TestMeshLoss(TestCaseMixin, unittest.TestCase):\n"
+      "    def test_empty(self):\n"
+      "        device = torch.device('cuda:0')\n"
+      "    @staticmethod\n"
+      "    def init(n):\n"
+      "        return torch.zeros(n, device=torch.device('cuda'))\n"
+      "    @needs_multigpu\n"
+      "    def test_two(self):\n"
+      "        d = torch.device('cuda:1')\n";
+  EXPECT_EQ(found(unittest_style, "DC115"), Lines{});
+  const std::string module_level = "import torch\nDEVICES = [torch.device('cuda'), 'cpu']\n";
+  EXPECT_EQ(found(module_level, "DC115", "tests/pulsar/test_hands.py"), Lines{});
+  EXPECT_EQ(found(module_level, "DC115", "ops/renderer_test.py"), Lines{});
+  // Near misses: the file gates another test on CUDA; the same code in a
+  // file that is no test; a function named like a test's helper elsewhere.
+  const std::string gated = unittest_style +
+                            "    @unittest.skipIf(not TEST_CUDA, 'needs CUDA')\n"
+                            "    def test_gpu(self):\n"
+                            "        d = torch.device('cuda')\n";
+  // (The multi-GPU test itself runs only on GPUs: its decorator gates it.)
+  EXPECT_EQ(found(gated, "DC115"), (Lines{"5 DC115", "8 DC115"}));
+  EXPECT_EQ(found(module_level, "DC115", "examples/render.py"), (Lines{"2 DC115"}));
+  EXPECT_EQ(found(module_level, "DC115", "tests/latest.py"), (Lines{"2 DC115"}));
+  const std::string script =
+      "import torch\n"
+      "def main():\n"
+      "    device = torch.device('cuda:0')\n";
+  EXPECT_EQ(found(script, "DC115", "tests/benchmarks/bm_render.py"), (Lines{"3 DC115"}));
+  EXPECT_NE(only(script, "DC115").message.find("fails on machines without a GPU"),
+            std::string::npos);
+}
+
+// A function that synchronizes with CUDA (a benchmark's timing) runs only on
+// a GPU: the device it makes beside that is not found; one under a condition
+// still is.
+TEST(LintDC115, SilentInAFunctionThatSynchronizesWithCuda) {
+  const std::string source =
+      "import torch\n"
+      "def to_bm(n):\n"
+      "    device = torch.device('cuda:0')\n"
+      "    x = torch.rand(n, device=device)\n"
+      "    torch.cuda.synchronize()\n"
+      "def other(n, timing):\n"
+      "    device = torch.device('cuda:0')\n"
+      "    if timing:\n"
+      "        torch.cuda.synchronize()\n";
+  EXPECT_EQ(found(source, "DC115"), (Lines{"7 DC115"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
