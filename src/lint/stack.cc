@@ -2,13 +2,17 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 namespace devcheck::lint::detail {
 namespace {
 
-// The lowest address this thread's stack may reach (stacks grow down on
-// every platform devcheck builds for).
+// The address below which this thread's stack counts as short: its lowest
+// address (stacks grow down on every platform devcheck builds for) plus the
+// margin, or a quarter of the stack where that is less (a thread of a small
+// stack, 512 KiB or musl's 128 KiB, still runs the flow).
 std::uintptr_t stack_floor() {
   pthread_attr_t attr;
   void* low = nullptr;
@@ -18,17 +22,19 @@ std::uintptr_t stack_floor() {
     known = pthread_attr_getstack(&attr, &low, &size) == 0 && low != nullptr && size > 0;
     pthread_attr_destroy(&attr);
   }
-  if (known) return reinterpret_cast<std::uintptr_t>(low);
-  const auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
-  return here > kFallbackStack ? here - kFallbackStack : 0;
+  if (!known) {
+    const auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+    size = kFallbackStack;
+    low = reinterpret_cast<void*>(here > size ? here - size : 0);
+  }
+  return reinterpret_cast<std::uintptr_t>(low) + std::min(kStackMargin, size / 4);
 }
 
 }  // namespace
 
 bool stack_nearly_exhausted() {
   thread_local const std::uintptr_t floor = stack_floor();
-  const auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
-  return here < floor + kStackMargin;
+  return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < floor;
 }
 
 }  // namespace devcheck::lint::detail

@@ -17,10 +17,10 @@ namespace devcheck::lint::detail {
 // what the parser and the allocator call under it.
 inline constexpr std::size_t kStackMargin = std::size_t{512} << 10;
 
-// Whether fewer than kStackMargin bytes of this thread's stack remain below
-// the caller's frame. The thread's stack bounds are read once per thread
-// (pthread_getattr_np); where they cannot be read, the first call's frame
-// counts as the top of a stack of kFallbackStack bytes.
+// Whether fewer than kStackMargin bytes (or a quarter of a smaller stack) of
+// this thread's stack remain below the caller's frame. The thread's stack bounds are read once per
+// thread (pthread_getattr_np); where they cannot be read, the first call's frame counts as the top
+// of a stack of kFallbackStack bytes.
 bool stack_nearly_exhausted();
 
 inline constexpr std::size_t kFallbackStack = std::size_t{1} << 20;

@@ -3,6 +3,9 @@
 // and a batch the body moves part of is a host batch (statements.cc runs the
 // rest).
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "../common.h"

@@ -3,6 +3,8 @@
 // `.cpu()`); what a call nothing is known of gives.
 #include <array>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "../common.h"
 #include "call_args.h"

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "flow.h"
@@ -54,8 +55,22 @@ class Env {
     }
     return *this;
   }
-  Env(Env&&) noexcept = default;
-  Env& operator=(Env&&) noexcept = default;
+  // A moved-from environment is empty, its index too (reused, it must not
+  // find names through a stale one).
+  Env(Env&& other) noexcept
+      : bindings_(std::move(other.bindings_)), index_(std::move(other.index_)) {
+    other.bindings_.clear();
+    other.index_.clear();
+  }
+  Env& operator=(Env&& other) noexcept {
+    if (this != &other) {
+      bindings_ = std::move(other.bindings_);
+      index_ = std::move(other.index_);
+      other.bindings_.clear();
+      other.index_.clear();
+    }
+    return *this;
+  }
   ~Env() = default;
 
   const Value* find(std::string_view name) const {

@@ -6,6 +6,8 @@
 // expressions.cc and calls.cc, values joined after branches in values.cc,
 // which functions and statements can tell the flow anything in relevance.cc.
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 #include "../common.h"
 #include "../stack.h"

@@ -2,6 +2,8 @@
 // module given tensors returns and where its inputs meet its parameters, and
 // which of a torch function's tensor arguments meet (calls.cc reads the
 // calls themselves).
+#include <algorithm>
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -93,8 +93,8 @@ bool known_grammar_gap(std::string_view text, TSNode error) {
 // The first error (an ERROR node or a missing token) that is not a known
 // gap of the grammar, in the order of the text.
 TSNode first_error(std::string_view text, TSNode node) {
-  // Deeper than the stack allows (stack.h): the error is under this node.
-  if (stack_nearly_exhausted()) return node;
+  // Deeper than the stack allows (stack.h): none reported from here.
+  if (stack_nearly_exhausted()) return TSNode{};
   if (ts_node_is_missing(node) || is(node, "ERROR")) {
     if (!known_grammar_gap(text, node)) return node;
     if (ts_node_is_missing(node)) return TSNode{};

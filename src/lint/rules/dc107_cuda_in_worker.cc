@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "../common.h"
 #include "../flow/flow.h"
@@ -188,8 +191,11 @@ int host_parameter(const Source& source, int class_scope, std::string_view name)
     for (const Scope& init : source.scopes()) {
       if (init.name != "__init__" || init.owner_class != cls) continue;
       const TSNode parameters = field(init.node, "parameters");
+      int position = 0;  // comments and the `/` separator are no parameters
       for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
         const TSNode p = ts_node_named_child(parameters, i);
+        if (is(p, "comment") || is(p, "positional_separator")) continue;
+        const int at = position++;
         const bool defaulted = is(p, "default_parameter") || is(p, "typed_default_parameter");
         const TSNode id = defaulted                  ? field(p, "name")
                           : is(p, "typed_parameter") ? ts_node_named_child(p, 0)
@@ -198,7 +204,7 @@ int host_parameter(const Source& source, int class_scope, std::string_view name)
         const TSNode value = defaulted ? field(p, "value") : TSNode{};
         return !ts_node_is_null(value) &&
                        (is(value, "none") || is_cpu_string(string_value(source, value)))
-                   ? static_cast<int>(i)
+                   ? at
                    : -1;
       }
       return 0;
@@ -269,13 +275,13 @@ bool host_unless_asked(const Source& source, int class_scope, TSNode device) {
 void check_device_attributes(const RuleContext& c) {
   for (const AttributeSet& set : c.flow.attributes()) {
     if (set.v.place != Place::kDevice) continue;
+    const Scope& cls = c.source.scopes()[set.class_scope];
+    const auto info = c.source.classes().find(cls.name);
+    if (info == c.source.classes().end() || !info->second.is_dataset) continue;
     if (is(set.value, "call") &&
         host_unless_asked(c.source, set.class_scope, c.source.keyword(set.value, "device"))) {
       continue;
     }
-    const Scope& cls = c.source.scopes()[set.class_scope];
-    const auto info = c.source.classes().find(cls.name);
-    if (info == c.source.classes().end() || !info->second.is_dataset) continue;
     for (const Scope& s : c.source.scopes()) {
       if (s.owner_class != set.class_scope || s.name != "__getitem__") continue;
       const std::string_view body = c.source.text(s.node);

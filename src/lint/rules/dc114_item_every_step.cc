@@ -3,6 +3,9 @@
 // unless the value read decides whether the loop stops (a convergence test,
 // a stop on a non-finite loss, an assertion: they need it on every step).
 #include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -103,6 +106,36 @@ bool steers_loop(const Source& source, TSNode loop, TSNode call) {
 // tensor's truth value copies it to the host: the read adds no wait of its
 // own. Not a test of whether the name is set (`if loss is None:`), which
 // reads nothing.
+// Whether `condition` reads the value of the tensor `name` (`isnan(loss)`,
+// `loss > 10`, `not loss`): not only its metadata (`loss.dim() != 0`,
+// `loss.shape`, `.dtype`, `.device`, `.requires_grad`) or its type
+// (`isinstance(loss, torch.Tensor)`), which wait for nothing.
+bool reads_value(std::string_view condition, std::string_view name) {
+  static constexpr std::array<std::string_view, 8> kMetadata = {
+      ".shape", ".dim(", ".dtype", ".device", ".requires_grad", ".size(", ".ndim", ".numel("};
+  const auto word = [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_';
+  };
+  for (std::size_t at = condition.find(name); at != std::string_view::npos;
+       at = condition.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    if ((at > 0 && (word(condition[at - 1]) || condition[at - 1] == '.')) ||
+        (end < condition.size() && word(condition[end]))) {
+      continue;  // part of another name
+    }
+    const std::string_view after = condition.substr(end);
+    const std::string_view before = condition.substr(0, at);
+    const bool metadata = std::any_of(kMetadata.begin(), kMetadata.end(),
+                                      [&](std::string_view m) { return after.rfind(m, 0) == 0; });
+    const bool type_test =
+        before.size() >= 11 &&
+        (before.substr(before.size() - 11) == "isinstance(" ||
+         (before.size() >= 10 && before.substr(before.size() - 10) == "is_tensor("));
+    if (!metadata && !type_test) return true;
+  }
+  return false;
+}
+
 bool waited_for_before(const Source& source, TSNode loop, TSNode call) {
   const TSNode function = field(call, "function");
   if (ts_node_is_null(loop) || !is(function, "attribute")) return false;
@@ -118,9 +151,22 @@ bool waited_for_before(const Source& source, TSNode loop, TSNode call) {
       const TSNode condition = field(before, "condition");
       if (holds_value(source, condition, TSNode{}, name) &&
           source.text(condition).find("None") == std::string_view::npos &&
+          reads_value(source.text(condition), name) &&
           leaves_loop(source, field(before, "consequence"))) {
         const uint32_t from = ts_node_end_byte(before);
         const uint32_t to = ts_node_start_byte(call);
+        // The name set again between the two to a tensor not made from it
+        // (`loss = model(x).sum()`, not `loss = loss / 2`) is another
+        // tensor, not waited for.
+        const auto& assigns = source.scopes()[source.scope_of(call)].assigns;
+        const auto set = assigns.find(std::string(name));
+        if (set != assigns.end() &&
+            std::any_of(set->second.begin(), set->second.end(), [&](TSNode value) {
+              return ts_node_start_byte(value) >= from && ts_node_start_byte(value) < to &&
+                     !holds_value(source, value, TSNode{}, name);
+            })) {
+          return false;
+        }
         return std::none_of(source.calls().begin(), source.calls().end(), [&](const Call& c) {
           return (c.method == "backward" || c.method == "step") &&
                  ts_node_start_byte(c.node) >= from && ts_node_start_byte(c.node) < to;

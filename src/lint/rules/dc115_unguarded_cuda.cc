@@ -133,15 +133,15 @@ bool test_file(std::string_view path) {
   return name.rfind("test_", 0) == 0 || ends("_test.py") || name == "conftest.py";
 }
 
-// Whether `call` is test code: in a test file, in a function named `test*`,
-// or in a method of a class named `Test*` or derived from a `*TestCase`.
+// Whether `call` is test code: anything in a test file (pytest and unittest
+// collect tests from `test_*.py` files); elsewhere a method of a class
+// derived from a `*TestCase` (run by `unittest.main()`), not a script's
+// `def test(model, loader)` nor a class `Tester`'s methods.
 bool in_test_code(const Source& source, const Call& call, bool file_is_test) {
   if (file_is_test) return true;
   for (int s = call.scope; s > 0; s = source.scopes()[s].parent) {
     const Scope& scope = source.scopes()[s];
-    if (scope.kind == ScopeKind::kFunction && scope.name.rfind("test", 0) == 0) return true;
     if (scope.kind != ScopeKind::kClass) continue;
-    if (scope.name.rfind("Test", 0) == 0) return true;
     const TSNode bases = field(scope.node, "superclasses");
     if (!ts_node_is_null(bases) && source.text(bases).find("TestCase") != std::string_view::npos) {
       return true;

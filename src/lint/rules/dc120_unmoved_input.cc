@@ -5,6 +5,8 @@
 // on a device moved to the CPU in a loop that gives it inputs.
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "../common.h"
 #include "../flow/flow.h"

@@ -399,13 +399,16 @@ int parameter_position(const Source& source, int function, std::string_view name
   const Scope& f = source.scopes()[function];
   if (f.assigns.count(std::string(name)) != 0) return -1;
   const TSNode parameters = field(f.node, "parameters");
+  int position = 0;  // comments and the `/` separator are no parameters
   for (uint32_t i = 0, n = ts_node_named_child_count(parameters); i < n; ++i) {
     TSNode p = ts_node_named_child(parameters, i);
+    if (is(p, "comment") || is(p, "positional_separator")) continue;
     if (is(p, "keyword_separator") || is(p, "list_splat_pattern")) return -1;
     if (!is(p, "identifier")) {
       p = is(p, "typed_parameter") ? ts_node_named_child(p, 0) : field(p, "name");
     }
-    if (is(p, "identifier") && source.text(p) == name) return static_cast<int>(i);
+    if (is(p, "identifier") && source.text(p) == name) return position;
+    ++position;
   }
   return -1;
 }

@@ -114,8 +114,19 @@ TEST(LintFlowValues, ManyNamesAreFoundSetAndMergedAsFewAre) {
   EXPECT_EQ(copy.bindings().size(), 100U);
   EXPECT_EQ(copy.find("x150"), nullptr);
   EXPECT_EQ(copy.find("x7")->place, Place::kDevice);
-  const Env moved = std::move(a);
+  Env moved = std::move(a);
   EXPECT_EQ(moved.find("x199")->place, Place::kDevice);
+  // Assigned over a large environment with an index, a copy answers from
+  // its own names; one moved from is empty, and grows again from nothing.
+  moved = copy;
+  EXPECT_EQ(moved.find("x150"), nullptr);
+  EXPECT_EQ(moved.find("x7")->place, Place::kDevice);
+  Env emptied = std::move(moved);
+  EXPECT_EQ(moved.bindings().size(), 0U);  // NOLINT(bugprone-use-after-move)
+  for (int i = 100; i < 150; ++i) moved.set(names[i], tensor(Place::kHost, Origin::kFactory));
+  EXPECT_EQ(moved.find("x7"), nullptr);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(moved.find("x120")->place, Place::kHost);
+  EXPECT_EQ(emptied.bindings().size(), 100U);
 }
 
 }  // namespace

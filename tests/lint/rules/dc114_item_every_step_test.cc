@@ -371,5 +371,44 @@ TEST(LintDC114, SkipsAReadOfATensorTheStepAlreadyTestsToStop) {
             "under a logging condition");
 }
 
+// A test of a tensor's type or metadata (`isinstance(loss, torch.Tensor)`,
+// `loss.dim() != 0`) reads no value, so it waits for nothing; and a stop test
+// of the last step's loss waits for that tensor, not for the one the name is
+// set to after it. Both reads are found (review of f035f9b).
+TEST(LintDC114, FindsAReadAfterATestOfMetadataOrOfAnEarlierTensor) {
+  const std::string source =
+      "import torch\n"
+      "def typed(model, loader, opt):\n"
+      "    model.cuda()\n"
+      "    total = 0.0\n"
+      "    for x in loader:\n"
+      "        loss = model(x.cuda()).sum()\n"
+      "        if not isinstance(loss, torch.Tensor) or loss.dim() != 0:\n"
+      "            raise TypeError('loss')\n"
+      "        total += loss.item()\n"
+      "        loss.backward()\n"
+      "        opt.step()\n"
+      "def earlier(model, loader, opt):\n"
+      "    model.cuda()\n"
+      "    loss = torch.zeros(1).cuda()\n"
+      "    for x in loader:\n"
+      "        if torch.isnan(loss):\n"
+      "            break\n"
+      "        loss = model(x.cuda()).sum()\n"
+      "        print(loss.item())\n"
+      "        loss.backward()\n"
+      "        opt.step()\n"
+      "def waited(model, loader, opt):\n"
+      "    model.cuda()\n"
+      "    for x in loader:\n"
+      "        loss = model(x.cuda()).sum()\n"
+      "        if torch.isnan(loss) or loss.dim() != 0:\n"
+      "            break\n"
+      "        print(loss.item())\n"
+      "        loss.backward()\n"
+      "        opt.step()\n";
+  EXPECT_EQ(found(source, "DC114"), (Lines{"9 DC114", "19 DC114"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint

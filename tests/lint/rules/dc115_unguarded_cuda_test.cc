@@ -242,6 +242,20 @@ TEST(LintDC115, SilentInTheTestsOfASuiteThatAssumesAGpu) {
   EXPECT_EQ(found(script, "DC115", "tests/benchmarks/bm_render.py"), (Lines{"3 DC115"}));
   EXPECT_NE(only(script, "DC115").message.find("fails on machines without a GPU"),
             std::string::npos);
+  // A script's `def test(model, loader)` (the MNIST example's) and the
+  // methods of classes that are no TestCase (`Tester`, `TestTimeAugment`)
+  // are no test code outside a test file.
+  const std::string mnist =
+      "import torch\n"
+      "def test(model, loader):\n"
+      "    device = torch.device('cuda')\n"
+      "class Tester:\n"
+      "    def test_all(self):\n"
+      "        d = torch.device('cuda')\n"
+      "class TestTimeAugment:\n"
+      "    def run(self):\n"
+      "        d = torch.device('cuda')\n";
+  EXPECT_EQ(found(mnist, "DC115"), (Lines{"3 DC115", "6 DC115", "9 DC115"}));
 }
 
 // A function that synchronizes with CUDA (a benchmark's timing) runs only on
