@@ -67,5 +67,15 @@ TEST(LintStack, StopsARecursionShortOfEachThreadsStack) {
   }
 }
 
+// A thread of a small stack (256 KiB; musl's default is 128 KiB) keeps a
+// quarter of it free, not the whole margin: its shallow frames have room,
+// and the flow runs there.
+TEST(LintStack, ASmallStackKeepsAQuarterFree) {
+  const Descent run = levels_on_a_stack_of(std::size_t{256} << 10);
+  ASSERT_GE(run.stack, std::size_t{256} << 10);
+  EXPECT_GT(run.levels, 0);
+  EXPECT_LT(static_cast<std::size_t>(run.levels) * (16 << 10), run.stack);
+}
+
 }  // namespace
 }  // namespace devcheck::lint::detail

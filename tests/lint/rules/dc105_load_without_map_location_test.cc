@@ -594,5 +594,26 @@ TEST(LintDC105, SkipsAHelperEveryCallOfWhichGivesItAnOwnTemporaryPath) {
             "weights_only= explicitly (its default changed in torch 2.6)");
 }
 
+// A comment or the `/` separator among a helper's parameters is no
+// parameter: the load's path is the second argument, not the third (which
+// is the process's own temporary file), and the load is found (review).
+TEST(LintDC105, CountsParametersNotCommentsWhereAHelperIsGivenAPath) {
+  for (const std::string separator : {"  # first\n      ", ", /"}) {
+    const std::string source =
+        "import os, tempfile, torch\n"
+        "def _c(x," +
+        separator +
+        " path, other):\n"
+        "    return torch.load(path)\n"
+        "def t():\n"
+        "    with tempfile.TemporaryDirectory() as tmp:\n"
+        "        p = os.path.join(tmp, 'm.pt')\n"
+        "        torch.save({}, p)\n"
+        "        _c('/data/a', '/elsewhere/y.pt', p)\n";
+    const int load = separator.find('#') != std::string::npos ? 4 : 3;
+    EXPECT_EQ(found(source, "DC105"), (Lines{std::to_string(load) + " DC105"})) << separator;
+  }
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -161,5 +161,24 @@ TEST(LintDC107, SkipsADatasetOnADeviceParameterDefaultingToTheHost) {
             (Lines{"10 DC107", "19 DC107"}));
 }
 
+// A comment among __init__'s parameters is no parameter: the position of
+// `device` counts only parameters, and `D(3, "cuda")` passes it (review).
+TEST(LintDC107, CountsParametersNotCommentsWhereAConstructionPassesTheDevice) {
+  const std::string source =
+      "import torch\n"
+      "class D(torch.utils.data.Dataset):\n"
+      "    def __init__(self, n,  # size\n"
+      "                 device=None):\n"
+      "        self.device = device\n"
+      "        self.x = torch.zeros(n, device=self.device)\n"
+      "    def __getitem__(self, i):\n"
+      "        return self.x[i]\n"
+      "    def __len__(self):\n"
+      "        return 3\n"
+      "ds = D(3, \"cuda\")\n"
+      "loader = torch.utils.data.DataLoader(ds, num_workers=2)\n";
+  EXPECT_EQ(found(source, "DC107"), (Lines{"6 DC107"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
