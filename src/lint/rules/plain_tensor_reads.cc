@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../common.h"
@@ -282,15 +284,75 @@ bool name_ends(std::string_view text, size_t end) {
          (std::isalnum(static_cast<unsigned char>(text[end])) == 0 && text[end] != '_');
 }
 
-// Whether the file calls a method named `method` (on any object), and only in
-// an __init__ or a method an __init__ calls (`self.kernel =
-// self.conv.get_kernel()` while a module is built: diffusers' DPS blur
-// operator): that method runs only while modules are built.
-bool called_only_while_built(const Source& source, std::string_view method) {
+// Whether the file calls the method `method` of the class of scope
+// `class_scope` only in an __init__ or a method an __init__ calls
+// (`self.kernel = self.conv.get_kernel()` while a module is built: diffusers'
+// DPS blur operator): that method runs only while modules are built. Each
+// call must be on `self` in that class, on the class by name
+// (`Cls.method(...)`) or on an attribute set only to modules of the class
+// (`self.conv = Blur(...)`); a call of the name on any other object, or the
+// name referenced other than as a call (`fn = self.method`,
+// `hook(self.method)`), may reach it after the build. `forward` and dunder
+// methods are never counted: a module's call, or Python itself, runs them
+// whenever the module is used.
+bool called_only_while_built(const Source& source, int class_scope, std::string_view method) {
+  if (method.empty() || method == "forward" ||
+      (method.size() > 4 && method.substr(0, 2) == "__" &&
+       method.substr(method.size() - 2) == "__")) {
+    return false;
+  }
+  const std::string_view cls = source.scopes()[class_scope].name;
+  const std::string_view text = source.text();
+  // Every reference of the name other than its definitions is a call's
+  // method.
+  for (size_t at = text.find(method); at != std::string_view::npos;
+       at = text.find(method, at + 1)) {
+    const size_t end = at + method.size();
+    if (!name_ends(text, end)) continue;
+    if (at > 0 &&
+        (std::isalnum(static_cast<unsigned char>(text[at - 1])) != 0 || text[at - 1] == '_')) {
+      continue;
+    }
+    const TSNode name = ts_node_named_descendant_for_byte_range(
+        source.root(), static_cast<uint32_t>(at), static_cast<uint32_t>(end));
+    if (!is(name, "identifier") || source.text(name) != method) continue;  // in a string
+    const TSNode parent = ts_node_parent(name);
+    if (is(parent, "function_definition") && ts_node_eq(field(parent, "name"), name)) continue;
+    if (is(parent, "attribute") && ts_node_eq(field(parent, "attribute"), name) &&
+        is(ts_node_parent(parent), "call") &&
+        ts_node_eq(field(ts_node_parent(parent), "function"), parent)) {
+      continue;  // a call, judged below
+    }
+    return false;
+  }
   bool called = false;
   for (const Call& call : source.calls()) {
     if (call.method != method) continue;
-    if (source.scopes()[call.scope].kind != ScopeKind::kFunction || !in_init(source, call.scope)) {
+    const std::string_view receiver = source.text(call.object);
+    const int caller_class = source.scopes()[call.scope].owner_class;
+    // `self.conv.get_kernel()`, where the caller's class sets `self.conv`
+    // only to modules of the class (`self.conv = Blur(...)`).
+    const auto held = [&] {
+      if (!is(call.object, "attribute") || source.text(field(call.object, "object")) != "self" ||
+          caller_class < 0) {
+        return false;
+      }
+      bool set = false;
+      for (const Scope& other : source.scopes()) {
+        if (other.owner_class != caller_class) continue;
+        const auto sets = other.assigns.find(std::string(receiver));
+        if (sets == other.assigns.end()) continue;
+        for (const TSNode value : sets->second) {
+          if (!is(value, "call") || source.text(field(value, "function")) != cls) return false;
+          set = true;
+        }
+      }
+      return set;
+    };
+    const bool own = (receiver == "self" && caller_class == class_scope) ||
+                     (is(call.object, "identifier") && receiver == cls) || held();
+    if (!own || source.scopes()[call.scope].kind != ScopeKind::kFunction ||
+        !in_init(source, call.scope)) {
       return false;
     }
     called = true;
@@ -319,7 +381,7 @@ bool read_only_while_built(const Source& source, const AttributeSet& set) {
       for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
         const Scope& scope = source.scopes()[s];
         if (scope.kind == ScopeKind::kFunction && scope.owner_class == set.class_scope &&
-            (in_init(source, s) || called_only_while_built(source, scope.name))) {
+            (in_init(source, s) || called_only_while_built(source, set.class_scope, scope.name))) {
           init.emplace_back(ts_node_start_byte(scope.node), ts_node_end_byte(scope.node));
         }
       }
@@ -420,17 +482,48 @@ bool replaced_before_every_read(const Source& source, const AttributeSet& set) {
 
 namespace {
 
+// Whether the class of scope `derived` names the class of scope `base` among
+// its bases, or one of the file's classes it names does, and so on (`class
+// Rotating(Mid)`, `class Mid(QConv1d)`): a name matches as a whole (`Mid`,
+// `layers.Mid`), not `MidBlock`.
+bool derives_from(const Source& source, int derived, int base) {
+  std::vector<int> todo = {derived};
+  std::vector<int> seen = {derived};
+  while (!todo.empty()) {
+    const int c = todo.back();
+    todo.pop_back();
+    const TSNode bases = field(source.scopes()[c].node, "superclasses");
+    if (ts_node_is_null(bases)) continue;
+    const std::string_view text = source.text(bases);
+    for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
+      const Scope& scope = source.scopes()[s];
+      if (scope.kind != ScopeKind::kClass || scope.name.empty()) continue;
+      bool named = false;
+      for (size_t at = text.find(scope.name); at != std::string_view::npos && !named;
+           at = text.find(scope.name, at + 1)) {
+        const size_t end = at + scope.name.size();
+        named = name_ends(text, end) &&
+                (at == 0 || (std::isalnum(static_cast<unsigned char>(text[at - 1])) == 0 &&
+                             text[at - 1] != '_'));
+      }
+      if (!named) continue;
+      if (s == base) return true;
+      if (std::find(seen.begin(), seen.end(), s) == seen.end()) {
+        seen.push_back(s);
+        todo.push_back(s);
+      }
+    }
+  }
+  return false;
+}
+
 // Whether the classes of scopes `a` and `b` are two classes of the file,
-// neither of which names the other among its bases: a set of `self.flag` in
-// one leaves the other's objects alone.
+// neither of which derives from the other, directly or through the file's
+// other classes: a set of `self.flag` in one leaves the other's objects
+// alone.
 bool unrelated_class(const Source& source, int a, int b) {
   if (a < 0 || b < 0 || a == b) return false;
-  const auto names = [&](int derived, int base) {
-    const TSNode bases = field(source.scopes()[derived].node, "superclasses");
-    return !ts_node_is_null(bases) &&
-           source.text(bases).find(source.scopes()[base].name) != std::string_view::npos;
-  };
-  return !names(a, b) && !names(b, a);
+  return !derives_from(source, a, b) && !derives_from(source, b, a);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -96,11 +97,47 @@ bool has_parameter(const Source& source, TSNode function, std::string_view name)
   return false;
 }
 
+bool always_given(const Source& source, int function, std::string_view parameter, int depth);
+
+// Whether `value`, an argument of a call in scope `caller`, is known not to
+// be None (`depth` callers up). Only these are:
+//  - the `device` of a tensor-like value, a name or an item (`x.device`,
+//    `xs[0].device`; not `self.device` or `self.cfg.device`, which may be
+//    None);
+//  - a `torch.device(...)` call;
+//  - a string literal (`"cuda"`);
+//  - a parameter of the caller, never set there, that every call of the
+//    caller gives such a value (always_given);
+//  - a name the caller sets, only to such values.
+// Anything else (`self.device`, `kwargs.get("device")`, `d if c else None`)
+// may be None.
+bool not_none(const Source& source, int caller, TSNode value, int depth) {
+  if (is(value, "string")) return true;
+  if (is(value, "attribute")) {
+    const TSNode object = field(value, "object");
+    if (source.text(field(value, "attribute")) != "device") return false;
+    if (is(object, "identifier")) return source.text(object) != "self";
+    return is(object, "subscript");
+  }
+  if (is(value, "call")) return source.text(field(value, "function")) == "torch.device";
+  if (!is(value, "identifier")) return false;
+  const Scope& scope = source.scopes()[caller];
+  const std::string given(source.text(value));
+  const auto sets = scope.assigns.find(given);
+  if (sets != scope.assigns.end()) {
+    return depth <= 3 && std::all_of(sets->second.begin(), sets->second.end(), [&](TSNode v) {
+             return !is(v, "identifier") && not_none(source, caller, v, depth + 1);
+           });
+  }
+  return scope.kind == ScopeKind::kFunction && has_parameter(source, scope.node, given) &&
+         always_given(source, caller, given, depth + 1);
+}
+
 // Whether every call of the function of scope `function` in the file gives
-// its parameter `parameter` a value other than None: by keyword, by position,
-// or the caller's own parameter that every call of it gives one (`depth`
-// callers up). A method is called on `self` in its class (`self._f(...)`);
-// `forward`, as the module an attribute of a class of the file holds
+// its parameter `parameter` a value known not to be None (not_none): by
+// keyword or by position. Every call of the method's name counts, whatever
+// it is called on (`self._f(...)`, `rope.get_freqs(n)`); for `forward`, so
+// does a call of the module an attribute of a class of the file holds
 // (`self.pos_embed = Rope(...)`, then `self.pos_embed(x, device=d)`). A
 // function no call of the file reaches may be given None.
 bool always_given(const Source& source, int function, std::string_view parameter, int depth) {
@@ -137,8 +174,7 @@ bool always_given(const Source& source, int function, std::string_view parameter
   for (const Call& call : source.calls()) {
     const std::string_view function_text = source.text(field(call.node, "function"));
     const int caller_class = source.scopes()[call.scope].owner_class;
-    const bool method_call = call.method == scope.name && source.text(call.object) == "self" &&
-                             caller_class == scope.owner_class;
+    const bool method_call = call.method == scope.name || function_text == scope.name;
     const bool module_call =
         std::any_of(holders.begin(), holders.end(), [&](const std::pair<std::string, int>& h) {
           return function_text == h.first && caller_class == h.second;
@@ -147,27 +183,15 @@ bool always_given(const Source& source, int function, std::string_view parameter
     TSNode value = source.keyword(call.node, parameter);
     if (ts_node_is_null(value)) {
       const std::vector<TSNode> args = source.positional(call.node);
-      if (position < 0 || position >= static_cast<int>(args.size())) return false;
-      value = args[position];
+      // `Cls.method(obj, ...)` passes the object too.
+      const int at = position + (is(call.object, "identifier") && source.text(call.object) == cls &&
+                                         call.method == scope.name
+                                     ? 1
+                                     : 0);
+      if (position < 0 || at >= static_cast<int>(args.size())) return false;
+      value = args[at];
     }
-    if (is(value, "none")) return false;
-    if (is(value, "identifier")) {
-      // The caller's parameter, as it came in: its callers must give it; a
-      // name set in the caller must never be set to None.
-      const Scope& caller = source.scopes()[call.scope];
-      const std::string given(source.text(value));
-      const auto sets = caller.assigns.find(given);
-      if (sets != caller.assigns.end()) {
-        if (std::any_of(sets->second.begin(), sets->second.end(),
-                        [](TSNode v) { return is(v, "none"); })) {
-          return false;
-        }
-      } else if (caller.kind != ScopeKind::kFunction ||
-                 (has_parameter(source, caller.node, given) &&
-                  !always_given(source, call.scope, given, depth + 1))) {
-        return false;
-      }
-    }
+    if (!not_none(source, call.scope, value, depth)) return false;
     called = true;
   }
   return called;
@@ -284,6 +308,13 @@ bool modules_registered_one_by_one(const Source& source, const AttributeSet& set
     if (is(parent, "augmented_assignment") && ts_node_eq(field(parent, "left"), node)) {
       return false;
     }
+    // `self.x[i] = m`: an item no add_module registered.
+    if (is(parent, "subscript") && ts_node_eq(field(parent, "value"), node) &&
+        (is(ts_node_parent(parent), "assignment") ||
+         is(ts_node_parent(parent), "augmented_assignment")) &&
+        ts_node_eq(field(ts_node_parent(parent), "left"), parent)) {
+      return false;
+    }
     if (is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)) {
       if (!ts_node_eq(field(parent, "right"), set.value)) return false;
       continue;
@@ -306,12 +337,17 @@ bool modules_registered_one_by_one(const Source& source, const AttributeSet& set
         std::any_of(source.calls().begin(), source.calls().end(), [&](const Call& c) {
           if (!within(c.node, block)) return false;
           const std::vector<TSNode> a = source.positional(c.node);
+          // The same object: a name the list is given too, or its last item.
+          const auto same = [&](TSNode registered) {
+            return (is(registered, "identifier") && is(args[0], "identifier") &&
+                    source.text(registered) == module) ||
+                   source.text(registered) == last;
+          };
           if (c.method == "add_module" && source.text(c.object) == "self" && a.size() == 2) {
-            return source.text(a[1]) == module || source.text(a[1]) == last;
+            return same(a[1]);
           }
           return source.text(field(c.node, "function")) == "setattr" && a.size() == 3 &&
-                 source.text(a[0]) == "self" &&
-                 (source.text(a[2]) == module || source.text(a[2]) == last);
+                 source.text(a[0]) == "self" && same(a[2]);
         });
     if (!registered) return false;
     appended = true;

@@ -1457,5 +1457,178 @@ TEST(LintDC111, SilentOnAModuleMadePerCallFromTensorsOnADevice) {
   EXPECT_EQ(found(kept, "DC111"), (Lines{"6 DC111"}));
 }
 
+// Review of seed 53's DC111 changes: a `.forward(...)` shape probe in an
+// __init__ does not make forward a method read only while modules are built
+// (no class's forward, nor a dunder method, nor a method referenced other
+// than as a call, nor one called on an object not of its class); found.
+TEST(LintDC111, FindsPlainTensorsReadByForwardAProbeCallsWhileBuilt) {
+  const std::string probe =
+      "import torch\n"
+      "from torch import nn\n"
+      "\n"
+      "class Block(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.scale = torch.ones(3)\n"
+      "    def forward(self, x):\n"
+      "        return x * self.scale\n"
+      "\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.block = Block()\n"
+      "        self.n = self.block.forward(torch.zeros(3)).numel()\n"
+      "    def forward(self, x):\n"
+      "        return self.block(x)\n";
+  EXPECT_EQ(found(probe, "DC111"), (Lines{"7 DC111"}));
+  EXPECT_EQ(only(probe, "DC111").message,
+            "self.scale holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"scale\", ...) or nn.Parameter(...)");
+  std::string other = probe;
+  other.replace(other.find("self.block.forward("), 19, "self.block.scaled(");
+  const std::string read = "    def forward(self, x):\n        return x * self.scale\n";
+  other.replace(other.find(read), read.size(),
+                "    def scaled(self, x):\n        return x * self.scale\n"
+                "    def forward(self, x):\n        return x\n");
+  // `scaled` is called only while built, on the module its __init__ keeps.
+  EXPECT_EQ(found(other, "DC111"), Lines{});
+  std::string hooked = other;
+  hooked += "    def hook(self):\n        return self.block.scaled\n";
+  EXPECT_EQ(found(hooked, "DC111"), (Lines{"7 DC111"}));
+  std::string foreign = other;
+  foreign += "def run(block, x):\n    return block.scaled(x)\n";
+  EXPECT_EQ(found(foreign, "DC111"), (Lines{"7 DC111"}));
+}
+
+// Review of seed 53's DC111 changes: every call of the method's name in the
+// file must give the device (`rope.get_freqs(n)` in a function too), and
+// only a value known not to be None gives it (`self.device`,
+// `kwargs.get("device")` and `d if c else None` may be None): found.
+TEST(LintDC111, FindsReadsOnAWayACallOfAnyReceiverOrAMaybeNoneTakes) {
+  const std::string given =
+      "import torch\n"
+      "from torch import nn\n"
+      "\n"
+      "class Rope(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.freqs = torch.randn(n, 8)\n"
+      "    def get_freqs(self, n, device=None):\n"
+      "        freqs = self.freqs.to(device) if device is not None else self.freqs\n"
+      "        return freqs[:n]\n"
+      "    def forward(self, x):\n"
+      "        return x * self.get_freqs(x.shape[0], x.device)\n"
+      "\n"
+      "def sample(rope, x):\n"
+      "    return x * rope.get_freqs(x.shape[0])\n";
+  EXPECT_EQ(found(given, "DC111"), (Lines{"7 DC111"}));
+  EXPECT_EQ(only(given, "DC111").message,
+            "self.freqs holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"freqs\", ...) or nn.Parameter(...)");
+  std::string all = given;
+  all.replace(all.find("rope.get_freqs(x.shape[0])"), 26, "rope.get_freqs(x.shape[0], \"cuda\")");
+  EXPECT_EQ(found(all, "DC111"), Lines{});
+  const std::string attribute =
+      "import torch\n"
+      "from torch import nn\n"
+      "\n"
+      "class Rope(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.freqs = torch.randn(n, 8)\n"
+      "        self.device = None\n"
+      "    def _freqs(self, n, device=None):\n"
+      "        freqs = self.freqs.to(device) if device is not None else self.freqs\n"
+      "        return freqs[:n]\n"
+      "    def forward(self, x):\n"
+      "        return x * self._freqs(x.shape[0], self.device)\n";
+  EXPECT_EQ(found(attribute, "DC111"), (Lines{"7 DC111"}));
+  EXPECT_EQ(only(attribute, "DC111").message,
+            "self.freqs holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"freqs\", ...) or nn.Parameter(...)");
+  const std::string call = "self._freqs(x.shape[0], self.device)";
+  for (const std::string value :
+       {"kwargs.get(\"device\")", "x.device if x.is_cuda else None", "self.cfg.device"}) {
+    std::string maybe = attribute;
+    maybe.replace(maybe.find("def forward(self, x)"), 20, "def forward(self, x, **kwargs)");
+    maybe.replace(maybe.find(call), call.size(), "self._freqs(x.shape[0], " + value + ")");
+    EXPECT_EQ(found(maybe, "DC111"), (Lines{"7 DC111"})) << value;
+  }
+  for (const std::string value : {"x.device", "torch.device(\"cuda\")", "\"cuda\""}) {
+    std::string sure = attribute;
+    sure.replace(sure.find(call), call.size(), "self._freqs(x.shape[0], " + value + ")");
+    EXPECT_EQ(found(sure, "DC111"), Lines{}) << value;
+  }
+}
+
+// Review of seed 53's DC111 changes: a class that sets the flag through a
+// class between (`class Rotating(Mid)`, `class Mid(QConv1d)`) is related:
+// found.
+TEST(LintDC111, FindsPlainTensorsWhoseFlagAGrandchildClassSets) {
+  const std::string flag =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class QConv1d(nn.Module):\n"
+      "    def __init__(self, n, spinor=False):\n"
+      "        super().__init__()\n"
+      "        self.spinor = spinor\n"
+      "        self.w = nn.Parameter(torch.randn(n, n))\n"
+      "        if self.spinor:\n"
+      "            self.zero_kernel = nn.Parameter(torch.zeros(n, n), requires_grad=False)\n"
+      "        else:\n"
+      "            self.zero_kernel = torch.Tensor(n, n).requires_grad_(False)\n"
+      "    def forward(self, x):\n"
+      "        if self.spinor:\n"
+      "            return x @ (self.w + self.zero_kernel)\n"
+      "        return x @ self.w\n"
+      "class Mid(QConv1d):\n"
+      "    pass\n"
+      "class Rotating(Mid):\n"
+      "    def enable(self):\n"
+      "        self.spinor = True\n";
+  EXPECT_EQ(found(flag, "DC111"), (Lines{"11 DC111"}));
+  EXPECT_EQ(only(flag, "DC111").message,
+            "self.zero_kernel holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"zero_kernel\", ...) or nn.Parameter(...)");
+  std::string unrelated = flag;
+  unrelated.replace(unrelated.find("class Rotating(Mid)"), 19, "class Rotating(nn.Module)");
+  EXPECT_EQ(found(unrelated, "DC111"), Lines{});
+}
+
+// Review of seed 53's DC111 changes: add_module of a module other than the
+// one appended (`nn.Linear(d, d)` made twice) leaves the list's modules
+// unregistered, as does an item set by index: found.
+TEST(LintDC111, FindsModuleListsWhoseItemsAnotherModuleWasRegisteredFor) {
+  const std::string reg =
+      "import torch.nn as nn\n"
+      "class BoxHead(nn.Module):\n"
+      "    def __init__(self, dims):\n"
+      "        super().__init__()\n"
+      "        self.fcs = []\n"
+      "        for k, d in enumerate(dims):\n"
+      "            self.add_module('fc{}'.format(k), nn.Linear(d, d))\n"
+      "            self.fcs.append(nn.Linear(d, d))\n"
+      "    def forward(self, x):\n"
+      "        for fc in self.fcs:\n"
+      "            x = fc(x)\n"
+      "        return x\n";
+  EXPECT_EQ(found(reg, "DC111"), (Lines{"5 DC111"}));
+  EXPECT_EQ(only(reg, "DC111").message,
+            "self.fcs holds a plain list of modules, which model.to(device) does not move and "
+            "model.parameters() does not list; use nn.ModuleList(...) or nn.ModuleDict(...)");
+  std::string same = reg;
+  const std::string twice =
+      "            self.add_module('fc{}'.format(k), nn.Linear(d, d))\n"
+      "            self.fcs.append(nn.Linear(d, d))\n";
+  same.replace(same.find(twice), twice.size(),
+               "            fc = nn.Linear(d, d)\n"
+               "            self.add_module('fc{}'.format(k), fc)\n"
+               "            self.fcs.append(fc)\n");
+  EXPECT_EQ(found(same, "DC111"), Lines{});
+  std::string indexed = same;
+  indexed += "    def swap(self, i, m):\n        self.fcs[i] = m\n";
+  EXPECT_EQ(found(indexed, "DC111"), (Lines{"5 DC111"}));
+}
+
 }  // namespace
 }  // namespace devcheck::lint
