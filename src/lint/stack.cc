@@ -22,12 +22,13 @@ std::uintptr_t stack_floor() {
     known = pthread_attr_getstack(&attr, &low, &size) == 0 && low != nullptr && size > 0;
     pthread_attr_destroy(&attr);
   }
+  std::uintptr_t floor = reinterpret_cast<std::uintptr_t>(low);
   if (!known) {
     const auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
     size = kFallbackStack;
-    low = reinterpret_cast<void*>(here > size ? here - size : 0);
+    floor = here > size ? here - size : 0;
   }
-  return reinterpret_cast<std::uintptr_t>(low) + std::min(kStackMargin, size / 4);
+  return floor + std::min(kStackMargin, size / 4);
 }
 
 }  // namespace
