@@ -277,13 +277,6 @@ bool moved_at_each_use(const Source& source, const AttributeSet& set) {
 
 namespace {
 
-// Whether a name that stops at byte `end` of `text` ends there (`.mask`, not
-// `.mask_id`).
-bool name_ends(std::string_view text, size_t end) {
-  return end >= text.size() ||
-         (std::isalnum(static_cast<unsigned char>(text[end])) == 0 && text[end] != '_');
-}
-
 // Whether the file calls the method `method` of the class of scope
 // `class_scope` only in an __init__ or a method an __init__ calls
 // (`self.kernel = self.conv.get_kernel()` while a module is built: diffusers'
@@ -308,7 +301,7 @@ bool called_only_while_built(const Source& source, int class_scope, std::string_
   for (size_t at = text.find(method); at != std::string_view::npos;
        at = text.find(method, at + 1)) {
     const size_t end = at + method.size();
-    if (!name_ends(text, end)) continue;
+    if (!ends_there(text, end)) continue;
     if (at > 0 &&
         (std::isalnum(static_cast<unsigned char>(text[at - 1])) != 0 || text[at - 1] == '_')) {
       continue;
@@ -376,7 +369,7 @@ bool read_only_while_built(const Source& source, const AttributeSet& set) {
   for (size_t at = text.find(attribute); at != std::string_view::npos;
        at = text.find(attribute, at + 1)) {
     const size_t end = at + attribute.size();
-    if (!name_ends(text, end)) continue;
+    if (!ends_there(text, end)) continue;
     if (init.empty()) {
       for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
         const Scope& scope = source.scopes()[s];
@@ -438,17 +431,10 @@ bool set_before(TSNode set, TSNode read) {
 // nothing. Any read in __init__ (or a helper of it), in another class, or not
 // of `self` reads the placeholder.
 bool replaced_before_every_read(const Source& source, const AttributeSet& set) {
-  const std::string_view attribute = set.name.substr(4);  // ".x"
-  const std::string_view text = source.text();
+  const auto nodes = self_attribute_nodes(source, set.name);
+  if (!nodes) return false;
   bool read = false;
-  for (size_t at = text.find(attribute); at != std::string_view::npos;
-       at = text.find(attribute, at + 1)) {
-    const size_t end = at + attribute.size();
-    if (!name_ends(text, end)) continue;
-    if (at < 4 || text.substr(at - 4, 4) != "self") return false;
-    const TSNode node = ts_node_named_descendant_for_byte_range(
-        source.root(), static_cast<uint32_t>(at - 4), static_cast<uint32_t>(end));
-    if (!is(node, "attribute") || source.text(node) != set.name) return false;
+  for (const TSNode node : *nodes) {
     const TSNode parent = ts_node_parent(node);
     if (is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)) continue;
     // The method around the read, of the class, not __init__ or its helpers.
@@ -502,7 +488,7 @@ bool derives_from(const Source& source, int derived, int base) {
       for (size_t at = text.find(scope.name); at != std::string_view::npos && !named;
            at = text.find(scope.name, at + 1)) {
         const size_t end = at + scope.name.size();
-        named = name_ends(text, end) &&
+        named = ends_there(text, end) &&
                 (at == 0 || (std::isalnum(static_cast<unsigned char>(text[at - 1])) == 0 &&
                              text[at - 1] != '_'));
       }
@@ -554,7 +540,7 @@ bool read_only_on_the_other_way(const Source& source, const AttributeSet& set) {
   for (size_t at = text.find(flag_attribute); at != std::string_view::npos;
        at = text.find(flag_attribute, at + 1)) {
     const size_t end = at + flag_attribute.size();
-    if (!name_ends(text, end)) continue;
+    if (!ends_there(text, end)) continue;
     const TSNode name = ts_node_named_descendant_for_byte_range(
         source.root(), static_cast<uint32_t>(at + 1), static_cast<uint32_t>(end));
     const TSNode node = ts_node_parent(name);
@@ -575,16 +561,10 @@ bool read_only_on_the_other_way(const Source& source, const AttributeSet& set) {
     }
   }
   // Each read of `self.x`: in the body of an `if self.flag:`.
-  const std::string_view attribute = set.name.substr(4);  // ".x"
+  const auto nodes = self_attribute_nodes(source, set.name);
+  if (!nodes) return false;
   bool read = false;
-  for (size_t at = text.find(attribute); at != std::string_view::npos;
-       at = text.find(attribute, at + 1)) {
-    const size_t end = at + attribute.size();
-    if (!name_ends(text, end)) continue;
-    if (at < 4 || text.substr(at - 4, 4) != "self") return false;
-    const TSNode node = ts_node_named_descendant_for_byte_range(
-        source.root(), static_cast<uint32_t>(at - 4), static_cast<uint32_t>(end));
-    if (!is(node, "attribute") || source.text(node) != set.name) return false;
+  for (const TSNode node : *nodes) {
     const TSNode parent = ts_node_parent(node);
     if (is(parent, "assignment") && ts_node_eq(field(parent, "left"), node)) continue;
     bool guarded = false;

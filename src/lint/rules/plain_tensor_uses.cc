@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,13 +29,6 @@ bool in_init(const Source& source, int method) {
 }
 
 namespace {
-
-// Whether a name that stops at byte `end` of `text` ends there (`.mask`, not
-// `.mask_id`).
-bool ends_there(std::string_view text, size_t end) {
-  return end >= text.size() ||
-         (std::isalnum(static_cast<unsigned char>(text[end])) == 0 && text[end] != '_');
-}
 
 // Whether `node` is the condition of an `if`, `elif` or `while`, or of a
 // conditional expression, past `not` and `and`/`or`: Python asks its truth.
@@ -199,6 +194,44 @@ bool always_given(const Source& source, int function, std::string_view parameter
 
 }  // namespace
 
+bool ends_there(std::string_view text, std::size_t end) {
+  return end >= text.size() ||
+         (std::isalnum(static_cast<unsigned char>(text[end])) == 0 && text[end] != '_');
+}
+
+std::vector<TSNode> attribute_nodes(const Source& source, std::string_view attribute) {
+  const std::string_view text = source.text();
+  std::vector<TSNode> out;
+  for (std::size_t at = text.find(attribute); at != std::string_view::npos;
+       at = text.find(attribute, at + 1)) {
+    const std::size_t end = at + attribute.size();
+    if (!ends_there(text, end)) continue;
+    const TSNode name = ts_node_named_descendant_for_byte_range(
+        source.root(), static_cast<uint32_t>(at + 1), static_cast<uint32_t>(end));
+    const TSNode node = ts_node_parent(name);
+    if (is(node, "attribute") && ts_node_eq(field(node, "attribute"), name)) out.push_back(node);
+  }
+  return out;
+}
+
+std::optional<std::vector<TSNode>> self_attribute_nodes(const Source& source,
+                                                        std::string_view name) {
+  const std::string_view attribute = name.substr(4);  // ".x"
+  const std::string_view text = source.text();
+  std::vector<TSNode> out;
+  for (std::size_t at = text.find(attribute); at != std::string_view::npos;
+       at = text.find(attribute, at + 1)) {
+    const std::size_t end = at + attribute.size();
+    if (!ends_there(text, end)) continue;
+    if (at < 4 || text.substr(at - 4, 4) != "self") return std::nullopt;
+    const TSNode node = ts_node_named_descendant_for_byte_range(
+        source.root(), static_cast<uint32_t>(at - 4), static_cast<uint32_t>(end));
+    if (!is(node, "attribute") || source.text(node) != name) return std::nullopt;
+    out.push_back(node);
+  }
+  return out;
+}
+
 bool no_device_use(const Source& source, TSNode node) {
   const TSNode function = function_around(node);
   if (!ts_node_is_null(function) && source.text(field(function, "name")) == "get_extra_state") {
@@ -258,17 +291,8 @@ bool no_device_use(const Source& source, TSNode node) {
 }
 
 bool never_used_on_a_device(const Source& source, const AttributeSet& set) {
-  const std::string_view attribute = set.name.substr(4);  // ".x"
-  const std::string_view text = source.text();
   bool read = false;
-  for (size_t at = text.find(attribute); at != std::string_view::npos;
-       at = text.find(attribute, at + 1)) {
-    const size_t end = at + attribute.size();
-    if (!ends_there(text, end)) continue;
-    const TSNode name = ts_node_named_descendant_for_byte_range(
-        source.root(), static_cast<uint32_t>(at + 1), static_cast<uint32_t>(end));
-    const TSNode node = ts_node_parent(name);
-    if (!is(node, "attribute") || !ts_node_eq(field(node, "attribute"), name)) continue;
+  for (const TSNode node : attribute_nodes(source, set.name.substr(4))) {  // ".x"
     const TSNode parent = ts_node_parent(node);
     if ((is(parent, "assignment") || is(parent, "augmented_assignment")) &&
         ts_node_eq(field(parent, "left"), node)) {
@@ -293,17 +317,8 @@ bool never_used_on_a_device(const Source& source, const AttributeSet& set) {
 
 bool modules_registered_one_by_one(const Source& source, const AttributeSet& set) {
   if (!is(set.value, "list") || ts_node_named_child_count(set.value) != 0) return false;
-  const std::string_view attribute = set.name.substr(4);  // ".x"
-  const std::string_view text = source.text();
   bool appended = false;
-  for (size_t at = text.find(attribute); at != std::string_view::npos;
-       at = text.find(attribute, at + 1)) {
-    const size_t end = at + attribute.size();
-    if (!ends_there(text, end)) continue;
-    const TSNode name = ts_node_named_descendant_for_byte_range(
-        source.root(), static_cast<uint32_t>(at + 1), static_cast<uint32_t>(end));
-    const TSNode node = ts_node_parent(name);
-    if (!is(node, "attribute") || !ts_node_eq(field(node, "attribute"), name)) continue;
+  for (const TSNode node : attribute_nodes(source, set.name.substr(4))) {  // ".x"
     const TSNode parent = ts_node_parent(node);
     if (is(parent, "augmented_assignment") && ts_node_eq(field(parent, "left"), node)) {
       return false;

@@ -3,10 +3,29 @@
 // read of it can meet a tensor on another device at all, and whether a plain
 // list of modules is registered one by one. Internal.
 
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
 #include "../flow/flow.h"
 #include "../syntax.h"
 
 namespace devcheck::lint::detail {
+
+// Whether a name that stops at byte `end` of `text` ends there (`.mask`, not
+// `.mask_id`).
+bool ends_there(std::string_view text, std::size_t end);
+
+// The attribute nodes of the file whose attribute is `attribute` (`.x`, with
+// its dot) on any object (`self.x`, `other.x`), in the text's order.
+std::vector<TSNode> attribute_nodes(const Source& source, std::string_view attribute);
+
+// The `self.x` nodes (`name`) of the file, reads and sets, in the text's
+// order; none (nullopt) where `.x` stands anywhere other than as `self.x`
+// (another object's, or in a string or a comment).
+std::optional<std::vector<TSNode>> self_attribute_nodes(const Source& source,
+                                                        std::string_view name);
 
 // Whether `method` is __init__, or a method of its class that __init__
 // calls (`self._init_buffers()`): what it sets, __init__ sets.
