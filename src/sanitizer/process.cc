@@ -1,7 +1,5 @@
 #include "sanitizer/process.h"
 
-#include <dlfcn.h>
-#include <gnu/lib-names.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -24,6 +22,7 @@
 #include "sanitizer/config.h"
 #include "sanitizer/engine.h"
 #include "sanitizer/report.h"
+#include "sanitizer/signal_report.h"
 
 namespace devcheck::sanitizer {
 namespace {
@@ -64,19 +63,6 @@ bool is_fatal(int sig) {
     if (s == sig) return true;
   }
   return false;
-}
-
-using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
-
-// libc's own sigaction: past the preload library's (which asks us) and past
-// any other library's (UCX defines one that refuses to replace its handlers).
-SigactionFn libc_sigaction() {
-  static const SigactionFn fn = [] {
-    void* libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
-    void* sym = libc != nullptr ? dlsym(libc, "sigaction") : nullptr;
-    return sym != nullptr ? reinterpret_cast<SigactionFn>(sym) : &::sigaction;
-  }();
-  return fn;
 }
 
 constexpr int kChainDepth = 4;
@@ -292,20 +278,31 @@ bool room_for_report() {
   return (ss.ss_flags & SS_ONSTACK) == 0 || ss.ss_size >= kReportStackBytes;
 }
 
-// An ignored signal (kill -TERM to a program that ignores SIGTERM) ends nothing.
-bool ignored(int sig, const siginfo_t* info) {
+// What the signal is handed on to after the report.
+struct sigaction next_action(int sig) {
   Chain& c = g_chains[sig];
   const ChainLock lock(c);
-  return front(c).sa_handler == SIG_IGN && !raised_by_fault(sig, info);
+  return front(c);
 }
 
 void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   const bool handed_back = g_chains[sig].chaining_thread.load() == this_thread();
-  if (!handed_back && !ignored(sig, info) && room_for_report() &&
-      !g_signal_reported.exchange(true)) {
-    const char* name = sigabbrev_np(sig);
-    finish_process_report(std::string("signal SIG") + (name != nullptr ? name : "?"));
+  if (!handed_back && !g_signal_reported.load() && room_for_report()) {
+    const struct sigaction next = next_action(sig);
+    // An ignored signal (kill -TERM to a program that ignores SIGTERM) ends nothing.
+    const bool ignored = next.sa_handler == SIG_IGN && !raised_by_fault(sig, info);
+    // Where the signal ends the process, one from outside waits for a safe
+    // place to write the report in (signal_report.h).
+    if (!ignored && next.sa_handler == SIG_DFL && put_off(sig, info, context)) {
+      errno = saved_errno;
+      return;
+    }
+    if (!ignored && !g_signal_reported.exchange(true)) {
+      const char* name = sigabbrev_np(sig);
+      const ReportDeadline deadline(sig, end_by_default);
+      finish_process_report(std::string("signal SIG") + (name != nullptr ? name : "?"));
+    }
   }
   hand_on(sig, info, context, handed_back);
   errno = saved_errno;
@@ -382,13 +379,16 @@ void finish_process_report(const std::string& reason) {
   Engine& engine = Engine::get();
   try {
     const SanitizerReport report = build_report(engine);
+    note_report_progress();
     std::string text = report.to_text();
+    note_report_progress();
     if (reason != "exit") text = "[devcheck] sanitizer report written at " + reason + "\n" + text;
     const SanitizerOptions& o = p.config.options;
     if (p.config.role == Role::kRunChild) {
       const std::string& dir = p.config.report_dir;
       const long pid = static_cast<long>(getpid());
       write_file_atomically(report_file(dir, pid, ".json"), report.to_json(), "sanitizer report");
+      note_report_progress();
       if (!report.trace_json.empty()) {
         write_file_atomically(report_file(dir, pid, ".trace.json"), report.trace_json,
                               "sanitizer trace");

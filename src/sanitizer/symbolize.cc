@@ -16,6 +16,7 @@
 
 #include "process/child.h"
 #include "process/environment.h"
+#include "sanitizer/signal_report.h"
 
 namespace devcheck::sanitizer {
 namespace {
@@ -98,6 +99,7 @@ bool ask_server(const std::string& module, const std::vector<std::uintptr_t>& of
     std::string line;
     for (;;) {
       if (!server->read_line(line, kAnswerTimeoutMs)) return fail();
+      note_report_progress();  // a report written at a signal is not stalled (signal_report.h)
       if (line == kEndOfBatch) break;
       lines.push_back(line);
     }

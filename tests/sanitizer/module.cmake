@@ -17,12 +17,18 @@ add_library(devcheck_san_lazy_handler MODULE ${CMAKE_CURRENT_LIST_DIR}/programs/
 target_compile_definitions(devcheck_san_lazy_handler PRIVATE PLANTED_AT="dlopen")
 target_link_libraries(devcheck_san_lazy_handler PRIVATE devcheck_warnings ${CMAKE_DL_LIBS})
 
+# A library whose initializer never returns (programs/stuck.cc), dlopened by
+# `handled stuck-term`.
+add_library(devcheck_san_stuck MODULE ${CMAKE_CURRENT_LIST_DIR}/programs/stuck.cc)
+target_link_libraries(devcheck_san_stuck PRIVATE devcheck_warnings)
+
 add_executable(devcheck_san_handled ${CMAKE_CURRENT_LIST_DIR}/programs/handled.cc)
 target_link_libraries(devcheck_san_handled PRIVATE torch devcheck_san_handler devcheck_warnings
-  ${CMAKE_DL_LIBS})
+  Threads::Threads ${CMAKE_DL_LIBS})
 target_compile_definitions(devcheck_san_handled PRIVATE
-  PLANTED_LAZY_LIBRARY="$<TARGET_FILE:devcheck_san_lazy_handler>")
-add_dependencies(devcheck_san_handled devcheck_san_lazy_handler)
+  PLANTED_LAZY_LIBRARY="$<TARGET_FILE:devcheck_san_lazy_handler>"
+  PLANTED_STUCK_LIBRARY="$<TARGET_FILE:devcheck_san_stuck>")
+add_dependencies(devcheck_san_handled devcheck_san_lazy_handler devcheck_san_stuck)
 devcheck_use_pch(devcheck_san_handled)
 
 # linked.cc twice: with the opt-in process hooks (the preload library, linked

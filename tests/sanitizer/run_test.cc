@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,8 +27,9 @@ using testing::marked_site;
 using testing::sanitizer_program;
 using testing::sanitizer_source;
 
-SanitizedRun run(std::vector<std::string> command, SanitizerMode mode = SanitizerMode::kReport,
-                 const std::string& json = "", const std::string& trace = "") {
+SanitizedRun run(const std::vector<std::string>& command,
+                 SanitizerMode mode = SanitizerMode::kReport, const std::string& json = "",
+                 const std::string& trace = "") {
   SanitizedRunOptions o;
   o.sanitizer.mode(mode).json_path(json).trace_path(trace);
   return run_sanitized(command, o);
@@ -254,6 +256,36 @@ TEST(RunSanitized, WhenTheProgramsHandlerLetsItCarryOnTheReportIsWrittenAgainAtE
   EXPECT_EQ(r.processes[0].mismatches, 1U) << r.processes[0].text;
 }
 
+// The report at SIGTERM needs the loader's lock (to name the modules of its
+// stacks), which a thread stuck in a library's initializer holds for good:
+// the report is given up after kStallSeconds without progress, a line says so,
+// and SIGTERM ends the process as it would have without devcheck.
+TEST(RunSanitized, AReportAtASignalThatCannotMoveIsGivenUpAndTheSignalStillEndsTheProcess) {
+  const testing::TempDir dir;
+  const std::string err = (dir.path() / "stderr").string();
+  const auto r =
+      run({"/bin/sh", "-c", "exec \"$0\" stuck-term 2>\"$1\"", sanitizer_program("handled"), err});
+  EXPECT_EQ(r.term_signal, SIGTERM);
+  EXPECT_THAT(testing::read_file(err),
+              HasSubstr("[devcheck] sanitizer: the report at signal SIGTERM is not written: it "
+                        "made no progress for 10 s"));
+  EXPECT_THAT(testing::read_file(err), Not(HasSubstr("carried on")));
+}
+
+// SIGTERM from another process (multiprocessing's Pool.terminate(), timeout,
+// a supervisor) that finds the program inside malloc: the report waits for a
+// system call (here pause()), where the allocator's lock is not held, and is
+// written whole. Three runs: a report written at once would deadlock in most.
+TEST(RunSanitized, ASignalFromOutsideThatStopsTheProgramInTheAllocatorStillGetsItsReport) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const auto r = run({sanitizer_program("handled"), "outside-term"});
+    EXPECT_EQ(r.term_signal, SIGTERM) << "run " << attempt;
+    ASSERT_EQ(r.processes.size(), 1U) << "run " << attempt;
+    EXPECT_THAT(r.processes[0].text, HasSubstr("written at signal SIGTERM")) << "run " << attempt;
+    EXPECT_EQ(r.processes[0].mismatches, 1U) << r.processes[0].text;
+  }
+}
+
 TEST(RunSanitized, PythonReportNamesTheFileAndLineOfTheOpAndOfTheStrayTensor) {
   DEVCHECK_SKIP_PYTHON_UNDER_TSAN();
   ASSERT_TRUE(testing::python_torch_available());
@@ -305,7 +337,7 @@ class ChildEnv {
   std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
 };
 
-SanitizedRun run_on_fake_cuda(std::vector<std::string> command, const std::string& json = "",
+SanitizedRun run_on_fake_cuda(const std::vector<std::string>& command, const std::string& json = "",
                               const std::string& trace = "") {
   SanitizedRunOptions o;
   o.sanitizer.json_path(json).trace_path(trace);
@@ -379,7 +411,7 @@ TEST(RunSanitized, APythonProgramOnTheFakeDeviceHasItsMismatchAndCopiesReported)
   DEVCHECK_SKIP_PYTHON_UNDER_TSAN();
   const std::string fake = fake_device(0).str();
   std::vector<std::string> command = python("planted_fake.py");
-  command.push_back(DEVCHECK_FAKE_DEVICE_LIBRARY);
+  command.emplace_back(DEVCHECK_FAKE_DEVICE_LIBRARY);
   command.push_back(testing::source_dir() + "/python");
   const auto r = run(command);
   EXPECT_EQ(r.exit_status, 0);

@@ -9,13 +9,28 @@
 //   handled ignore-term   ignores SIGTERM, raises it, then the mismatch; exits 0
 //   handled survive-term  a SIGTERM handler that returns; raises it, then the
 //                         mismatch; exits 0
+//   handled stuck-term    the mismatch; a thread stops in a library's
+//                         initializer holding the loader's lock (programs/
+//                         stuck.cc), then it raises SIGTERM: the report needs
+//                         that lock (dladdr) and never gets it
+//   handled outside-term  the mismatch; a child it forks sends it SIGTERM
+//                         while it allocates and frees for 300 ms (inside
+//                         malloc, mostly, holding the allocator's lock); then
+//                         it waits in pause()
 #include <ATen/ATen.h>
 #include <dlfcn.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <string>
+#include <thread>
+#include <vector>
 
 extern "C" void planted_install_handler();
 
@@ -38,6 +53,43 @@ void crash() {
   *static_cast<volatile int*>(page) = 1;
 }
 
+// The loader's lock taken for good by another thread, then SIGTERM.
+int stuck_term() {
+  int fds[2];
+  if (::pipe(fds) != 0) return 3;
+  ::setenv("PLANTED_STUCK_FD", std::to_string(fds[1]).c_str(), 1);
+  std::thread([] { dlopen(PLANTED_STUCK_LIBRARY, RTLD_NOW); }).detach();
+  char byte = 0;
+  if (::read(fds[0], &byte, 1) != 1) return 3;
+  std::raise(SIGTERM);
+  std::puts("handled: carried on after SIGTERM");
+  return 0;
+}
+
+// SIGTERM from another process while this one is in the allocator.
+int outside_term() {
+  const pid_t parent = ::getpid();
+  if (::fork() == 0) {
+    const timespec wait{0, 30L * 1000 * 1000};
+    ::nanosleep(&wait, nullptr);
+    ::kill(parent, SIGTERM);
+    ::_exit(0);
+  }
+  // Past tcache's sizes (1032 bytes) each call takes the arena's lock, once
+  // the process has had a second thread (glibc locks nothing before).
+  std::thread([] {}).join();
+  std::vector<void*> held(16, nullptr);
+  std::size_t i = 0;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  while (std::chrono::steady_clock::now() < end) {
+    for (int k = 0; k < 64; ++k, ++i) {
+      std::free(held[i % held.size()]);
+      held[i % held.size()] = std::malloc(2048 + (i * 131) % 4096);
+    }
+  }
+  for (;;) ::pause();
+}
+
 volatile std::sig_atomic_t g_terms = 0;
 
 void on_term(int) { g_terms = g_terms + 1; }
@@ -57,6 +109,10 @@ int main(int argc, char** argv) {
     mismatch();
     std::printf("handled: carried on after SIGTERM (%d caught)\n", static_cast<int>(g_terms));
     return 0;
+  }
+  if (std::strcmp(what, "stuck-term") == 0 || std::strcmp(what, "outside-term") == 0) {
+    mismatch();
+    return std::strcmp(what, "stuck-term") == 0 ? stuck_term() : outside_term();
   }
   mismatch();
   crash();
