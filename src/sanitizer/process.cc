@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <torch/library.h>
 
 #include <atomic>
 #include <cerrno>
@@ -417,6 +418,19 @@ void finish_process_report(const std::string& reason) {
     Engine::warn(std::string("[devcheck] sanitizer: could not write the report: ") + e.what());
   }
 }
+
+namespace {
+
+// torch.ops.devcheck.sanitizer_exit_report(): the report, written now as at
+// exit. For a process that ends by os._exit(), which runs no atexit handler:
+// multiprocessing's fork and forkserver children (python/site/sitecustomize.py
+// calls it from their last exit finalizer). Nothing when no process
+// sanitizer runs; once written, the exit hook writes nothing more.
+void exit_report() { finish_process_report("exit"); }
+
+TORCH_LIBRARY_FRAGMENT(devcheck, m) { m.def("sanitizer_exit_report() -> ()", &exit_report); }
+
+}  // namespace
 
 }  // namespace devcheck::sanitizer
 

@@ -128,6 +128,33 @@ TEST(RunSanitized, ADescendantThatOutlivesTheProgramByAMomentHasItsReportInTheRu
   }
 }
 
+// A child multiprocessing starts has its report in the run's, whatever the
+// start method: fork and forkserver children end by os._exit(), which runs no
+// atexit handler (their mismatches were lost; forkserver is Python 3.14's
+// default), so the last exit finalizer writes it (python/site/sitecustomize.py).
+class MultiprocessingChild : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MultiprocessingChild, HasItsMismatchReportedWhateverTheStartMethod) {
+  DEVCHECK_SKIP_PYTHON_UNDER_TSAN();
+  const std::string script = sanitizer_source("python/mp_child_mismatch.py");
+  const std::string line =
+      std::to_string(testing::marked_line("python/mp_child_mismatch.py", "mp_child_op"));
+  const auto r = run({DEVCHECK_PYTHON, script, GetParam()});
+  EXPECT_EQ(r.exit_status, 0);
+  std::size_t with_mismatch = 0;
+  for (const auto& p : r.processes) {
+    if (p.mismatches == 0) continue;
+    ++with_mismatch;
+    EXPECT_EQ(p.mismatches, 1U) << p.text;
+    EXPECT_THAT(p.text,
+                HasSubstr("device mismatch in aten::add at " + script + ":" + line + " (child)"));
+  }
+  EXPECT_EQ(with_mismatch, 1U) << r.processes.size() << " processes";
+}
+
+INSTANTIATE_TEST_SUITE_P(StartMethods, MultiprocessingChild,
+                         ::testing::Values("fork", "forkserver", "spawn"));
+
 TEST(RunSanitized, ReportIsWrittenOnAnUncaughtException) {
   const auto r = run({sanitizer_program("planted"), "throw"});
   EXPECT_EQ(r.term_signal, SIGABRT);
