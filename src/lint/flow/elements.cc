@@ -70,8 +70,15 @@ Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
       out = v;
       out.kind = Kind::kTensor;
       return out;
-    case Kind::kDataset:
     case Kind::kList:
+      // `batch["input"]` of a dict whose keys the flow follows.
+      if (v.keys >= 0 && ts_node_named_child_count(node) == 2) {
+        if (std::optional<Value> entry = dict_entry(v, field(node, fields().subscript))) {
+          return *entry;
+        }
+      }
+      return *container_element(v, node);
+    case Kind::kDataset:
       return *container_element(v, node);
     case Kind::kModule:
       // A container's module (self.layers[i]).

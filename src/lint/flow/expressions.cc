@@ -6,6 +6,9 @@
 #include <cctype>
 #include <cstring>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "../common.h"
 #include "../grammar.h"
@@ -500,14 +503,32 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     }
     Value element;
     element.kind = Kind::kNone;
+    // A dict's entries by key, where every key is a string.
+    std::vector<DictEntry> entries;
+    bool keyed = type == Sym::kDictionary;
+    bool known = false;
     for (uint32_t i = 0, n = ts_node_named_child_count(node); i < n; ++i) {
       TSNode part = ts_node_named_child(node, i);
-      if (is(part, "pair")) part = field(part, fields().value);
       if (is(part, "comment")) continue;
-      element = join(element, eval(part, frame));
+      TSNode key{};
+      if (is(part, "pair")) {
+        key = field(part, "key");
+        part = field(part, fields().value);
+      }
+      const Value v = eval(part, frame);
+      element = join(element, v);
+      if (!keyed) continue;
+      std::optional<std::string> name = string_value(source_, key);  // none for `**other`
+      if (!name) {
+        keyed = false;
+        continue;
+      }
+      known = known || v.kind != Kind::kUnknown || v.place != Place::kUnknown;
+      entries.push_back({std::move(*name), v});
     }
-    // A dict of tensors and numbers (`{"ids": ids, "len": len(ids)}`): the
-    // flow cannot tell which key holds which, so an entry is unknown.
+    // A dict of tensors and numbers (`{"ids": ids, "len": len(ids)}`): an
+    // entry the flow cannot tell by its key (`d[k]`, a loop over the values)
+    // is unknown.
     if (type == Sym::kDictionary &&
         (element.kind == Kind::kTensor ||
          (element.kind == Kind::kUnknown && element.place != Place::kUnknown))) {
@@ -522,6 +543,7 @@ Value FlowRun::eval(TSNode node, Frame& frame) {
     }
     Value list = list_of(element);
     list.asks_host_output = type == Sym::kDictionary && asks_host_output(source_, node);
+    if (keyed && known && list.kind == Kind::kList) list.keys = record_dict(std::move(entries));
     return list;
   }
   if (type == Sym::kListComprehension || type == Sym::kGeneratorExpression ||

@@ -124,6 +124,11 @@ struct Value {
   bool element_scalar = false;
   TSNode element_made{};
   int element_cls = -1;
+  // A dict whose keys the flow follows (a literal whose keys are all
+  // strings, `{"input": x, "len": len(x)}`): what is stored under each key,
+  // an index into the run's table of them (dicts.cc); -1 where the flow
+  // cannot tell (a key computed, an update it does not follow).
+  int keys = -1;
 };
 
 // The value of one element of a list (or module container) value.

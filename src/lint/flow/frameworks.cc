@@ -248,6 +248,7 @@ std::optional<Value> FlowRun::container_move(TSNode call, std::string_view quali
   v.made = TSNode{};
   v.pinned = false;
   v.registered = false;
+  v.keys = -1;  // (every entry moved)
   if (v.kind == Kind::kList) {
     v.element_place = target;
     v.element_origin = Origin::kNone;

@@ -272,6 +272,7 @@ Value FlowRun::eval_move(TSNode call, TSNode object, std::string_view method, Fr
     if (held != nullptr && held->kind == Kind::kList && held->element == Kind::kModule) {
       Value moved = *held;
       moved.element_place = target;
+      moved.keys = -1;  // (each entry moved, under whichever key)
       frame.env.set(source_.text(container), moved);
     }
   }

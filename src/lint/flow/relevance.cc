@@ -113,7 +113,7 @@ bool known(const Value& v) {
   // An instance of a class of the file too (`self.loss = loss`, given one),
   // or one of its functions (a closure a call returned).
   if (v.place != Place::kUnknown || v.origin != Origin::kNone || v.asks_host_output || v.cls >= 0 ||
-      v.function >= 0) {
+      v.function >= 0 || v.keys >= 0) {
     return true;
   }
   if (v.kind == Kind::kList) {

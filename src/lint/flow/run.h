@@ -314,6 +314,25 @@ class FlowRun {
   // The tensor an image transform (Origin::kImage) called makes: on the host.
   static Value image_tensor(TSNode call);
   Value eval_binary(TSNode node, Frame& frame);
+  // dicts.cc: the entries of the dicts whose keys the flow follows
+  // (Value::keys), each a table of its own (an update makes a new one: the
+  // value before it keeps its entries).
+  struct DictEntry {
+    std::string key;
+    Value value;
+  };
+  std::vector<std::vector<DictEntry>> dicts_;
+  // A table of entries for a dict (its index).
+  int record_dict(std::vector<DictEntry> entries);
+  // `d["k"]` of a dict whose keys the flow follows: what was stored under
+  // "k" (unknown where nothing was); nothing where `key` is no string.
+  std::optional<Value> dict_entry(const Value& dict, TSNode key) const;
+  // The table of `dict` after `d[key] = v` (-1 where the key is computed).
+  int dict_stored(const Value& dict, TSNode key, const Value& v);
+  // A call statement that may change a dict in a way the flow does not
+  // follow (`d.update(...)`, `d.pop("k")`, `fill(d)`): its keys are
+  // forgotten.
+  void forget_changed_keys(TSNode call, Frame& frame);
   Value eval_subscript(TSNode node, Frame& frame);
   // `moved`: a module moved in place anywhere in the file is on the device
   // (false: the value as the flow has it here).

@@ -191,6 +191,7 @@ void FlowRun::exec(TSNode statement, Frame& frame) {
 
 void FlowRun::exec_expression_statement(TSNode expression, Frame& frame) {
   if (is(expression, "call")) {
+    if (!dicts_.empty()) forget_changed_keys(expression, frame);
     const TSNode function = field(expression, fields().function);
     if (is(function, "attribute")) {
       const TSNode object = field(function, fields().object);
@@ -309,7 +310,9 @@ void FlowRun::exec_assignment(TSNode node, Frame& frame) {
       const std::string_view name = source_.text(container);
       const Value* held = frame.env.find(name);
       if (held != nullptr && held->kind == Kind::kList) {
-        frame.env.set(name, join(*held, list_of(v)));
+        Value updated = join(*held, list_of(v));
+        updated.keys = dict_stored(*held, field(target, fields().subscript), v);
+        frame.env.set(name, updated);
         continue;
       }
       // `for k, t in batch.items(): batch[k] = t.to(device)`: each entry of

@@ -13,7 +13,7 @@ bool same(const Value& a, const Value& b) {
          ts_node_eq(a.made, b.made) && a.element == b.element &&
          a.element_place == b.element_place && a.element_origin == b.element_origin &&
          a.element_scalar == b.element_scalar && a.element_cls == b.element_cls && a.cls == b.cls &&
-         a.function == b.function;
+         a.function == b.function && a.keys == b.keys;
 }
 
 }  // namespace
@@ -35,6 +35,7 @@ Value join(const Value& a, const Value& b) {
   }
   Value out = a;
   if (a.function != b.function) out.function = -1;
+  if (a.keys != b.keys) out.keys = -1;
   if (a.kind != b.kind) out.kind = Kind::kUnknown;
   if (a.place != b.place) out.place = Place::kUnknown;
   // Two host tensors (two factories, or a factory on one way and a host copy

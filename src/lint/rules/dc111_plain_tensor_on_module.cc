@@ -299,7 +299,7 @@ TSNode kept_by_module(const RuleContext& c, std::string_view name) {
     const Scope& cls = c.source.scopes()[set.class_scope];
     const auto info = c.source.classes().find(cls.name);
     if (info == c.source.classes().end() || !info->second.is_module ||
-        !in_init(c.source, set.method_scope) || !is(set.value, "call") ||
+        !runs_in_init(c.source, set.method_scope) || !is(set.value, "call") ||
         c.source.text(field(set.value, "function")) != name) {
       continue;
     }
@@ -323,7 +323,7 @@ void plain_object_on_module(const RuleContext& c,
     const std::string& name = c.source.scopes()[set.class_scope].name;
     const auto info = c.source.classes().find(name);
     if (info == c.source.classes().end() || info->second.is_module || info->second.is_dataset ||
-        !in_init(c.source, set.method_scope) || set.v.kind != Kind::kTensor ||
+        !runs_in_init(c.source, set.method_scope) || set.v.kind != Kind::kTensor ||
         set.v.place != Place::kHost || set.v.scalar || set.v.registered ||
         !plain_class(c.source, set.class_scope)) {
       continue;
@@ -362,7 +362,8 @@ bool made_per_call_on_a_device(const Source& source, const AttributeSet& set) {
   bool made = false;
   for (const Call& call : source.calls()) {
     if (source.text(field(call.node, "function")) != cls) continue;
-    if (source.scopes()[call.scope].kind != ScopeKind::kFunction || in_init(source, call.scope)) {
+    if (source.scopes()[call.scope].kind != ScopeKind::kFunction ||
+        runs_in_init(source, call.scope)) {
       return false;
     }
     made = true;
@@ -382,7 +383,7 @@ void check(const RuleContext& c) {
   for (const AttributeSet& set : c.flow.attributes()) {
     const auto info = c.source.classes().find(c.source.scopes()[set.class_scope].name);
     if (info == c.source.classes().end() || !info->second.is_module ||
-        !in_init(c.source, set.method_scope)) {
+        !runs_in_init(c.source, set.method_scope)) {
       continue;
     }
     // In a helper of __init__, only what it leaves on the host (a buffer it

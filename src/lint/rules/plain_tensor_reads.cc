@@ -448,7 +448,7 @@ bool replaced_before_every_read(const Source& source, const AttributeSet& set) {
       if (ts_node_eq(source.scopes()[s].node, function)) method = s;
     }
     if (method < 0 || source.scopes()[method].owner_class != set.class_scope ||
-        in_init(source, method)) {
+        runs_in_init(source, method)) {
       return false;
     }
     const auto sets = source.scopes()[method].assigns.find(std::string(set.name));

@@ -15,7 +15,44 @@
 
 namespace devcheck::lint::detail {
 
-bool in_init(const Source& source, int method) {
+namespace {
+
+// Whether the method `method` runs only while its module is built
+// (in_init), `depth` helpers down from __init__.
+bool built_by(const Source& source, int method, int depth) {
+  const Scope& scope = source.scopes()[method];
+  if (scope.name == "__init__") return true;
+  if (depth > 3 || scope.owner_class < 0) return false;
+  // Called by `self.m()` from __init__ (or a helper of it) of its class,
+  // and from nowhere else: a call from `forward`, another method, a
+  // subclass, or on another object (`model.reset()`) runs it again on a
+  // built module.
+  bool called = false;
+  for (const Call& call : source.calls()) {
+    if (call.method != scope.name || call.scope == method) continue;  // (recursion)
+    const Scope& caller = source.scopes()[call.scope];
+    if (!is(call.object, "identifier") || source.text(call.object) != "self") return false;
+    // `self.m()` in another class that has its own `m` is that one's.
+    if (caller.owner_class != scope.owner_class &&
+        std::any_of(source.scopes().begin(), source.scopes().end(), [&](const Scope& other) {
+          return other.owner_class == caller.owner_class && other.owner_class >= 0 &&
+                 other.name == scope.name && other.kind == ScopeKind::kFunction;
+        })) {
+      continue;
+    }
+    if (caller.owner_class != scope.owner_class || !built_by(source, call.scope, depth + 1)) {
+      return false;
+    }
+    called = true;
+  }
+  return called;
+}
+
+}  // namespace
+
+bool in_init(const Source& source, int method) { return built_by(source, method, 0); }
+
+bool runs_in_init(const Source& source, int method) {
   const Scope& scope = source.scopes()[method];
   if (scope.name == "__init__") return true;
   for (const Call& call : source.calls()) {
@@ -308,7 +345,7 @@ bool never_used_on_a_device(const Source& source, const AttributeSet& set) {
   for (int s = 0; s < static_cast<int>(source.scopes().size()); ++s) {
     const Scope& scope = source.scopes()[s];
     if (scope.kind == ScopeKind::kFunction && scope.owner_class == set.class_scope &&
-        !in_init(source, s) && scope.assigns.count(std::string(set.name)) != 0) {
+        !runs_in_init(source, s) && scope.assigns.count(std::string(set.name)) != 0) {
       return true;
     }
   }

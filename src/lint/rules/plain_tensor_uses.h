@@ -27,9 +27,16 @@ std::vector<TSNode> attribute_nodes(const Source& source, std::string_view attri
 std::optional<std::vector<TSNode>> self_attribute_nodes(const Source& source,
                                                         std::string_view name);
 
-// Whether `method` is __init__, or a method of its class that __init__
-// calls (`self._init_buffers()`): what it sets, __init__ sets.
+// Whether `method` is __init__, or a method of its class that __init__ (or
+// such a method) calls (`self._init_buffers()`) and no other code calls
+// (not `forward`, another method, nor `model._init_buffers()` on another
+// object): what it sets, __init__ sets, and it never runs on a built module.
 bool in_init(const Source& source, int method);
+
+// Whether __init__ runs `method`: it is __init__, or a method of its class
+// __init__ calls on `self`, whether or not other code calls it too (what it
+// sets is set while the module is built, and maybe again later).
+bool runs_in_init(const Source& source, int method);
 
 // Whether the read `node` (`self.x`, an attribute) cannot meet a tensor on
 // another device: it is filled with a number in place (`.fill_(0.5)`,

@@ -253,12 +253,12 @@ TEST(LintFlowEval, AnInitsOwnParameterDefaultingToCpuThatNoCallPassesIsTheHost) 
 }
 
 // A dict of tensors and Python numbers (a literal, `len(...)`, `int(...)`,
-// `.item()`, a name assigned one) holds entries the flow cannot tell apart:
-// `segment["offset"]` of `{"ids": ids.to(device), "offset": len(ids) + 2}`
-// is unknown, not the device tensor (diffusers' Cosmos3 pipeline, seed 53).
-// A dict of tensors alone, or of tensors and names the flow does not know,
-// still holds the tensor.
-TEST(LintFlowEval, ADictOfTensorsAndNumbersHoldsUnknownEntries) {
+// `.item()`, a name assigned one): `segment["offset"]` of `{"ids":
+// ids.to(device), "offset": len(ids) + 2}` is the number under that key,
+// not the device tensor (diffusers' Cosmos3 pipeline, seed 53), and
+// `batch["x"]` the tensor under its key (dicts_test.cc). A dict of tensors
+// alone, or of tensors and names the flow does not know, holds the tensor.
+TEST(LintFlowEval, ADictOfTensorsAndNumbersHoldsEachUnderItsKey) {
   const Flowed segment(
       "import torch\n"
       "def prepare(ids, device):\n"
@@ -275,7 +275,7 @@ TEST(LintFlowEval, ADictOfTensorsAndNumbersHoldsUnknownEntries) {
       "def step(model, x):\n"
       "    batch = {'x': x.cuda(), 'steps': 2, 'scale': x.max().item()}\n"
       "    return batch['x'] + torch.rand(3)\n");
-  EXPECT_EQ(meetings(inputs), (Lines{}));
+  EXPECT_EQ(meetings(inputs), (Lines{"4 factory@4 meets device"}));
   const Flowed tensors(
       "import torch\n"
       "def step(x, k):\n"

@@ -1111,4 +1111,35 @@ TEST(LintDC101, SilentOnAnEntryOfADictOfTensorsAndNumbers) {
             "(e.g. device=x.device)");
 }
 
+// The tensor under a key of a dict that also holds Python numbers
+// (`batch["input"]` of `{"input": x.cuda(), "len": len(ids)}`) is that
+// tensor: a factory meeting it is found, as one meeting the number's key is
+// not; a key computed (`batch[k] = ...`) makes the entries unknown again.
+TEST(LintDC101, FindsAFactoryMeetingTheTensorUnderAKeyOfAMixedDict) {
+  const std::string batch =
+      "import torch\n"
+      "def step(model, ids):\n"
+      "    batch = {'input': torch.tensor(ids).cuda(), 'len': len(ids)}\n"
+      "    mask = torch.ones(4, 8)\n"
+      "    return model(batch['input'] * mask)\n";
+  EXPECT_EQ(only(batch, "DC101").message,
+            "torch.ones(...) without device= makes a tensor on the CPU, and line 5 (in "
+            "'step') uses it with tensors on a device: a device mismatch there; pass device= "
+            "(e.g. device=x.device)");
+  const std::string state =
+      "import torch\n"
+      "def sample(x, steps):\n"
+      "    state = {'latents': x.cuda(), 'step': 0, 'scale': x.max().item()}\n"
+      "    state['latents'] = state['latents'] + torch.randn(4)\n"
+      "    return state\n";
+  EXPECT_EQ(found(state, "DC101"), (Lines{"4 DC101"}));
+  const std::string computed =
+      "import torch\n"
+      "def sample(x, key):\n"
+      "    state = {'latents': x.cuda(), 'step': 0}\n"
+      "    state[key] = 1\n"
+      "    return state['latents'] + torch.randn(4)\n";
+  EXPECT_EQ(found(computed, "DC101"), (Lines{}));
+}
+
 }  // namespace devcheck::lint

@@ -1630,5 +1630,58 @@ TEST(LintDC111, FindsModuleListsWhoseItemsAnotherModuleWasRegisteredFor) {
   EXPECT_EQ(found(indexed, "DC111"), (Lines{"5 DC111"}));
 }
 
+// A plain tensor read in a helper that __init__ calls is read only while
+// the module is built; where forward (or another method) calls the same
+// helper, the read runs on the built module, wherever model.to(device) took
+// its parameters: found.
+TEST(LintDC111, FindsPlainTensorsReadByAHelperForwardCallsToo) {
+  const std::string scaled =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.scale = torch.ones(8)\n"
+      "        self.w = nn.Parameter(self._scaled(torch.randn(8)))\n"
+      "    def _scaled(self, v):\n"
+      "        return v * self.scale\n"
+      "    def forward(self, x):\n"
+      "        return self._scaled(x) + self.w\n";
+  const Finding f = testing::only(scaled, "DC111");
+  EXPECT_EQ(f.line, 6);
+  EXPECT_EQ(f.message,
+            "self.scale holds a plain tensor, which model.to(device) does not move; use "
+            "self.register_buffer(\"scale\", ...) or nn.Parameter(...)");
+  const std::string codes =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Coder(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.codes = torch.arange(n) * 2\n"
+      "        self.table = nn.Parameter(self.lookup(torch.zeros(n, dtype=torch.long)))\n"
+      "    def lookup(self, i):\n"
+      "        return self.codes[i].float()\n"
+      "    def predict(self, i):\n"
+      "        return self.lookup(i)\n"
+      "    def forward(self, x):\n"
+      "        return x @ self.table\n";
+  EXPECT_EQ(found(codes, "DC111"), (Lines{"6 DC111"}));
+  // Near miss: only __init__ calls the helper.
+  const std::string built =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.scale = torch.ones(8)\n"
+      "        self.w = nn.Parameter(self._scaled(torch.randn(8)))\n"
+      "    def _scaled(self, v):\n"
+      "        return v * self.scale\n"
+      "    def forward(self, x):\n"
+      "        return x + self.w\n";
+  EXPECT_EQ(found(built, "DC111"), Lines{});
+}
+
 }  // namespace
 }  // namespace devcheck::lint
