@@ -177,6 +177,55 @@ bool gates_a_test_on_cuda(const Source& source) {
   return false;
 }
 
+// Whether a use of a device (the call itself, or a read of the name that
+// holds it) leaves no tensor on it: compared (`t.device == dev`), asked its
+// `.type` or `.index` (`th.device("cuda").type`: a string), printed or
+// logged (`print(dev)`, `logger.info(dev)`, `str(dev)`, an f-string).
+bool harmless_use(const Source& source, TSNode use) {
+  TSNode parent = ts_node_parent(use);
+  if (is(parent, "comparison_operator") || is(parent, "interpolation")) return true;
+  if (is(parent, "attribute")) {
+    const std::string_view attribute = source.text(field(parent, "attribute"));
+    return ts_node_eq(field(parent, "object"), use) &&
+           (attribute == "type" || attribute == "index");
+  }
+  if (!is(parent, "argument_list")) return false;
+  const TSNode function = field(ts_node_parent(parent), "function");
+  const std::string_view name =
+      source.text(is(function, "attribute") ? field(function, "attribute") : function);
+  return name == "print" || name == "str" || name == "repr" || name == "info" || name == "debug" ||
+         name == "warning" || name == "warn";
+}
+
+// Whether the device `call` makes never reaches a tensor: each use of it is
+// harmless (harmless_use), where it is used directly or held by a name in a
+// function that reads it, each read harmless. A name at module level may be
+// imported elsewhere: not judged; nor a name never read.
+bool reaches_no_tensor(const Source& source, const Call& call) {
+  if (harmless_use(source, call.node)) return true;
+  const TSNode parent = ts_node_parent(call.node);
+  const int function = source.function_of(call.scope);
+  if (function < 0 || !is(parent, "assignment") || !ts_node_eq(field(parent, "right"), call.node) ||
+      !is(field(parent, "left"), "identifier")) {
+    return false;
+  }
+  const std::string_view name = source.text(field(parent, "left"));
+  std::vector<TSNode> stack{field(source.scopes()[function].node, "body")};
+  int reads = 0;
+  while (!stack.empty()) {
+    const TSNode n = stack.back();
+    stack.pop_back();
+    if (is(n, "identifier") && source.text(n) == name && !ts_node_eq(n, field(parent, "left"))) {
+      if (!harmless_use(source, n)) return false;
+      ++reads;
+    }
+    for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; ++i) {
+      stack.push_back(ts_node_named_child(n, i));
+    }
+  }
+  return reads > 0;
+}
+
 void check(const RuleContext& c) {
   if (c.source.mentions("is_available") || c.source.mentions("device_count")) return;
   // A test file that asks for no GPU and skips no test without one belongs
@@ -197,16 +246,14 @@ void check(const RuleContext& c) {
     const std::vector<TSNode> args =
         device ? c.source.positional(call.node) : std::vector<TSNode>{};
     if (device && (args.empty() || !is_cuda_string(string_value(c.source, args[0])))) continue;
-    // A comparison (`t.device == torch.device("cuda", i)`) chooses nothing, and
     // `torch.device("cuda", torch.cuda.current_device())` (or `index=`) runs
-    // where CUDA is.
+    // where CUDA is; a device only compared or printed chooses nothing.
     const TSNode index = call.qualified != "torch.device" ? TSNode{}
                          : args.size() > 1                ? args[1]
                                                           : c.source.keyword(call.node, "index");
-    if (is(ts_node_parent(call.node), "comparison_operator") ||
-        (!ts_node_is_null(index) && c.source.text(index).find("cuda") != std::string_view::npos) ||
+    if ((!ts_node_is_null(index) && c.source.text(index).find("cuda") != std::string_view::npos) ||
         gated_on_cuda(c.source, call) || keyword_only_default(call.node) ||
-        function_needs_cuda(c.source, call) ||
+        (device && reaches_no_tensor(c.source, call)) || function_needs_cuda(c.source, call) ||
         (suite_needs_gpu && in_test_code(c.source, call, file_is_test))) {
       continue;
     }

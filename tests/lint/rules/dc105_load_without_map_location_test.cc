@@ -615,5 +615,95 @@ TEST(LintDC105, CountsParametersNotCommentsWhereAHelperIsGivenAPath) {
   }
 }
 
+// A class that reads back what its own save wrote, where each `self.x` saved
+// only ever holds host values (speechbrain's schedulers: `{"losses":
+// self.losses, "n_steps": self.n_steps}` of `[]` and `+= 1`; HMMAligner's
+// dict of `.cpu()` tensors): the file loads on any host and weights_only
+// reads it. An attribute filled from a parameter (a loss that may be a GPU
+// tensor), a load that restores nothing the save wrote (a pretrained state
+// dict), or a class with another save of unknown values is still found.
+TEST(LintDC105, SaysNothingOfHostStateAClassSavesAndReadsBack) {
+  const std::string scheduler =
+      "import torch\n"
+      "class Noam:\n"
+      "    def __init__(self, lr):\n"
+      "        self.lr = lr\n"
+      "        self.losses = []\n"
+      "        self.n_steps = 0\n"
+      "    def __call__(self, opt):\n"
+      "        self.n_steps += 1\n"
+      "    def save(self, path):\n"
+      "        data = {'losses': self.losses, 'n_steps': self.n_steps}\n"
+      "        torch.save(data, path)\n"
+      "    def load(self, path, end_of_epoch=False):\n"
+      "        data = torch.load(path)\n"
+      "        self.losses = data['losses']\n"
+      "        self.n_steps = data['n_steps']\n";
+  EXPECT_EQ(found(scheduler, "DC105"), Lines{});
+  const std::string aligner =
+      "import torch\n"
+      "class Aligner(torch.nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.align_dict = {}\n"
+      "    def store(self, ids, alignments):\n"
+      "        for i, id in enumerate(ids):\n"
+      "            a = alignments[i]\n"
+      "            a = torch.tensor(a, dtype=torch.int16).cpu()\n"
+      "            self.align_dict[id] = a\n"
+      "    def _save(self, path):\n"
+      "        torch.save(self.align_dict, path)\n"
+      "    def _load(self, path):\n"
+      "        self.align_dict = torch.load(path)\n";
+  EXPECT_EQ(found(aligner, "DC105"), Lines{});
+  const std::string near =
+      "import torch\n"
+      "class Plateau:\n"
+      "    def __init__(self):\n"
+      "        self.losses = []\n"
+      "        self.best = 0.0\n"
+      "    def step(self, loss):\n"
+      "        self.losses.append(loss)\n"
+      "    def save(self, path):\n"
+      "        torch.save({'losses': self.losses}, path)\n"
+      "    def load(self, path):\n"
+      "        self.losses = torch.load(path)['losses']\n"
+      "class Pretrained:\n"
+      "    def __init__(self):\n"
+      "        self.step = 0\n"
+      "    def save(self, path):\n"
+      "        torch.save({'step': self.step}, path)\n"
+      "    def load(self, path):\n"
+      "        self.net.load_state_dict(torch.load(path))\n"
+      "class Both:\n"
+      "    def __init__(self, net):\n"
+      "        self.step = 0\n"
+      "        self.net = net\n"
+      "    def save(self, path):\n"
+      "        torch.save({'step': self.step}, path)\n"
+      "        torch.save(self.net.state_dict(), path + '.net')\n"
+      "    def load(self, path):\n"
+      "        self.step = torch.load(path)['step']\n"
+      "class Unpacked:\n"
+      "    def __init__(self, pair):\n"
+      "        self.a, self.b = pair\n"
+      "    def save(self, path):\n"
+      "        torch.save({'a': self.a}, path)\n"
+      "    def load(self, path):\n"
+      "        self.a = torch.load(path)['a']\n";
+  EXPECT_EQ(found(near, "DC105"), (Lines{"11 DC105", "18 DC105", "27 DC105", "34 DC105"}));
+  EXPECT_NE(only("import torch\n"
+                 "class P:\n"
+                 "    def step(self, loss):\n"
+                 "        self.losses = [loss]\n"
+                 "    def save(self, path):\n"
+                 "        torch.save(self.losses, path)\n"
+                 "    def load(self, path):\n"
+                 "        self.losses = torch.load(path)\n",
+                 "DC105")
+                .message.find("map_location=\"cpu\""),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -275,5 +275,47 @@ TEST(LintDC115, SilentInAFunctionThatSynchronizesWithCuda) {
   EXPECT_EQ(found(source, "DC115"), (Lines{"7 DC115"}));
 }
 
+// A device that never reaches a tensor cannot fail without a GPU: only
+// compared, asked its `.type` (stable-baselines3's `set_random_seed(seed,
+// using_cuda=self.device.type == th.device("cuda").type)`), printed or
+// logged, directly or through a name every read of which in its function is
+// such a use. One read that moves a tensor, or a name at module level
+// (another module may import it), is still found.
+TEST(LintDC115, SaysNothingOfADeviceThatNeverReachesATensor) {
+  const std::string seeding =
+      "import torch as th\n"
+      "def set_seed(self, seed):\n"
+      "    set_random_seed(seed, using_cuda=self.device.type == th.device('cuda').type)\n"
+      "    print(th.device('cuda:0'))\n"
+      "    index = th.device('cuda:1').index\n";
+  EXPECT_EQ(found(seeding, "DC115"), Lines{});
+  const std::string described =
+      "import logging\n"
+      "import torch\n"
+      "logger = logging.getLogger(__name__)\n"
+      "def on_gpu(t):\n"
+      "    cuda = torch.device('cuda')\n"
+      "    logger.info(f'checking {cuda}')\n"
+      "    print(str(cuda))\n"
+      "    return t.device == cuda or cuda.type == t.device.type\n";
+  EXPECT_EQ(found(described, "DC115"), Lines{});
+  const std::string moved =
+      "import torch\n"
+      "def move(t):\n"
+      "    cuda = torch.device('cuda')\n"
+      "    print(cuda)\n"
+      "    return t.to(cuda)\n"
+      "def direct(t):\n"
+      "    return t.to(torch.device('cuda'))\n"
+      "DEVICE = torch.device('cuda')\n"
+      "def compare(t):\n"
+      "    return t.device == DEVICE\n";
+  EXPECT_EQ(found(moved, "DC115"), (Lines{"3 DC115", "7 DC115", "8 DC115"}));
+  EXPECT_NE(
+      only("import torch\ndef f(t):\n    d = torch.device('cuda')\n    return t.to(d)\n", "DC115")
+          .message.find("torch.cuda.is_available()"),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint
