@@ -237,6 +237,72 @@ bool written_here_on_host(const Source& source, const Call& load) {
   return written && !uses_a_device(source);
 }
 
+// The parameter of `function` (a function of the module, not a method) that
+// `call` hands `value` to, by position or by keyword; empty when none.
+std::string_view parameter_given(const Source& source, const Call& call, int function,
+                                 TSNode value) {
+  const std::vector<std::string_view> names = parameter_names(source, function);
+  const std::vector<TSNode> args = source.positional(call.node);
+  for (std::size_t i = 0; i < args.size() && i < names.size(); ++i) {
+    if (source.text(args[i]) == source.text(value)) return names[i];
+  }
+  const TSNode arguments = field(call.node, "arguments");
+  for (uint32_t i = 0, n = ts_node_named_child_count(arguments); i < n; ++i) {
+    const TSNode a = ts_node_named_child(arguments, i);
+    if (is(a, "keyword_argument") && source.text(field(a, "value")) == source.text(value)) {
+      return source.text(field(a, "name"));
+    }
+  }
+  return {};
+}
+
+// Whether `load` reads a file that a function of the file writes when the
+// loading function hands it the load's path (`create_random_text_data(
+// input_file_text, ...)`, then `torch.load(input_file_text)`), in a file
+// that puts nothing on a device: the function saves what it made itself (not
+// from its parameters, as written_here_on_host), which stays on the host.
+bool written_by_called_function_on_host(const Source& source, const Call& load) {
+  const TSNode file = file_argument(source, load.node, 0);
+  const int function = source.function_of(load.scope);
+  if (!is(file, "identifier") || function < 0 || uses_a_device(source)) return false;
+  const std::vector<Scope>& scopes = source.scopes();
+  for (const Call& call : source.calls()) {
+    const TSNode callee_name = field(call.node, "function");
+    if (source.function_of(call.scope) != function || !is(callee_name, "identifier")) continue;
+    int callee = -1;
+    int same = 0;
+    for (std::size_t s = 0; s < scopes.size(); ++s) {
+      if (scopes[s].kind == ScopeKind::kFunction && scopes[s].name == source.text(callee_name)) {
+        callee = scopes[s].owner_class < 0 ? static_cast<int>(s) : -1;
+        ++same;
+      }
+    }
+    if (same != 1 || callee < 0) continue;
+    const std::string_view parameter = parameter_given(source, call, callee, file);
+    if (parameter.empty()) continue;
+    const std::vector<std::string_view> parameters = parameter_names(source, callee);
+    for (const Call& save : source.calls()) {
+      if (save.qualified != "torch.save" || source.function_of(save.scope) != callee) continue;
+      const TSNode written = written_path(source, save.node);
+      if (!is(written, "identifier") || source.text(written) != parameter) continue;
+      const std::vector<TSNode> args = source.positional(save.node);
+      TSNode saved = source.keyword(save.node, "obj");
+      if (ts_node_is_null(saved) && !args.empty()) saved = args[0];
+      if (ts_node_is_null(saved)) continue;
+      std::vector<std::string_view> from;
+      path_words(source, saved, save.scope, from, /*callee_only=*/true);
+      const bool handed_in = std::any_of(from.begin(), from.end(), [&](std::string_view w) {
+        return std::any_of(parameters.begin(), parameters.end(), [&](std::string_view p) {
+          return w == p ||
+                 (w.size() > p.size() && w.substr(0, p.size()) == p && w[p.size()] == '.');
+        });
+      });
+      if (!handed_in) return true;
+    }
+  }
+  return false;
+}
+
 // Whether `node` is an argument of an assertion (`assert_close(...)`,
 // `self.assertEqual(...)`) or inside an `assert` statement, within its
 // function.
@@ -749,7 +815,8 @@ void check(const RuleContext& c) {
     if (!ts_node_is_null(c.source.keyword(call.node, "map_location")) ||
         c.source.positional(call.node).size() >= 2 || reads_own_file(c.source, call) ||
         written_here_on_host(c.source, call) || expected_values(c.source, call) ||
-        reads_own_class_state(c.source, call)) {
+        reads_own_class_state(c.source, call) ||
+        written_by_called_function_on_host(c.source, call)) {
       continue;
     }
     c.sink.report(call.node, "DC105",

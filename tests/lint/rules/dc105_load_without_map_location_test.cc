@@ -705,5 +705,55 @@ TEST(LintDC105, SaysNothingOfHostStateAClassSavesAndReadsBack) {
             std::string::npos);
 }
 
+// A file a function of the file writes when the loading function hands it
+// the path (open_clip's util_test: `create_random_text_data(input_file_text,
+// ...)`, then `torch.load(input_file_text, weights_only=True)`), in a file
+// that puts nothing on a device: what the function made itself stays on the
+// host. Still found: a function saving what it is handed (a model), the same
+// code in a file that moves tensors to a device, a path handed to no saver.
+TEST(LintDC105, SaysNothingOfAFileACalledFunctionWritesOnTheHost) {
+  const std::string text_data =
+      "import os, random, torch\n"
+      "def random_text_batch(batch_size):\n"
+      "    return [''.join(random.choices('abc', k=5)) for _ in range(batch_size)]\n"
+      "def create_random_text_data(path, batches=1, batch_size=1):\n"
+      "    text_batches = [random_text_batch(batch_size) for _ in range(batches)]\n"
+      "    torch.save(text_batches, path)\n"
+      "def create_test_data(input_dir, create_missing=True):\n"
+      "    input_file_text = os.path.join(input_dir, 'random_text.pt')\n"
+      "    if create_missing and not os.path.exists(input_file_text):\n"
+      "        create_random_text_data(input_file_text, batches=2)\n"
+      "    return torch.load(input_file_text, weights_only=True)\n";
+  EXPECT_EQ(found(text_data, "DC105"), Lines{});
+  const std::string by_keyword =
+      "import torch\n"
+      "def write_table(n, out=None):\n"
+      "    table = {'counts': list(range(n))}\n"
+      "    torch.save(table, out)\n"
+      "def main(root):\n"
+      "    table_file = root + '/table.pt'\n"
+      "    write_table(8, out=table_file)\n"
+      "    return torch.load(table_file)\n";
+  EXPECT_EQ(found(by_keyword, "DC105"), Lines{});
+  const std::string near =
+      "import os, torch\n"
+      "def dump_model(model, path):\n"
+      "    torch.save(model, path)\n"
+      "def make(path):\n"
+      "    torch.save({'step': 1}, path)\n"
+      "def check(model, root):\n"
+      "    weights = os.path.join(root, 'model.pt')\n"
+      "    dump_model(model, weights)\n"
+      "    a = torch.load(weights)\n"
+      "    b = torch.load(os.path.join(root, 'other.pt'))\n"
+      "    name = root + '/n.pt'\n"
+      "    make(root)\n"
+      "    return a, b, torch.load(name)\n";
+  EXPECT_EQ(found(near, "DC105"), (Lines{"9 DC105", "10 DC105", "13 DC105"}));
+  const std::string on_device = by_keyword + "def run(m):\n    return m.to('cuda')\n";
+  EXPECT_EQ(found(on_device, "DC105"), (Lines{"8 DC105"}));
+  EXPECT_NE(only(on_device, "DC105").message.find("weights_only="), std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint
