@@ -518,13 +518,17 @@ class ClassFormat {
 
   // Whether every value the class puts in `self.x` is a host value: `self.x
   // = v`, `self.x += v`, `self.x[k] = v`, `self.x.append(v)` (and `extend`,
-  // `insert`, `update`, `add`, `setdefault`). What the class's own torch.load
-  // gave back (`self.x = data["x"]`) is what it saved.
+  // `insert`, `update`, `add`, `setdefault`), and at least one such value
+  // made by the class. What the class's own torch.load gave back (`self.x =
+  // data["x"]`) is what it saved.
   bool attribute_host(std::string_view name) {
     if (std::find(checking_.begin(), checking_.end(), name) != checking_.end()) return true;
     checking_.push_back(name);
     const TSNode body = field(source_.scopes()[owner_].node, "body");
     std::vector<TSNode> stack{body};
+    // The values the class makes itself: an attribute filled only from the
+    // load (`self.w = torch.load(path)`) holds whatever file it was given.
+    int made = 0;
     while (!stack.empty()) {
       const TSNode n = stack.back();
       stack.pop_back();
@@ -555,13 +559,24 @@ class ClassFormat {
         for (uint32_t i = 0, k = ts_node_named_child_count(args); i < k; ++i) {
           if (!host(ts_node_named_child(args, i), source_.scope_of(n))) return false;
         }
+        ++made;
         continue;
       } else {
         continue;
       }
+      if (from_load(value, source_.scope_of(n))) continue;
       if (ts_node_is_null(value) || !host(value, source_.scope_of(n))) return false;
+      ++made;
     }
-    return true;
+    return made > 0;
+  }
+
+  // Whether `value` is what the load gave back: the call, a name holding it,
+  // or an item of it (`data["losses"]`).
+  bool from_load(TSNode value, int scope) const {
+    if (is(value, "subscript")) value = field(value, "value");
+    if (is(value, "identifier")) value = value_before(value, scope);
+    return is(value, "call") && ts_node_eq(value, load_);
   }
 
   // A value that cannot be a tensor on a device.
