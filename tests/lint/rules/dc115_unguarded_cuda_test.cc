@@ -317,5 +317,71 @@ TEST(LintDC115, SaysNothingOfADeviceThatNeverReachesATensor) {
       std::string::npos);
 }
 
+// A device in a list that loops iterate, each skipping CUDA first where no
+// GPU was asked for (`if d.type == "cuda" and not HAS_GPU: continue`). A
+// loop that does not skip first or skips for another reason (`small and not
+// use_gpu`, `d.type != "cuda"`), a name read otherwise too, or a list at
+// module level (another module may import it) is still found.
+TEST(LintDC115, SaysNothingOfALoopThatSkipsCudaFirst) {
+  const std::string inline_list =
+      "import torch\n"
+      "from common import HAS_GPU\n"
+      "def run_all(n):\n"
+      "    for d in [torch.device('cpu'), torch.device('cuda')]:\n"
+      "        # the GPU only where there is one\n"
+      "        if d.type == 'cuda' and not HAS_GPU:\n"
+      "            continue\n"
+      "        x = torch.zeros(n, device=d)\n";
+  EXPECT_EQ(found(inline_list, "DC115"), Lines{});
+  const std::string named =
+      "import torch\n"
+      "def compare(model, use_gpu):\n"
+      "    devices = (torch.device('cpu'), torch.device('cuda:0'))\n"
+      "    for device in devices:\n"
+      "        if 'cuda' in str(device) and not use_gpu:\n"
+      "            continue\n"
+      "        model.to(device)\n"
+      "    for device in devices:\n"
+      "        if device.type == 'cuda' and not use_gpu:\n"
+      "            continue\n"
+      "        model.to(device)\n";
+  EXPECT_EQ(found(named, "DC115"), Lines{});
+  const std::string near =
+      "import torch\n"
+      "def late(t, use_gpu):\n"
+      "    for d in [torch.device('cuda')]:\n"
+      "        t = t.to(d)\n"
+      "        if d.type == 'cuda' and not use_gpu:\n"
+      "            continue\n"
+      "def also_read(t, use_gpu):\n"
+      "    devices = [torch.device('cuda')]\n"
+      "    for d in devices:\n"
+      "        if not use_gpu:\n"
+      "            continue\n"
+      "    return t.to(devices[0])\n"
+      "def other_test(t, small, use_gpu):\n"
+      "    for d in [torch.device('cuda')]:\n"
+      "        if small and not use_gpu:\n"
+      "            continue\n"
+      "        t = t.to(d)\n"
+      "    for d in [torch.device('cuda')]:\n"
+      "        if d.type != 'cuda':\n"
+      "            continue\n"
+      "        t = t.to(d)\n"
+      "DEVICES = [torch.device('cuda')]\n"
+      "def module_level(t, use_gpu):\n"
+      "    for d in DEVICES:\n"
+      "        if not use_gpu:\n"
+      "            continue\n"
+      "        t = t.to(d)\n";
+  EXPECT_EQ(found(near, "DC115"),
+            (Lines{"3 DC115", "8 DC115", "14 DC115", "18 DC115", "22 DC115"}));
+  EXPECT_NE(
+      only("import torch\nfor d in [torch.device('cuda')]:\n    x = torch.ones(1, device=d)\n",
+           "DC115")
+          .message.find("is_available()"),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint
