@@ -178,23 +178,39 @@ bool gates_a_test_on_cuda(const Source& source) {
 }
 
 // Whether a use of a device (the call itself, or a read of the name that
-// holds it) leaves no tensor on it: compared (`t.device == dev`), asked its
-// `.type` or `.index` (`th.device("cuda").type`: a string), printed or
-// logged (`print(dev)`, `logger.info(dev)`, `str(dev)`, an f-string).
+// holds it) leaves no tensor on it: compared (`t.device == dev`), printed or
+// logged (`print(dev)`, `logger.info(dev)`), or turned into a string or
+// number (`str(dev)`, an f-string, `.type`, `.index`: `th.device("cuda").type`)
+// that is itself only so used (not `t.to(str(dev))`).
 bool harmless_use(const Source& source, TSNode use) {
-  TSNode parent = ts_node_parent(use);
-  if (is(parent, "comparison_operator") || is(parent, "interpolation")) return true;
-  if (is(parent, "attribute")) {
-    const std::string_view attribute = source.text(field(parent, "attribute"));
-    return ts_node_eq(field(parent, "object"), use) &&
-           (attribute == "type" || attribute == "index");
+  for (;;) {
+    const TSNode parent = ts_node_parent(use);
+    if (is(parent, "comparison_operator")) return true;
+    if (is(parent, "interpolation")) {
+      use = ts_node_parent(parent);  // the f-string
+      continue;
+    }
+    if (is(parent, "attribute")) {
+      const std::string_view attribute = source.text(field(parent, "attribute"));
+      if (!ts_node_eq(field(parent, "object"), use) ||
+          (attribute != "type" && attribute != "index")) {
+        return false;
+      }
+      use = parent;
+      continue;
+    }
+    if (!is(parent, "argument_list")) return false;
+    const TSNode call = ts_node_parent(parent);
+    const TSNode function = field(call, "function");
+    const std::string_view name =
+        source.text(is(function, "attribute") ? field(function, "attribute") : function);
+    if (name == "str" || name == "repr") {
+      use = call;
+      continue;
+    }
+    return name == "print" || name == "info" || name == "debug" || name == "warning" ||
+           name == "warn";
   }
-  if (!is(parent, "argument_list")) return false;
-  const TSNode function = field(ts_node_parent(parent), "function");
-  const std::string_view name =
-      source.text(is(function, "attribute") ? field(function, "attribute") : function);
-  return name == "print" || name == "str" || name == "repr" || name == "info" || name == "debug" ||
-         name == "warning" || name == "warn";
 }
 
 // Whether the device `call` makes never reaches a tensor: each use of it is

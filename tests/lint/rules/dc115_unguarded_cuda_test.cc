@@ -279,15 +279,16 @@ TEST(LintDC115, SilentInAFunctionThatSynchronizesWithCuda) {
 // compared, asked its `.type` (stable-baselines3's `set_random_seed(seed,
 // using_cuda=self.device.type == th.device("cuda").type)`), printed or
 // logged, directly or through a name every read of which in its function is
-// such a use. One read that moves a tensor, or a name at module level
-// (another module may import it), is still found.
+// such a use. One read that moves a tensor (also through `str(dev)`, an
+// f-string or `.type`), or a name at module level (another module may
+// import it), is still found.
 TEST(LintDC115, SaysNothingOfADeviceThatNeverReachesATensor) {
   const std::string seeding =
       "import torch as th\n"
       "def set_seed(self, seed):\n"
       "    set_random_seed(seed, using_cuda=self.device.type == th.device('cuda').type)\n"
       "    print(th.device('cuda:0'))\n"
-      "    index = th.device('cuda:1').index\n";
+      "    assert th.device('cuda:1').index == 1\n";
   EXPECT_EQ(found(seeding, "DC115"), Lines{});
   const std::string described =
       "import logging\n"
@@ -309,8 +310,14 @@ TEST(LintDC115, SaysNothingOfADeviceThatNeverReachesATensor) {
       "    return t.to(torch.device('cuda'))\n"
       "DEVICE = torch.device('cuda')\n"
       "def compare(t):\n"
-      "    return t.device == DEVICE\n";
-  EXPECT_EQ(found(moved, "DC115"), (Lines{"3 DC115", "7 DC115", "8 DC115"}));
+      "    return t.device == DEVICE\n"
+      "def as_text(t):\n"
+      "    cuda = torch.device('cuda')\n"
+      "    return t.to(str(cuda)), torch.zeros(1, device=torch.device('cuda').type)\n"
+      "def formatted(t):\n"
+      "    return t.to(f\"{torch.device('cuda')}\")\n";
+  EXPECT_EQ(found(moved, "DC115"),
+            (Lines{"3 DC115", "7 DC115", "8 DC115", "12 DC115", "13 DC115", "15 DC115"}));
   EXPECT_NE(
       only("import torch\ndef f(t):\n    d = torch.device('cuda')\n    return t.to(d)\n", "DC115")
           .message.find("torch.cuda.is_available()"),
