@@ -237,6 +237,72 @@ bool written_here_on_host(const Source& source, const Call& load) {
   return written && !uses_a_device(source);
 }
 
+// The parameter of `function` (a function of the module, not a method) that
+// `call` hands `value` to, by position or by keyword; empty when none.
+std::string_view parameter_given(const Source& source, const Call& call, int function,
+                                 TSNode value) {
+  const std::vector<std::string_view> names = parameter_names(source, function);
+  const std::vector<TSNode> args = source.positional(call.node);
+  for (std::size_t i = 0; i < args.size() && i < names.size(); ++i) {
+    if (source.text(args[i]) == source.text(value)) return names[i];
+  }
+  const TSNode arguments = field(call.node, "arguments");
+  for (uint32_t i = 0, n = ts_node_named_child_count(arguments); i < n; ++i) {
+    const TSNode a = ts_node_named_child(arguments, i);
+    if (is(a, "keyword_argument") && source.text(field(a, "value")) == source.text(value)) {
+      return source.text(field(a, "name"));
+    }
+  }
+  return {};
+}
+
+// Whether `load` reads a file that a function of the file writes when the
+// loading function hands it the load's path (`create_random_text_data(
+// input_file_text, ...)`, then `torch.load(input_file_text)`), in a file
+// that puts nothing on a device: the function saves what it made itself (not
+// from its parameters, as written_here_on_host), which stays on the host.
+bool written_by_called_function_on_host(const Source& source, const Call& load) {
+  const TSNode file = file_argument(source, load.node, 0);
+  const int function = source.function_of(load.scope);
+  if (!is(file, "identifier") || function < 0 || uses_a_device(source)) return false;
+  const std::vector<Scope>& scopes = source.scopes();
+  for (const Call& call : source.calls()) {
+    const TSNode callee_name = field(call.node, "function");
+    if (source.function_of(call.scope) != function || !is(callee_name, "identifier")) continue;
+    int callee = -1;
+    int same = 0;
+    for (std::size_t s = 0; s < scopes.size(); ++s) {
+      if (scopes[s].kind == ScopeKind::kFunction && scopes[s].name == source.text(callee_name)) {
+        callee = scopes[s].owner_class < 0 ? static_cast<int>(s) : -1;
+        ++same;
+      }
+    }
+    if (same != 1 || callee < 0) continue;
+    const std::string_view parameter = parameter_given(source, call, callee, file);
+    if (parameter.empty()) continue;
+    const std::vector<std::string_view> parameters = parameter_names(source, callee);
+    for (const Call& save : source.calls()) {
+      if (save.qualified != "torch.save" || source.function_of(save.scope) != callee) continue;
+      const TSNode written = written_path(source, save.node);
+      if (!is(written, "identifier") || source.text(written) != parameter) continue;
+      const std::vector<TSNode> args = source.positional(save.node);
+      TSNode saved = source.keyword(save.node, "obj");
+      if (ts_node_is_null(saved) && !args.empty()) saved = args[0];
+      if (ts_node_is_null(saved)) continue;
+      std::vector<std::string_view> from;
+      path_words(source, saved, save.scope, from, /*callee_only=*/true);
+      const bool handed_in = std::any_of(from.begin(), from.end(), [&](std::string_view w) {
+        return std::any_of(parameters.begin(), parameters.end(), [&](std::string_view p) {
+          return w == p ||
+                 (w.size() > p.size() && w.substr(0, p.size()) == p && w[p.size()] == '.');
+        });
+      });
+      if (!handed_in) return true;
+    }
+  }
+  return false;
+}
+
 // Whether `node` is an argument of an assertion (`assert_close(...)`,
 // `self.assertEqual(...)`) or inside an `assert` statement, within its
 // function.
@@ -370,6 +436,226 @@ bool expected_values(const Source& source, const Call& load) {
            only_compared(source, load);
   }
   return false;
+}
+
+// What a class saves and reads back in its own format (speechbrain's
+// schedulers: `save(self, path)` writes `{"losses": self.losses, "n_steps":
+// self.n_steps}`, `load(self, path)` sets `self.losses = data["losses"]`).
+// Where every `self.x` it saves only ever holds values that cannot be a
+// tensor on a device (numbers, strings, lists and dicts of them, a tensor
+// after `.cpu()`, `.item()`, `.tolist()`), the file loads on any host, and
+// weights_only=True reads it.
+class ClassFormat {
+ public:
+  ClassFormat(const Source& source, int owner, TSNode load)
+      : source_(source), owner_(owner), load_(load) {}
+
+  // Whether `load` (in a method of the class) reads back what every
+  // torch.save of the class writes, and that holds host values alone: the
+  // load restores (`self.x = data["x"]`, `self.x = torch.load(path)`) an
+  // attribute a save writes.
+  bool reads_host_state() {
+    bool saved = false;
+    for (const Call& save : source_.calls()) {
+      if (save.qualified != "torch.save" || !in_class(save.scope)) continue;
+      const std::vector<TSNode> args = source_.positional(save.node);
+      TSNode object = source_.keyword(save.node, "obj");
+      if (ts_node_is_null(object) && !args.empty()) object = args[0];
+      if (ts_node_is_null(object) || !saved_host(object, save.scope)) return false;
+      saved = true;
+    }
+    return saved && restores_saved();
+  }
+
+ private:
+  bool in_class(int scope) const {
+    for (int s = scope; s >= 0; s = source_.scopes()[s].parent) {
+      if (source_.scopes()[s].owner_class == owner_) return true;
+    }
+    return false;
+  }
+
+  // `self.x`'s name, or empty.
+  std::string_view self_name(TSNode node) const {
+    if (!is(node, "attribute")) return {};
+    const TSNode object = field(node, "object");
+    return is(object, "identifier") && source_.text(object) == "self"
+               ? source_.text(field(node, "attribute"))
+               : std::string_view{};
+  }
+
+  // The value a name holds where `use` reads it: its last assignment in
+  // `scope` before the use; null when none (a parameter).
+  TSNode value_before(TSNode name, int scope) const {
+    const auto found = source_.scopes()[scope].assigns.find(std::string(source_.text(name)));
+    TSNode value{};
+    if (found == source_.scopes()[scope].assigns.end()) return value;
+    for (const TSNode rhs : found->second) {
+      if (ts_node_start_byte(rhs) < ts_node_start_byte(name)) value = rhs;
+    }
+    return value;
+  }
+
+  // What a save writes: a `self.x`, a dict, list or tuple written out of
+  // host values and `self.x`s, or a name holding one.
+  bool saved_host(TSNode value, int scope) {
+    if (is(value, "identifier")) value = value_before(value, scope);
+    const std::string_view name = self_name(value);
+    if (!name.empty()) {
+      saved_.push_back(name);
+      return attribute_host(name);
+    }
+    if (!is(value, "dictionary") && !is(value, "list") && !is(value, "tuple")) return false;
+    for (uint32_t i = 0, n = ts_node_named_child_count(value); i < n; ++i) {
+      TSNode item = ts_node_named_child(value, i);
+      if (is(item, "pair")) item = field(item, "value");
+      const std::string_view attribute = self_name(item);
+      if (!attribute.empty()) saved_.push_back(attribute);
+      if (!host(item, scope)) return false;
+    }
+    return true;
+  }
+
+  // Whether every value the class puts in `self.x` is a host value: `self.x
+  // = v`, `self.x += v`, `self.x[k] = v`, `self.x.append(v)` (and `extend`,
+  // `insert`, `update`, `add`, `setdefault`), and at least one such value
+  // made by the class. What the class's own torch.load gave back (`self.x =
+  // data["x"]`) is what it saved.
+  bool attribute_host(std::string_view name) {
+    if (std::find(checking_.begin(), checking_.end(), name) != checking_.end()) return true;
+    checking_.push_back(name);
+    const TSNode body = field(source_.scopes()[owner_].node, "body");
+    std::vector<TSNode> stack{body};
+    // The values the class makes itself: an attribute filled only from the
+    // load (`self.w = torch.load(path)`) holds whatever file it was given.
+    int made = 0;
+    while (!stack.empty()) {
+      const TSNode n = stack.back();
+      stack.pop_back();
+      for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; ++i) {
+        stack.push_back(ts_node_named_child(n, i));
+      }
+      TSNode value{};
+      if (is(n, "assignment") || is(n, "augmented_assignment")) {
+        TSNode left = field(n, "left");
+        if (is(left, "pattern_list") || is(left, "tuple_pattern")) {
+          // `self.x, y = ...`: what it gets is not known here.
+          for (uint32_t i = 0, k = ts_node_named_child_count(left); i < k; ++i) {
+            if (self_name(ts_node_named_child(left, i)) == name) return false;
+          }
+          continue;
+        }
+        if (is(left, "subscript")) left = field(left, "value");
+        if (self_name(left) != name) continue;
+        value = field(n, "right");
+      } else if (is(n, "call")) {
+        const TSNode function = field(n, "function");
+        if (!is(function, "attribute") || self_name(field(function, "object")) != name ||
+            !names_any(source_.text(field(function, "attribute")),
+                       {"append", "extend", "insert", "update", "add", "setdefault"})) {
+          continue;
+        }
+        const TSNode args = field(n, "arguments");
+        for (uint32_t i = 0, k = ts_node_named_child_count(args); i < k; ++i) {
+          if (!host(ts_node_named_child(args, i), source_.scope_of(n))) return false;
+        }
+        ++made;
+        continue;
+      } else {
+        continue;
+      }
+      if (from_load(value, source_.scope_of(n))) continue;
+      if (ts_node_is_null(value) || !host(value, source_.scope_of(n))) return false;
+      ++made;
+    }
+    return made > 0;
+  }
+
+  // Whether `value` is what the load gave back: the call, a name holding it,
+  // or an item of it (`data["losses"]`).
+  bool from_load(TSNode value, int scope) const {
+    if (is(value, "subscript")) value = field(value, "value");
+    if (is(value, "identifier")) value = value_before(value, scope);
+    return is(value, "call") && ts_node_eq(value, load_);
+  }
+
+  // A value that cannot be a tensor on a device.
+  bool host(TSNode value, int scope, int depth = 0) {
+    if (ts_node_is_null(value) || depth > 8) return false;
+    if (is(value, "integer") || is(value, "float") || is(value, "string") ||
+        is(value, "concatenated_string") || is(value, "true") || is(value, "false") ||
+        is(value, "none")) {
+      return true;
+    }
+    if (is(value, "identifier")) {
+      const TSNode assigned = value_before(value, scope);
+      return !ts_node_is_null(assigned) && host(assigned, scope, depth + 1);
+    }
+    const std::string_view name = self_name(value);
+    if (!name.empty()) return attribute_host(name);
+    if (is(value, "subscript")) {
+      // What the class's own load gave back: `data["losses"]`.
+      TSNode object = field(value, "value");
+      if (is(object, "identifier")) object = value_before(object, scope);
+      return is(object, "call") && ts_node_eq(object, load_);
+    }
+    if (is(value, "call")) {
+      if (ts_node_eq(value, load_)) return true;
+      const TSNode function = field(value, "function");
+      const std::string_view callee =
+          source_.text(is(function, "attribute") ? field(function, "attribute") : function);
+      if (is(function, "attribute"))
+        return callee == "cpu" || callee == "item" || callee == "tolist";
+      return callee == "int" || callee == "float" || callee == "str" || callee == "bool" ||
+             callee == "len";
+    }
+    if (is(value, "dictionary") || is(value, "list") || is(value, "tuple") || is(value, "set") ||
+        is(value, "pair") || is(value, "unary_operator") || is(value, "binary_operator") ||
+        is(value, "parenthesized_expression")) {
+      for (uint32_t i = 0, n = ts_node_named_child_count(value); i < n; ++i) {
+        if (!host(ts_node_named_child(value, i), scope, depth + 1)) return false;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  // Whether the load's method puts what it read back into an attribute a
+  // save writes: `self.x = torch.load(path)`, or `self.x = data["x"]` of
+  // the name the load was given to.
+  bool restores_saved() const {
+    const TSNode method = source_.scopes()[source_.function_of(source_.scope_of(load_))].node;
+    std::vector<TSNode> stack{method};
+    while (!stack.empty()) {
+      const TSNode n = stack.back();
+      stack.pop_back();
+      for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; ++i) {
+        stack.push_back(ts_node_named_child(n, i));
+      }
+      if (!is(n, "assignment")) continue;
+      const std::string_view name = self_name(field(n, "left"));
+      if (name.empty() || std::find(saved_.begin(), saved_.end(), name) == saved_.end()) continue;
+      TSNode value = field(n, "right");
+      if (is(value, "subscript")) value = field(value, "value");
+      if (is(value, "identifier")) value = value_before(value, source_.scope_of(n));
+      if (ts_node_eq(value, load_)) return true;
+    }
+    return false;
+  }
+
+  const Source& source_;
+  int owner_;
+  TSNode load_;
+  std::vector<std::string_view> saved_;
+  std::vector<std::string_view> checking_;
+};
+
+// Whether `load`, in a method of a class, reads back the host state its own
+// class saves (ClassFormat).
+bool reads_own_class_state(const Source& source, const Call& load) {
+  const int function = source.function_of(load.scope);
+  if (function < 0 || source.scopes()[function].owner_class < 0) return false;
+  return ClassFormat(source, source.scopes()[function].owner_class, load.node).reads_host_state();
 }
 
 // A function of the file that loads with the map_location its caller passes
@@ -543,7 +829,9 @@ void check(const RuleContext& c) {
     if (call.qualified != "torch.load" || c.source.has_splat(call.node)) continue;
     if (!ts_node_is_null(c.source.keyword(call.node, "map_location")) ||
         c.source.positional(call.node).size() >= 2 || reads_own_file(c.source, call) ||
-        written_here_on_host(c.source, call) || expected_values(c.source, call)) {
+        written_here_on_host(c.source, call) || expected_values(c.source, call) ||
+        reads_own_class_state(c.source, call) ||
+        written_by_called_function_on_host(c.source, call)) {
       continue;
     }
     c.sink.report(call.node, "DC105",

@@ -177,6 +177,149 @@ bool gates_a_test_on_cuda(const Source& source) {
   return false;
 }
 
+// Whether a use of a device (the call itself, or a read of the name that
+// holds it) leaves no tensor on it: compared (`t.device == dev`), printed or
+// logged (`print(dev)`, `logger.info(dev)`), or turned into a string or
+// number (`str(dev)`, an f-string, `.type`, `.index`: `th.device("cuda").type`)
+// that is itself only so used (not `t.to(str(dev))`).
+bool harmless_use(const Source& source, TSNode use) {
+  for (;;) {
+    const TSNode parent = ts_node_parent(use);
+    if (is(parent, "comparison_operator")) return true;
+    if (is(parent, "interpolation")) {
+      use = ts_node_parent(parent);  // the f-string
+      continue;
+    }
+    if (is(parent, "attribute")) {
+      const std::string_view attribute = source.text(field(parent, "attribute"));
+      if (!ts_node_eq(field(parent, "object"), use) ||
+          (attribute != "type" && attribute != "index")) {
+        return false;
+      }
+      use = parent;
+      continue;
+    }
+    if (!is(parent, "argument_list")) return false;
+    const TSNode call = ts_node_parent(parent);
+    const TSNode function = field(call, "function");
+    const std::string_view name =
+        source.text(is(function, "attribute") ? field(function, "attribute") : function);
+    if (name == "str" || name == "repr") {
+      use = call;
+      continue;
+    }
+    return name == "print" || name == "info" || name == "debug" || name == "warning" ||
+           name == "warn";
+  }
+}
+
+// Whether the device `call` makes never reaches a tensor: each use of it is
+// harmless (harmless_use), where it is used directly or held by a name in a
+// function that reads it, each read harmless. A name at module level may be
+// imported elsewhere: not judged; nor a name never read.
+bool reaches_no_tensor(const Source& source, const Call& call) {
+  if (harmless_use(source, call.node)) return true;
+  const TSNode parent = ts_node_parent(call.node);
+  const int function = source.function_of(call.scope);
+  if (function < 0 || !is(parent, "assignment") || !ts_node_eq(field(parent, "right"), call.node) ||
+      !is(field(parent, "left"), "identifier")) {
+    return false;
+  }
+  const std::string_view name = source.text(field(parent, "left"));
+  std::vector<TSNode> stack{field(source.scopes()[function].node, "body")};
+  int reads = 0;
+  while (!stack.empty()) {
+    const TSNode n = stack.back();
+    stack.pop_back();
+    if (is(n, "identifier") && source.text(n) == name && !ts_node_eq(n, field(parent, "left"))) {
+      if (!harmless_use(source, n)) return false;
+      ++reads;
+    }
+    for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; ++i) {
+      stack.push_back(ts_node_named_child(n, i));
+    }
+  }
+  return reads > 0;
+}
+
+// Whether `condition` is true for a CUDA device wherever no GPU was asked
+// for: `not F`, or an `and` of such a part with parts that test CUDA (`d.type
+// == "cuda" and not HAS_GPU`), F naming CUDA or a GPU. Not `d.type !=
+// "cuda"` (the CUDA device goes on) nor `small and not use_gpu`.
+bool skips_without_gpu(const Source& source, TSNode condition) {
+  std::vector<TSNode> parts{condition};
+  bool negated = false;
+  while (!parts.empty()) {
+    TSNode part = parts.back();
+    parts.pop_back();
+    while (is(part, "parenthesized_expression")) part = ts_node_named_child(part, 0);
+    if (is(part, "boolean_operator") && source.text(field(part, "operator")) == "and") {
+      parts.push_back(field(part, "right"));
+      parts.push_back(field(part, "left"));
+      continue;
+    }
+    if (!names_cuda_or_gpu(source.text(part))) return false;
+    if (is(part, "not_operator")) negated = true;
+  }
+  return negated;
+}
+
+// Whether the body of loop `loop` skips CUDA first where no GPU was asked
+// for: its first statement is `if C: continue` (skips_without_gpu).
+bool loop_skips_cuda(const Source& source, TSNode loop) {
+  const TSNode body = field(loop, "body");
+  TSNode first{};
+  for (uint32_t i = 0, n = ts_node_named_child_count(body); i < n && ts_node_is_null(first); ++i) {
+    const TSNode statement = ts_node_named_child(body, i);
+    if (!is(statement, "comment")) first = statement;
+  }
+  if (!is(first, "if_statement") || !ts_node_is_null(field(first, "alternative")) ||
+      !skips_without_gpu(source, field(first, "condition"))) {
+    return false;
+  }
+  const TSNode consequence = field(first, "consequence");
+  return ts_node_named_child_count(consequence) == 1 &&
+         is(ts_node_named_child(consequence, 0), "continue_statement");
+}
+
+// Whether `call` is an item of a list or tuple that only loops iterate,
+// each skipping CUDA first (loop_skips_cuda): `for d in [cpu,
+// torch.device("cuda")]:`, or `devices = [...]` in a function whose every
+// read of `devices` is such a loop's iterable. A name at module level may be
+// imported elsewhere: not judged.
+bool in_list_of_loops_that_skip_cuda(const Source& source, const Call& call) {
+  const TSNode list = ts_node_parent(call.node);
+  if (!is(list, "list") && !is(list, "tuple")) return false;
+  const TSNode parent = ts_node_parent(list);
+  if (is(parent, "for_statement") && ts_node_eq(field(parent, "right"), list)) {
+    return loop_skips_cuda(source, parent);
+  }
+  const int function = source.function_of(call.scope);
+  if (function < 0 || !is(parent, "assignment") || !ts_node_eq(field(parent, "right"), list) ||
+      !is(field(parent, "left"), "identifier")) {
+    return false;
+  }
+  const std::string_view name = source.text(field(parent, "left"));
+  std::vector<TSNode> stack{field(source.scopes()[function].node, "body")};
+  int loops = 0;
+  while (!stack.empty()) {
+    const TSNode n = stack.back();
+    stack.pop_back();
+    if (is(n, "identifier") && source.text(n) == name && !ts_node_eq(n, field(parent, "left"))) {
+      const TSNode up = ts_node_parent(n);
+      if (!is(up, "for_statement") || !ts_node_eq(field(up, "right"), n) ||
+          !loop_skips_cuda(source, up)) {
+        return false;
+      }
+      ++loops;
+    }
+    for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; ++i) {
+      stack.push_back(ts_node_named_child(n, i));
+    }
+  }
+  return loops > 0;
+}
+
 void check(const RuleContext& c) {
   if (c.source.mentions("is_available") || c.source.mentions("device_count")) return;
   // A test file that asks for no GPU and skips no test without one belongs
@@ -197,16 +340,15 @@ void check(const RuleContext& c) {
     const std::vector<TSNode> args =
         device ? c.source.positional(call.node) : std::vector<TSNode>{};
     if (device && (args.empty() || !is_cuda_string(string_value(c.source, args[0])))) continue;
-    // A comparison (`t.device == torch.device("cuda", i)`) chooses nothing, and
     // `torch.device("cuda", torch.cuda.current_device())` (or `index=`) runs
-    // where CUDA is.
+    // where CUDA is; a device only compared or printed chooses nothing.
     const TSNode index = call.qualified != "torch.device" ? TSNode{}
                          : args.size() > 1                ? args[1]
                                                           : c.source.keyword(call.node, "index");
-    if (is(ts_node_parent(call.node), "comparison_operator") ||
-        (!ts_node_is_null(index) && c.source.text(index).find("cuda") != std::string_view::npos) ||
+    if ((!ts_node_is_null(index) && c.source.text(index).find("cuda") != std::string_view::npos) ||
         gated_on_cuda(c.source, call) || keyword_only_default(call.node) ||
-        function_needs_cuda(c.source, call) ||
+        in_list_of_loops_that_skip_cuda(c.source, call) ||
+        (device && reaches_no_tensor(c.source, call)) || function_needs_cuda(c.source, call) ||
         (suite_needs_gpu && in_test_code(c.source, call, file_is_test))) {
       continue;
     }

@@ -615,5 +615,152 @@ TEST(LintDC105, CountsParametersNotCommentsWhereAHelperIsGivenAPath) {
   }
 }
 
+// A class that reads back what its own save wrote, where each `self.x` saved
+// only ever holds host values (speechbrain's schedulers: `{"losses":
+// self.losses, "n_steps": self.n_steps}` of `[]` and `+= 1`; HMMAligner's
+// dict of `.cpu()` tensors): the file loads on any host and weights_only
+// reads it. An attribute filled from a parameter (a loss that may be a GPU
+// tensor), a load that restores nothing the save wrote (a pretrained state
+// dict), a class with another save of unknown values, or an attribute that
+// only the load fills (whatever file it is given) is still found.
+TEST(LintDC105, SaysNothingOfHostStateAClassSavesAndReadsBack) {
+  const std::string scheduler =
+      "import torch\n"
+      "class Noam:\n"
+      "    def __init__(self, lr):\n"
+      "        self.lr = lr\n"
+      "        self.losses = []\n"
+      "        self.n_steps = 0\n"
+      "    def __call__(self, opt):\n"
+      "        self.n_steps += 1\n"
+      "    def save(self, path):\n"
+      "        data = {'losses': self.losses, 'n_steps': self.n_steps}\n"
+      "        torch.save(data, path)\n"
+      "    def load(self, path, end_of_epoch=False):\n"
+      "        data = torch.load(path)\n"
+      "        self.losses = data['losses']\n"
+      "        self.n_steps = data['n_steps']\n";
+  EXPECT_EQ(found(scheduler, "DC105"), Lines{});
+  const std::string aligner =
+      "import torch\n"
+      "class Aligner(torch.nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.align_dict = {}\n"
+      "    def store(self, ids, alignments):\n"
+      "        for i, id in enumerate(ids):\n"
+      "            a = alignments[i]\n"
+      "            a = torch.tensor(a, dtype=torch.int16).cpu()\n"
+      "            self.align_dict[id] = a\n"
+      "    def _save(self, path):\n"
+      "        torch.save(self.align_dict, path)\n"
+      "    def _load(self, path):\n"
+      "        self.align_dict = torch.load(path)\n";
+  EXPECT_EQ(found(aligner, "DC105"), Lines{});
+  const std::string near =
+      "import torch\n"
+      "class Plateau:\n"
+      "    def __init__(self):\n"
+      "        self.losses = []\n"
+      "        self.best = 0.0\n"
+      "    def step(self, loss):\n"
+      "        self.losses.append(loss)\n"
+      "    def save(self, path):\n"
+      "        torch.save({'losses': self.losses}, path)\n"
+      "    def load(self, path):\n"
+      "        self.losses = torch.load(path)['losses']\n"
+      "class Pretrained:\n"
+      "    def __init__(self):\n"
+      "        self.step = 0\n"
+      "    def save(self, path):\n"
+      "        torch.save({'step': self.step}, path)\n"
+      "    def load(self, path):\n"
+      "        self.net.load_state_dict(torch.load(path))\n"
+      "class Both:\n"
+      "    def __init__(self, net):\n"
+      "        self.step = 0\n"
+      "        self.net = net\n"
+      "    def save(self, path):\n"
+      "        torch.save({'step': self.step}, path)\n"
+      "        torch.save(self.net.state_dict(), path + '.net')\n"
+      "    def load(self, path):\n"
+      "        self.step = torch.load(path)['step']\n"
+      "class Unpacked:\n"
+      "    def __init__(self, pair):\n"
+      "        self.a, self.b = pair\n"
+      "    def save(self, path):\n"
+      "        torch.save({'a': self.a}, path)\n"
+      "    def load(self, path):\n"
+      "        self.a = torch.load(path)['a']\n"
+      "class Holder:\n"
+      "    def save(self, path):\n"
+      "        torch.save(self.weights, path)\n"
+      "    def load(self, path):\n"
+      "        self.weights = torch.load(path)\n";
+  EXPECT_EQ(found(near, "DC105"),
+            (Lines{"11 DC105", "18 DC105", "27 DC105", "34 DC105", "39 DC105"}));
+  EXPECT_NE(only("import torch\n"
+                 "class P:\n"
+                 "    def step(self, loss):\n"
+                 "        self.losses = [loss]\n"
+                 "    def save(self, path):\n"
+                 "        torch.save(self.losses, path)\n"
+                 "    def load(self, path):\n"
+                 "        self.losses = torch.load(path)\n",
+                 "DC105")
+                .message.find("map_location=\"cpu\""),
+            std::string::npos);
+}
+
+// A file a function of the file writes when the loading function hands it
+// the path (open_clip's util_test: `create_random_text_data(input_file_text,
+// ...)`, then `torch.load(input_file_text, weights_only=True)`), in a file
+// that puts nothing on a device: what the function made itself stays on the
+// host. Still found: a function saving what it is handed (a model), the same
+// code in a file that moves tensors to a device, a path handed to no saver.
+TEST(LintDC105, SaysNothingOfAFileACalledFunctionWritesOnTheHost) {
+  const std::string text_data =
+      "import os, random, torch\n"
+      "def random_text_batch(batch_size):\n"
+      "    return [''.join(random.choices('abc', k=5)) for _ in range(batch_size)]\n"
+      "def create_random_text_data(path, batches=1, batch_size=1):\n"
+      "    text_batches = [random_text_batch(batch_size) for _ in range(batches)]\n"
+      "    torch.save(text_batches, path)\n"
+      "def create_test_data(input_dir, create_missing=True):\n"
+      "    input_file_text = os.path.join(input_dir, 'random_text.pt')\n"
+      "    if create_missing and not os.path.exists(input_file_text):\n"
+      "        create_random_text_data(input_file_text, batches=2)\n"
+      "    return torch.load(input_file_text, weights_only=True)\n";
+  EXPECT_EQ(found(text_data, "DC105"), Lines{});
+  const std::string by_keyword =
+      "import torch\n"
+      "def write_table(n, out=None):\n"
+      "    table = {'counts': list(range(n))}\n"
+      "    torch.save(table, out)\n"
+      "def main(root):\n"
+      "    table_file = root + '/table.pt'\n"
+      "    write_table(8, out=table_file)\n"
+      "    return torch.load(table_file)\n";
+  EXPECT_EQ(found(by_keyword, "DC105"), Lines{});
+  const std::string near =
+      "import os, torch\n"
+      "def dump_model(model, path):\n"
+      "    torch.save(model, path)\n"
+      "def make(path):\n"
+      "    torch.save({'step': 1}, path)\n"
+      "def check(model, root):\n"
+      "    weights = os.path.join(root, 'model.pt')\n"
+      "    dump_model(model, weights)\n"
+      "    a = torch.load(weights)\n"
+      "    b = torch.load(os.path.join(root, 'other.pt'))\n"
+      "    name = root + '/n.pt'\n"
+      "    make(root)\n"
+      "    return a, b, torch.load(name)\n";
+  EXPECT_EQ(found(near, "DC105"), (Lines{"9 DC105", "10 DC105", "13 DC105"}));
+  const std::string on_device = by_keyword + "def run(m):\n    return m.to('cuda')\n";
+  EXPECT_EQ(found(on_device, "DC105"), (Lines{"8 DC105"}));
+  EXPECT_NE(only(on_device, "DC105").message.find("weights_only="), std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint

@@ -275,5 +275,120 @@ TEST(LintDC115, SilentInAFunctionThatSynchronizesWithCuda) {
   EXPECT_EQ(found(source, "DC115"), (Lines{"7 DC115"}));
 }
 
+// A device that never reaches a tensor cannot fail without a GPU: only
+// compared, asked its `.type` (stable-baselines3's `set_random_seed(seed,
+// using_cuda=self.device.type == th.device("cuda").type)`), printed or
+// logged, directly or through a name every read of which in its function is
+// such a use. One read that moves a tensor (also through `str(dev)`, an
+// f-string or `.type`), or a name at module level (another module may
+// import it), is still found.
+TEST(LintDC115, SaysNothingOfADeviceThatNeverReachesATensor) {
+  const std::string seeding =
+      "import torch as th\n"
+      "def set_seed(self, seed):\n"
+      "    set_random_seed(seed, using_cuda=self.device.type == th.device('cuda').type)\n"
+      "    print(th.device('cuda:0'))\n"
+      "    assert th.device('cuda:1').index == 1\n";
+  EXPECT_EQ(found(seeding, "DC115"), Lines{});
+  const std::string described =
+      "import logging\n"
+      "import torch\n"
+      "logger = logging.getLogger(__name__)\n"
+      "def on_gpu(t):\n"
+      "    cuda = torch.device('cuda')\n"
+      "    logger.info(f'checking {cuda}')\n"
+      "    print(str(cuda))\n"
+      "    return t.device == cuda or cuda.type == t.device.type\n";
+  EXPECT_EQ(found(described, "DC115"), Lines{});
+  const std::string moved =
+      "import torch\n"
+      "def move(t):\n"
+      "    cuda = torch.device('cuda')\n"
+      "    print(cuda)\n"
+      "    return t.to(cuda)\n"
+      "def direct(t):\n"
+      "    return t.to(torch.device('cuda'))\n"
+      "DEVICE = torch.device('cuda')\n"
+      "def compare(t):\n"
+      "    return t.device == DEVICE\n"
+      "def as_text(t):\n"
+      "    cuda = torch.device('cuda')\n"
+      "    return t.to(str(cuda)), torch.zeros(1, device=torch.device('cuda').type)\n"
+      "def formatted(t):\n"
+      "    return t.to(f\"{torch.device('cuda')}\")\n";
+  EXPECT_EQ(found(moved, "DC115"),
+            (Lines{"3 DC115", "7 DC115", "8 DC115", "12 DC115", "13 DC115", "15 DC115"}));
+  EXPECT_NE(
+      only("import torch\ndef f(t):\n    d = torch.device('cuda')\n    return t.to(d)\n", "DC115")
+          .message.find("torch.cuda.is_available()"),
+      std::string::npos);
+}
+
+// A device in a list that loops iterate, each skipping CUDA first where no
+// GPU was asked for (`if d.type == "cuda" and not HAS_GPU: continue`). A
+// loop that does not skip first or skips for another reason (`small and not
+// use_gpu`, `d.type != "cuda"`), a name read otherwise too, or a list at
+// module level (another module may import it) is still found.
+TEST(LintDC115, SaysNothingOfALoopThatSkipsCudaFirst) {
+  const std::string inline_list =
+      "import torch\n"
+      "from common import HAS_GPU\n"
+      "def run_all(n):\n"
+      "    for d in [torch.device('cpu'), torch.device('cuda')]:\n"
+      "        # the GPU only where there is one\n"
+      "        if d.type == 'cuda' and not HAS_GPU:\n"
+      "            continue\n"
+      "        x = torch.zeros(n, device=d)\n";
+  EXPECT_EQ(found(inline_list, "DC115"), Lines{});
+  const std::string named =
+      "import torch\n"
+      "def compare(model, use_gpu):\n"
+      "    devices = (torch.device('cpu'), torch.device('cuda:0'))\n"
+      "    for device in devices:\n"
+      "        if 'cuda' in str(device) and not use_gpu:\n"
+      "            continue\n"
+      "        model.to(device)\n"
+      "    for device in devices:\n"
+      "        if device.type == 'cuda' and not use_gpu:\n"
+      "            continue\n"
+      "        model.to(device)\n";
+  EXPECT_EQ(found(named, "DC115"), Lines{});
+  const std::string near =
+      "import torch\n"
+      "def late(t, use_gpu):\n"
+      "    for d in [torch.device('cuda')]:\n"
+      "        t = t.to(d)\n"
+      "        if d.type == 'cuda' and not use_gpu:\n"
+      "            continue\n"
+      "def also_read(t, use_gpu):\n"
+      "    devices = [torch.device('cuda')]\n"
+      "    for d in devices:\n"
+      "        if not use_gpu:\n"
+      "            continue\n"
+      "    return t.to(devices[0])\n"
+      "def other_test(t, small, use_gpu):\n"
+      "    for d in [torch.device('cuda')]:\n"
+      "        if small and not use_gpu:\n"
+      "            continue\n"
+      "        t = t.to(d)\n"
+      "    for d in [torch.device('cuda')]:\n"
+      "        if d.type != 'cuda':\n"
+      "            continue\n"
+      "        t = t.to(d)\n"
+      "DEVICES = [torch.device('cuda')]\n"
+      "def module_level(t, use_gpu):\n"
+      "    for d in DEVICES:\n"
+      "        if not use_gpu:\n"
+      "            continue\n"
+      "        t = t.to(d)\n";
+  EXPECT_EQ(found(near, "DC115"),
+            (Lines{"3 DC115", "8 DC115", "14 DC115", "18 DC115", "22 DC115"}));
+  EXPECT_NE(
+      only("import torch\nfor d in [torch.device('cuda')]:\n    x = torch.ones(1, device=d)\n",
+           "DC115")
+          .message.find("is_available()"),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint
