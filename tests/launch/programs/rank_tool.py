@@ -60,7 +60,16 @@ def behave(args):
     me = rank()
     path = os.path.join(args.dir, f"rank{me}")
 
+    handled = []
+
     def on_signal(signo, _frame):
+        # The launcher signals the rank's process group and then the rank:
+        # when the rank runs between the two kills, the second call comes
+        # while the first is still writing (nested, at a bytecode boundary).
+        # The first signal is the one recorded.
+        if handled:
+            return
+        handled.append(signo)
         with open(path + ".signal.tmp", "w") as f:
             f.write(f"{signal.Signals(signo).name} {time.time():.6f}\n")
         os.rename(path + ".signal.tmp", path + ".signal")
