@@ -765,6 +765,13 @@ TEST(LintDC105, SaysNothingOfAFileACalledFunctionWritesOnTheHost) {
 }
 
 }  // namespace
+// DC105's findings of `source`, with their messages.
+std::vector<Finding> dc105_findings(const std::string& source) {
+  LintOptions o;
+  o.select = {"DC105"};
+  return lint_source(source, "t.py", o);
+}
+
 // Where weights_only= is given, the message asks for map_location alone.
 TEST(LintDC105, AsksOnlyForMapLocationWhereWeightsOnlyIsGiven) {
   const std::string source =
@@ -773,11 +780,7 @@ TEST(LintDC105, AsksOnlyForMapLocationWhereWeightsOnlyIsGiven) {
       "    return torch.load(path, weights_only=True)\n"
       "def resume(args):\n"
       "    return torch.load(args.resume)\n";
-  const std::vector<Finding> all = lint_source(source, "t.py", [] {
-    LintOptions o;
-    o.select = {"DC105"};
-    return o;
-  }());
+  const std::vector<Finding> all = dc105_findings(source);
   ASSERT_EQ(all.size(), 2U);
   EXPECT_EQ(all[0].message, kMapLocationMessage);
   EXPECT_EQ(all[1].message, kLoadMessage);
@@ -826,11 +829,7 @@ TEST(LintDC105, SaysNothingOfAFileEveryWriterOfWhichSavesHostValues) {
       "    c = torch.load(os.path.join(out, 'also.pt'), weights_only=True)\n"
       "    d = torch.load(out, weights_only=True)\n";
   EXPECT_EQ(found(misses, "DC105"), (Lines{"9 DC105", "10 DC105", "11 DC105", "12 DC105"}));
-  const std::vector<Finding> all = lint_source(misses, "t.py", [] {
-    LintOptions o;
-    o.select = {"DC105"};
-    return o;
-  }());
+  const std::vector<Finding> all = dc105_findings(misses);
   ASSERT_EQ(all.size(), 4U);
   EXPECT_EQ(all[0].message, kLoadMessage);
   EXPECT_EQ(all[1].message, kMapLocationMessage);
