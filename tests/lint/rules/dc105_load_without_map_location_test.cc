@@ -420,6 +420,10 @@ const char kLoadMessage[] =
     "torch.load without map_location: tensors saved on a GPU fail to load where that device is "
     "missing; pass map_location=\"cpu\" (or the target device) and weights_only= explicitly (its "
     "default changed in torch 2.6)";
+// Where the load says weights_only= already, only map_location is asked for.
+const char kMapLocationMessage[] =
+    "torch.load without map_location: tensors saved on a GPU fail to load where that device is "
+    "missing; pass map_location=\"cpu\" (or the target device)";
 
 // seed 49: a cache its own class writes (torch.save to the cache directory,
 // or to a temporary file moved there) and reads back with weights_only=False
@@ -473,7 +477,8 @@ TEST(LintDC105, SaysNothingOfACacheItsOwnClassWritesAndReads) {
     return o;
   }());
   ASSERT_EQ(all.size(), 2U);
-  EXPECT_EQ(all[0].message, kLoadMessage);
+  // weights_only=False is given: only map_location is asked for.
+  EXPECT_EQ(all[0].message, kMapLocationMessage);
 }
 
 // seed 49: a state dict one function saves and another loads, run one after
@@ -588,10 +593,7 @@ TEST(LintDC105, SkipsAHelperEveryCallOfWhichGivesItAnOwnTemporaryPath) {
     return o;
   }());
   ASSERT_EQ(all.size(), 2U);
-  EXPECT_EQ(all[0].message,
-            "torch.load without map_location: tensors saved on a GPU fail to load where that "
-            "device is missing; pass map_location=\"cpu\" (or the target device) and "
-            "weights_only= explicitly (its default changed in torch 2.6)");
+  EXPECT_EQ(all[0].message, kMapLocationMessage);
 }
 
 // A comment or the `/` separator among a helper's parameters is no
@@ -763,4 +765,116 @@ TEST(LintDC105, SaysNothingOfAFileACalledFunctionWritesOnTheHost) {
 }
 
 }  // namespace
+// DC105's findings of `source`, with their messages.
+std::vector<Finding> dc105_findings(const std::string& source) {
+  LintOptions o;
+  o.select = {"DC105"};
+  return lint_source(source, "t.py", o);
+}
+
+// Where weights_only= is given, the message asks for map_location alone.
+TEST(LintDC105, AsksOnlyForMapLocationWhereWeightsOnlyIsGiven) {
+  const std::string source =
+      "import torch\n"
+      "def restore(path):\n"
+      "    return torch.load(path, weights_only=True)\n"
+      "def resume(args):\n"
+      "    return torch.load(args.resume)\n";
+  const std::vector<Finding> all = dc105_findings(source);
+  ASSERT_EQ(all.size(), 2U);
+  EXPECT_EQ(all[0].message, kMapLocationMessage);
+  EXPECT_EQ(all[1].message, kLoadMessage);
+}
+
+// seed 55: a file every torch.save of the file writing that path fills with
+// host values (DeepSpeed's baseline_mp2 fixture: `torch.save(baseline.cpu(),
+// os.path.join(class_tmpdir, "output.pt"))`, read back with weights_only=
+// given): nothing to map. Still found: one save to that path of a tensor not
+// moved to the host, a load without weights_only= (a whole object may be
+// refused), and a path that names no file (a directory alone).
+TEST(LintDC105, SaysNothingOfAFileEveryWriterOfWhichSavesHostValues) {
+  const std::string fixture =
+      "import os, torch\n"
+      "class baseline_mp2(DistributedFixture):\n"
+      "    def run(self, inputs, class_tmpdir):\n"
+      "        baseline = model(inputs[0].to(device_name))\n"
+      "        save_path = os.path.join(class_tmpdir, 'output.pt')\n"
+      "        torch.save(baseline.cpu(), save_path)\n"
+      "class TestResize:\n"
+      "    def test(self, baseline_mp2, inputs, class_tmpdir):\n"
+      "        load_path = os.path.join(class_tmpdir, 'output.pt')\n"
+      "        baseline = torch.load(load_path, weights_only=False)\n"
+      "        test = model(inputs[0].to(device_name))\n"
+      "        assert torch.allclose(baseline, test.cpu())\n";
+  EXPECT_EQ(found(fixture, "DC105"), Lines{});
+  const std::string script =
+      "import os, torch\n"
+      "def export(out, emb, step):\n"
+      "    torch.save({'emb': emb.detach().cpu(), 'step': step.item(), 'tag': 'v1'},\n"
+      "               os.path.join(out, 'embeddings.pt'))\n"
+      "def restore(out):\n"
+      "    return torch.load(os.path.join(out, 'embeddings.pt'), weights_only=True)\n";
+  EXPECT_EQ(found(script, "DC105"), Lines{});
+  const std::string misses =
+      "import os, torch\n"
+      "def export(out, emb, model):\n"
+      "    torch.save(emb.cpu(), os.path.join(out, 'emb.pt'))\n"
+      "    torch.save(model.state_dict(), os.path.join(out, 'model.pt'))\n"
+      "    torch.save(emb.cpu(), os.path.join(out, 'also.pt'))\n"
+      "    torch.save(emb, os.path.join(out, 'also.pt'))\n"
+      "    torch.save(emb.cpu(), out)\n"
+      "def restore(out):\n"
+      "    a = torch.load(os.path.join(out, 'emb.pt'))\n"
+      "    b = torch.load(os.path.join(out, 'model.pt'), weights_only=True)\n"
+      "    c = torch.load(os.path.join(out, 'also.pt'), weights_only=True)\n"
+      "    d = torch.load(out, weights_only=True)\n";
+  EXPECT_EQ(found(misses, "DC105"), (Lines{"9 DC105", "10 DC105", "11 DC105", "12 DC105"}));
+  const std::vector<Finding> all = dc105_findings(misses);
+  ASSERT_EQ(all.size(), 4U);
+  EXPECT_EQ(all[0].message, kLoadMessage);
+  EXPECT_EQ(all[1].message, kMapLocationMessage);
+}
+
+// seed 55: a load its function declares a numpy array (LIBERO's init states:
+// `def get_task_init_states(...) -> np.ndarray: return torch.load(path,
+// weights_only=False)`), returned as it is or through a name: no tensors to
+// map. Still found: a load without weights_only= (torch 2.6's default
+// refuses a numpy pickle), a function declaring a tensor, and a name the
+// function uses otherwise than returning it.
+TEST(LintDC105, SaysNothingOfALoadItsFunctionDeclaresANumpyArray) {
+  const std::string libero =
+      "import numpy as np\n"
+      "import torch\n"
+      "def get_task_init_states(task_suite, i, plus=False) -> np.ndarray:\n"
+      "    path = root / task_suite.tasks[i].init_states_file\n"
+      "    if not plus:\n"
+      "        return torch.load(path, weights_only=False)\n"
+      "    init_states = torch.load(path, weights_only=False)\n"
+      "    return init_states.reshape(1, -1)\n";
+  EXPECT_EQ(found(libero, "DC105"), Lines{});
+  const std::string other =
+      "import numpy\n"
+      "from torch import load\n"
+      "class Replay:\n"
+      "    def states(self, f) -> numpy.ndarray:\n"
+      "        s = load(f, weights_only=False)\n"
+      "        return s\n";
+  EXPECT_EQ(found(other, "DC105"), Lines{});
+  const std::string misses =
+      "import numpy as np\n"
+      "import torch\n"
+      "def a(path) -> np.ndarray:\n"
+      "    return torch.load(path)\n"
+      "def b(path) -> torch.Tensor:\n"
+      "    return torch.load(path, weights_only=True)\n"
+      "def c(path) -> np.ndarray:\n"
+      "    s = torch.load(path, weights_only=False)\n"
+      "    keep(s)\n"
+      "    return s\n"
+      "def d(path):\n"
+      "    return torch.load(path, weights_only=False)\n";
+  EXPECT_EQ(found(misses, "DC105"), (Lines{"4 DC105", "6 DC105", "8 DC105", "12 DC105"}));
+  EXPECT_EQ(only(misses.substr(0, misses.find("def b")), "DC105").message, kLoadMessage);
+}
+
 }  // namespace devcheck::lint
