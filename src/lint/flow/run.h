@@ -154,6 +154,9 @@ struct ParamHint {
   // No call has told anything yet: only calls from within the function's
   // own class (or itself) passed it something the flow does not know.
   bool absent = false;
+  // A host tensor of a factory that a module's own method made and passes
+  // to another method of its class (record_call()).
+  bool own = false;
 };
 using ParamHints = std::vector<std::vector<ParamHint>>;  // by the callee's scope
 // Whether a host copy (`x.cpu()`, `x.cpu().contiguous()`) was made as an
