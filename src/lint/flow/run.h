@@ -526,6 +526,10 @@ void method_shape(std::string_view method, bool no_args, Value& v);
 // Torch functions that compute on their tensor arguments (and so need them
 // on one device): torch.<op>, torch.nn.functional, linalg, fft, special.
 bool computes_on_arguments(std::string_view qualified);
+// Torch functions that give no tensor whatever they are given: a count
+// (`torch.numel`), a type or flag (`torch.is_tensor`, `torch.result_type`),
+// torch's state (`torch.manual_seed`, `torch.set_grad_enabled`).
+bool gives_no_tensor(std::string_view qualified);
 // Legacy constructors: torch.FloatTensor (false: the host), torch.cuda.*
 // (true); nullopt for anything else.
 std::optional<bool> legacy_type_on_cuda(std::string_view qualified);
