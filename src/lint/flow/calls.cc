@@ -284,6 +284,7 @@ Value FlowRun::eval_call(TSNode call, Frame& frame) {
       return v;
     }
     if (computes_on_arguments(q)) return eval_torch_function(call, q, args, frame);
+    if (gives_no_tensor(q)) return Value{};
   }
   // A tokenizer's tensors (return_tensors="pt").
   if (const Arg* r = keyword_arg(args, "return_tensors")) {

@@ -97,6 +97,7 @@ Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
   // single index could not.
   if (v.kind == Kind::kUnknown && (v.place == Place::kDevice || v.place == Place::kModuleDevice)) {
     out.place = v.place;
+    out.computed = v.computed;
     if (ts_node_named_child_count(node) > 2) out.kind = Kind::kTensor;
   }
   return out;
@@ -155,6 +156,45 @@ Value FlowRun::eval_binary(TSNode node, Frame& frame) {
   return out;
 }
 
+namespace {
+
+// Whether `node` (what a loop iterates) lies in the body of an `if` (or
+// `elif`) whose test is `isinstance(node, list)` (or tuple, or a tuple of
+// classes among which one of them and no tensor class): there it is a list
+// or tuple, whose elements are its parts, not the samples of a tensor.
+bool tested_as_sequence(const Source& source, TSNode node) {
+  const std::string_view text = source.text(node);
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (is(n, "function_definition") || is(n, "class_definition")) break;
+    if (!is(n, "if_statement") && !is(n, "elif_clause")) continue;
+    const TSNode body = field(n, fields().consequence);
+    if (ts_node_start_byte(node) < ts_node_start_byte(body) ||
+        ts_node_end_byte(node) > ts_node_end_byte(body)) {
+      continue;
+    }
+    const TSNode test = field(n, fields().condition);
+    if (!is(test, "call") || source.text(field(test, fields().function)) != "isinstance") continue;
+    const std::vector<TSNode> args = source.positional(test);
+    if (args.size() != 2 || source.text(args[0]) != text) continue;
+    bool sequence = false;
+    bool tensor = false;
+    auto note = [&](TSNode type) {
+      const std::string_view name = source.text(type);
+      sequence = sequence || name == "list" || name == "tuple";
+      tensor = tensor || name.find("Tensor") != std::string_view::npos;
+    };
+    if (is(args[1], "tuple")) {
+      for_each_named_child(args[1], note);
+    } else {
+      note(args[1]);
+    }
+    if (sequence && !tensor) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
   Value out;
   switch (iterable.kind) {
@@ -168,7 +208,9 @@ Value FlowRun::element_of(const Value& iterable, TSNode node, Frame& frame) {
       return out;
     case Kind::kTensor:
       out = iterable;
-      out.sample = true;
+      // A batch's part the code tests as a list or tuple (`elif
+      // isinstance(batch[1], (tuple, list)):`) holds whole tensors.
+      out.sample = !tested_as_sequence(source_, node);
       // Each element of a 1-D tensor (`for t in torch.linspace(...)`) is
       // 0-dim.
       out.scalar = iterable.one_dim;

@@ -97,6 +97,11 @@ struct Value {
   Origin held_origin = Origin::kNone;
   TSNode held_made{};
   TSNode held_argument{};
+  // What a function the flow does not know (of another file, a method of an
+  // object it knows nothing of) returned given a device tensor, its parts
+  // and what methods of it give: on that device, if a tensor at all
+  // (`backend.torch2cupy(t)`, `to_numpy(t)` give none).
+  bool computed = false;
   // A function's parameter, as it came in (not assigned since).
   bool parameter = false;
   // What the file's calls pass to a parameter (a ParamHint), or made from
@@ -284,6 +289,11 @@ bool used_as_tensor(const Source& source, TSNode scope_node, std::string_view na
 // is one, None aside: it may stand for a tensor) and register nothing. Where it is does not matter:
 // it computes where its inputs are (a loss written as a module).
 bool parameter_free_module(const Source& source, int class_scope);
+// Whether a class of the file has a base from elsewhere (not torch's, nor
+// the standard library's), directly or through the classes of the file it
+// derives from (`class TextModel(MyPreTrainedModel)`, itself a
+// `PreTrainedModel`): it may be an nn.Module the flow cannot tell.
+bool foreign_base_anywhere(const Source& source, std::string_view class_name);
 // Where a module class of the file (its scope) is made when its __init__
 // moves it (`self.to(self.device)`, `self.cuda()`): kDevice, kUnknown where
 // that move is conditional, kHost where __init__ moves nothing.

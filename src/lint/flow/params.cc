@@ -174,12 +174,17 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
         scope.name != "__init__" && !own_factory && !batch_on_device) {
       value = Value{};
     }
+    const bool own = own_factory && value.place == Place::kHost;
     if (keyword) {
       const std::string_view name = source_.text(field(arg, fields().name));
       for (ParamHint& p : now) {
-        if (p.name == name) p.value = value;
+        if (p.name == name) {
+          p.value = value;
+          p.own = own;
+        }
       }
     } else if (position < now.size() && position < positional) {
+      now[position].own = own;
       now[position++].value = value;
     }
   }
@@ -204,16 +209,21 @@ void FlowRun::record_call(int callee, TSNode call, const std::vector<Arg>& args,
   // Every call must agree, else nothing is known of the parameter; but a
   // module's own factory tensor (above) that one call passes where another
   // passes what is on the module's device stays: the method meets it there.
-  auto own = [](const Value& v) {
-    return v.kind == Kind::kTensor && v.place == Place::kHost && v.origin == Origin::kFactory;
+  // (A plain function's host tensor, a factory's of a caller that is no
+  // method of the module's class, meets nothing there: unknown, as any two
+  // values that differ.)
+  auto own = [](const ParamHint& p) {
+    return p.own && p.value.kind == Kind::kTensor && p.value.place == Place::kHost &&
+           p.value.origin == Origin::kFactory;
   };
   for (std::size_t i = 0; i < passed.size() && i < now.size(); ++i) {
     if (now[i].absent) continue;
     if (passed[i].absent) {
       passed[i] = now[i];
-    } else if (own(now[i].value) && passed[i].value.place == Place::kModuleDevice) {
+    } else if (own(now[i]) && passed[i].value.place == Place::kModuleDevice) {
       passed[i].value = now[i].value;
-    } else if (own(passed[i].value) && now[i].value.place == Place::kModuleDevice) {
+      passed[i].own = true;
+    } else if (own(passed[i]) && now[i].value.place == Place::kModuleDevice) {
       continue;
     } else if (host_tensor(passed[i].value) && host_tensor(now[i].value) &&
                !alike(passed[i].value, now[i].value)) {

@@ -154,6 +154,9 @@ struct ParamHint {
   // No call has told anything yet: only calls from within the function's
   // own class (or itself) passed it something the flow does not know.
   bool absent = false;
+  // A host tensor of a factory that a module's own method made and passes
+  // to another method of its class (record_call()).
+  bool own = false;
 };
 using ParamHints = std::vector<std::vector<ParamHint>>;  // by the callee's scope
 // Whether a host copy (`x.cpu()`, `x.cpu().contiguous()`) was made as an
@@ -523,6 +526,10 @@ void method_shape(std::string_view method, bool no_args, Value& v);
 // Torch functions that compute on their tensor arguments (and so need them
 // on one device): torch.<op>, torch.nn.functional, linalg, fft, special.
 bool computes_on_arguments(std::string_view qualified);
+// Torch functions that give no tensor whatever they are given: a count
+// (`torch.numel`), a type or flag (`torch.is_tensor`, `torch.result_type`),
+// torch's state (`torch.manual_seed`, `torch.set_grad_enabled`).
+bool gives_no_tensor(std::string_view qualified);
 // Legacy constructors: torch.FloatTensor (false: the host), torch.cuda.*
 // (true); nullopt for anything else.
 std::optional<bool> legacy_type_on_cuda(std::string_view qualified);

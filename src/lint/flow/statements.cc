@@ -372,7 +372,7 @@ void FlowRun::bind(TSNode target, const Value& value, Frame& frame, TSNode value
     } else if (frame.owner_class >= 0 &&
                ((module_left_on_host(v) && v.origin == Origin::kUnmovedModule) ||
                 (v.kind == Kind::kTensor && v.registered)) &&
-               source_.classes().at(source_.scopes()[frame.owner_class].name).foreign_base) {
+               foreign_base_anywhere(source_, source_.scopes()[frame.owner_class].name)) {
       // A class with a base from elsewhere may be a module: a layer or an
       // nn.Parameter it set may move with it.
       v.place = Place::kUnknown;

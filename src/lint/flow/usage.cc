@@ -1,7 +1,9 @@
 // used_as_tensor (flow.h): what the uses of a name the flow has no value for
 // say it holds.
+#include <algorithm>
 #include <array>
 #include <string_view>
+#include <vector>
 
 #include "../common.h"
 #include "flow.h"
@@ -146,6 +148,27 @@ bool parameter_free_layer(const Source& source, TSNode value) {
 }
 
 }  // namespace
+
+bool foreign_base_anywhere(const Source& source, std::string_view class_name) {
+  std::vector<std::string_view> pending{class_name};
+  std::vector<std::string_view> seen;
+  while (!pending.empty()) {
+    const std::string_view name = pending.back();
+    pending.pop_back();
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+    seen.push_back(name);
+    const auto found = source.classes().find(std::string(name));
+    if (found == source.classes().end()) continue;
+    if (found->second.foreign_base) return true;
+    const TSNode bases = field(source.scopes()[found->second.scope].node, "superclasses");
+    for (uint32_t i = 0, n = ts_node_is_null(bases) ? 0 : ts_node_named_child_count(bases); i < n;
+         ++i) {
+      const TSNode base = ts_node_named_child(bases, i);
+      if (is(base, "identifier")) pending.push_back(source.text(base));
+    }
+  }
+  return false;
+}
 
 bool parameter_free_module(const Source& source, int class_scope) {
   if (class_scope < 0 || class_scope >= static_cast<int>(source.scopes().size())) return false;

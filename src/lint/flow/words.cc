@@ -61,6 +61,26 @@ bool computes_on_arguments(std::string_view q) {
          rest.rfind("use_", 0) != 0;
 }
 
+bool gives_no_tensor(std::string_view q) {
+  if (q.rfind("torch.", 0) != 0) return false;
+  const std::string_view rest = q.substr(6);
+  static constexpr std::array<std::string_view, 12> kCounts = {"numel",
+                                                               "manual_seed",
+                                                               "get_default_dtype",
+                                                               "get_default_device",
+                                                               "get_num_threads",
+                                                               "get_num_interop_threads",
+                                                               "typename",
+                                                               "result_type",
+                                                               "promote_types",
+                                                               "can_cast",
+                                                               "finfo",
+                                                               "iinfo"};
+  return rest.find('.') == std::string_view::npos &&
+         (among(rest, kCounts) || rest.rfind("set_", 0) == 0 || rest.rfind("is_", 0) == 0 ||
+          rest.rfind("are_", 0) == 0 || rest.rfind("use_", 0) == 0);
+}
+
 std::optional<bool> legacy_type_on_cuda(std::string_view q) {
   static constexpr std::array<std::string_view, 11> kTypes = {
       "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",

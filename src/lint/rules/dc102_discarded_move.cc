@@ -4,6 +4,7 @@
 // says holds tensors): tensors do not move in place, the copy is dropped.
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "../common.h"
 #include "../flow/flow.h"
@@ -99,6 +100,81 @@ bool pretrained(const Source& source, const Move& move) {
   return false;
 }
 
+// Whether the move takes the object to its own place: `x.to(x.device)`,
+// `x.to(device=x.device, dtype=x.dtype)`. A tensor's `.to()` of its own
+// device and dtype returns the tensor itself: dropping that loses nothing,
+// so such a statement means an object whose `to()` works in place
+// (lerobot's normalizer steps rebuild their statistics so).
+bool moves_to_its_own_place(const Source& source, const Move& move) {
+  const TSNode function = field(move.call, "function");
+  if (!is(function, "attribute") || source.text(field(function, "attribute")) != "to") {
+    return false;
+  }
+  const std::string object(source.text(move.object));
+  const TSNode args = field(move.call, "arguments");
+  const uint32_t n = ts_node_named_child_count(args);
+  bool own = false;
+  for (uint32_t i = 0; i < n; ++i) {
+    TSNode arg = ts_node_named_child(args, i);
+    if (is(arg, "keyword_argument")) {
+      const std::string_view name = source.text(field(arg, "name"));
+      if (name == "non_blocking" || name == "copy") continue;
+      arg = field(arg, "value");
+    }
+    const std::string_view text = source.text(arg);
+    if (text != object + ".device" && text != object + ".dtype") return false;
+    own = true;
+  }
+  return own;
+}
+
+// Whether a class of the file is no tensor class: its bases are none,
+// `object`, nn.Module's, or classes of the file that are none either (an
+// imported base may be a Tensor subclass: that is not known).
+bool no_tensor_class(const Source& source, std::string_view name, int depth = 0) {
+  const auto found = source.classes().find(std::string(name));
+  if (found == source.classes().end() || depth > 8) return false;
+  if (found->second.is_module) return true;
+  const TSNode bases = field(source.scopes()[found->second.scope].node, "superclasses");
+  for (uint32_t i = 0, n = ts_node_is_null(bases) ? 0 : ts_node_named_child_count(bases); i < n;
+       ++i) {
+    const TSNode base = ts_node_named_child(bases, i);
+    if (is(base, "keyword_argument")) continue;  // metaclass=...
+    const std::string_view text = source.text(base);
+    if (text != "object" && !no_tensor_class(source, text, depth + 1)) return false;
+  }
+  return true;
+}
+
+// Whether the move lies in the body of an `if` (or `elif`) whose test is
+// `isinstance(x, C)` (C, or a tuple of them, classes of the file that are
+// no tensor classes): x is an instance of C there, whose `to()` is its own.
+bool under_isinstance_of_a_plain_class(const Source& source, const Move& move) {
+  const std::string_view object = source.text(move.object);
+  TSNode inner = move.call;
+  for (TSNode n = ts_node_parent(move.call); !ts_node_is_null(n);
+       inner = n, n = ts_node_parent(n)) {
+    if (is(n, "function_definition") || is(n, "class_definition")) break;
+    if (!is(n, "if_statement") && !is(n, "elif_clause")) continue;
+    if (!ts_node_eq(field(n, "consequence"), inner)) continue;
+    const TSNode test = field(n, "condition");
+    if (!is(test, "call") || source.text(field(test, "function")) != "isinstance") continue;
+    const std::vector<TSNode> args = source.positional(test);
+    if (args.size() != 2 || source.text(args[0]) != object) continue;
+    bool plain = true;
+    if (is(args[1], "tuple")) {
+      const uint32_t count = ts_node_named_child_count(args[1]);
+      for (uint32_t i = 0; i < count; ++i) {
+        plain = plain && no_tensor_class(source, source.text(ts_node_named_child(args[1], i)));
+      }
+    } else {
+      plain = no_tensor_class(source, source.text(args[1]));
+    }
+    if (plain) return true;
+  }
+  return false;
+}
+
 void check(const RuleContext& c) {
   for (const Move& move : c.flow.moves()) {
     if (dropped_in_a_comprehension(c, move)) continue;
@@ -106,7 +182,10 @@ void check(const RuleContext& c) {
     const bool assignable =
         is(move.object, "identifier") || is(move.object, "subscript") ||
         (is(move.object, "attribute") && c.source.text(field(move.object, "object")) == "self");
-    if (!move.statement || !assignable) continue;
+    if (!move.statement || !assignable || moves_to_its_own_place(c.source, move) ||
+        under_isinstance_of_a_plain_class(c.source, move)) {
+      continue;
+    }
     bool tensor = move.value.kind == Kind::kTensor;
     if (move.value.kind == Kind::kUnknown && is(move.object, "identifier") &&
         !pretrained(c.source, move)) {

@@ -410,6 +410,28 @@ void check_variables(const RuleContext& c) {
   }
 }
 
+// Whether `node` is a tensor a torch factory made on the host: the factory
+// without device= (nor **kwargs), through methods of its result that keep
+// it where it is (`.fill_(v)`, `.float()`), or a name last assigned one.
+bool made_on_host(const Source& source, TSNode node, int scope) {
+  if (is(node, "identifier")) node = source.value_of(std::string(source.text(node)), scope);
+  while (is(node, "call")) {
+    const TSNode function = field(node, "function");
+    const std::string qualified = source.qualify(function);
+    if (is_factory(qualified)) {
+      return ts_node_is_null(source.keyword(node, "device")) && !source.has_splat(node);
+    }
+    if (!is(function, "attribute")) return false;
+    const std::string_view method = source.text(field(function, "attribute"));
+    if (method == "to" || method == "cuda" || method == "type_as" || method == "type" ||
+        method.rfind("new_", 0) == 0) {
+      return false;
+    }
+    node = field(function, "object");
+  }
+  return false;
+}
+
 // `torch.cuda.set_device(args.gpu)`, then `torch.device("cuda")`, in a file
 // that runs work in other threads: the current device is per thread, so
 // "cuda" there is cuda:0, not the GPU set_device chose
@@ -432,21 +454,15 @@ void check_type_of_other(const RuleContext& c, const Call& call) {
       ts_node_named_child_count(inner_args) != 0) {
     return;
   }
-  // A receiver already placed (`torch.zeros(n, device=w.device)`,
-  // `t.to(w.device)`, `w.new_zeros(n)`) keeps its device: .type() changes
-  // the device only of a tensor of another device type (timm's merge_pre_bn).
-  const TSNode receiver = call.object;
-  if (is(receiver, "call")) {
-    if (!ts_node_is_null(c.source.keyword(receiver, "device"))) return;
-    const TSNode function = field(receiver, "function");
-    if (is(function, "attribute")) {
-      const std::string_view method = c.source.text(field(function, "attribute"));
-      if (method == "to" || method == "cuda" || method == "type_as" ||
-          method.rfind("new_", 0) == 0) {
-        return;
-      }
-    }
-  }
+  // Tensor.type(string) keeps the tensor's own device (index too) where the
+  // string names its device type; only a tensor of another type, a host one,
+  // lands on the current device. So only a receiver made on the host counts:
+  // a factory without device= (through its in-place and dtype methods, or a
+  // name assigned it); one already placed (`torch.zeros(n,
+  // device=w.device)`, `t.to(w.device)`, `w.new_zeros(n)`, timm's
+  // merge_pre_bn) or computed from other tensors (DeepSpeed's `(x >
+  // t).type(x.type())`) is where they are.
+  if (!made_on_host(c.source, call.object, call.scope)) return;
   const std::string other(c.source.text(field(inner, "object")));
   c.sink.report(call.node, "DC112",
                 ".type(" + other +

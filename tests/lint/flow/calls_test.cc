@@ -706,6 +706,38 @@ TEST(LintFlowCalls, ANormalOfTensorsAndATensorsCopyAreWhereTheirTensorsAre) {
   EXPECT_EQ(meetings(copy), (Lines{"7 factory@5 meets device", "7 factory@6 meets device"}));
 }
 
+// A count, a type or a flag torch gives is no tensor, whatever it is given
+// (`torch.numel(x)` of a device tensor is an int: DeepSpeed's compressed
+// allreduce, `np.sqrt(torch.numel(buffer))`); torch.sum of it is a tensor
+// there.
+TEST(LintFlowCalls, TorchsCountsAndFlagsAreNoTensors) {
+  const Flowed f(
+      "import torch\n"
+      "def scale(x):\n"
+      "    x = x.cuda()\n"
+      "    n = torch.numel(x)\n"
+      "    a = torch.zeros(3) * n\n"
+      "    b = torch.ones(3) * torch.is_floating_point(x)\n"
+      "    return a + b\n"
+      "def total(x):\n"
+      "    x = x.cuda()\n"
+      "    return torch.zeros(3) * torch.sum(x, dim=0)\n");
+  EXPECT_EQ(meetings(f), (Lines{"10 factory@10 meets device"}));
+  const Flowed layer(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Scaled(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.w = nn.Parameter(torch.ones(4))\n"
+      "    def forward(self, x):\n"
+      "        size = torch.numel(self.w)\n"
+      "        count = torch.full((1,), 1.0) + size\n"
+      "        return x + torch.full((4,), 2.0) * self.w, count\n"
+      "model = Scaled().cuda()\n");
+  EXPECT_EQ(meetings(layer), (Lines{"10 factory@10 meets module"}));
+}
+
 }  // namespace
 // A sparse tensor made without device= is where its indices and values
 // are: a host one only when they are host tensors.

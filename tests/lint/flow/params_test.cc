@@ -202,6 +202,50 @@ TEST(LintFlowParams, AModulesOwnFactoryTensorReachesItsOtherMethod) {
   EXPECT_EQ(meetings(near), Lines{});
 }
 
+// A plain function of the file that a module's forward gives its values
+// and a plain function (a hand-run comparison, a `__main__` check) gives a
+// factory's host tensor: the calls differ, so its parameter is unknown and
+// the host tensor meets nothing in forward (torchtune's compare_attention:
+// `apply_rotary_emb(x, ...)`); a module's own method that hands its factory
+// tensor to another of its methods still meets the module's device there.
+TEST(LintFlowParams, APlainCallersFactoryTensorDoesNotReachAModulesForward) {
+  const Flowed rope(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def rotate(x, freqs):\n"
+      "    return x * freqs\n"
+      "class Attention(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.wq = nn.Linear(8, 8)\n"
+      "    def forward(self, x, freqs, mask):\n"
+      "        q = rotate(self.wq(x), freqs)\n"
+      "        return q + mask\n"
+      "def compare(freqs):\n"
+      "    x = torch.randn(2, 8)\n"
+      "    return rotate(x, freqs)\n");
+  EXPECT_EQ(meetings(rope), Lines{});
+  const Flowed mixer(
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "def mix(a, b):\n"
+      "    return torch.cat([a, b], dim=-1)\n"
+      "class Mixer(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.proj = nn.Linear(8, 4)\n"
+      "    def forward(self, a, b):\n"
+      "        return self.proj(mix(a, b))\n"
+      "    def combine(self, a, b):\n"
+      "        return self.proj(torch.cat([a, b], dim=-1))\n"
+      "    def sample(self):\n"
+      "        noise = torch.randn(1, 4)\n"
+      "        return self.combine(noise, noise)\n"
+      "if __name__ == \"__main__\":\n"
+      "    print(mix(torch.ones(1, 4), torch.zeros(1, 4)).shape)\n");
+  EXPECT_EQ(meetings(mixer), (Lines{"12 factory@14 meets module"}));
+}
+
 TEST(LintFlowParams, AModelAFunctionOfTheFileMovesIsOnTheDeviceAfterTheCall) {
   // train() moves the model it is given in place: evaluate() then gets it
   // on the device. A function that does not move it leaves it where it was.

@@ -192,5 +192,62 @@ TEST(LintDC102, SaysNothingOfAModelLoadedWithFromPretrained) {
   EXPECT_EQ(found(loader, "DC102"), (Lines{"5 DC102"}));
 }
 
+// A tensor's `.to()` of its own device and dtype returns the tensor itself:
+// such a statement drops nothing, and means an object whose `to()` works in
+// place (lerobot's normalizer steps, `step.to(device=step.device,
+// dtype=step.dtype)`). In the body of `if isinstance(x, C)`, C a class of
+// the file that is no Tensor subclass, x is a C and its `to()` is C's. A
+// new dtype, or a Tensor subclass of the file, still drops a copy.
+TEST(LintDC102, SaysNothingOfAMoveToItsOwnPlaceNorOfAnInstanceOfAPlainClass) {
+  const std::string steps =
+      "import torch\n"
+      "from lerobot.processor import Normalizer\n"
+      "\n"
+      "\n"
+      "class Stats:\n"
+      "    def __init__(self, mean):\n"
+      "        self.mean = mean\n"
+      "\n"
+      "    def to(self, device):\n"
+      "        self.mean = self.mean.to(device)\n"
+      "        return self\n"
+      "\n"
+      "\n"
+      "class Scaled(torch.Tensor):\n"
+      "    pass\n"
+      "\n"
+      "\n"
+      "def refresh(steps, device):\n"
+      "    for step in steps:\n"
+      "        if isinstance(step, Stats):\n"
+      "            step.mean = step.mean * 2\n"
+      "            step.to(device)\n"
+      "        elif isinstance(step, Scaled):\n"
+      "            step.add_(1)\n"
+      "            step.to(device)\n"
+      "        if isinstance(step, Normalizer):\n"
+      "            step.stats = None\n"
+      "            step.to(device=step.device, dtype=step.dtype)\n"
+      "\n";
+  EXPECT_EQ(found(steps, "DC102"), (Lines{"25 DC102"}));
+  EXPECT_NE(
+      only(steps, "DC102").message.find("step.to(...) returns a moved copy and this discards it"),
+      std::string::npos);
+  const std::string own =
+      "import torch\n"
+      "def half(x: torch.Tensor):\n"
+      "    x = x.float()\n"
+      "    x.to(x.device)\n"
+      "    return x\n"
+      "def half2(x, y):\n"
+      "    x = x.float() + y\n"
+      "    x.to(x.device, dtype=torch.float16)\n"
+      "    x.to(device=x.device, non_blocking=True)\n"
+      "    return x\n";
+  EXPECT_EQ(found(own, "DC102"), (Lines{"8 DC102"}));
+  EXPECT_NE(only(own, "DC102").message.find("write x = x.to(x.device, dtype=torch.float16)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint

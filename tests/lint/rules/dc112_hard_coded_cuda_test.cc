@@ -431,6 +431,34 @@ TEST(LintDC112, SaysNothingOfATypeStringGivenATensorAlreadyOnThatDevice) {
   EXPECT_EQ(found(source, "DC112"), (Lines{"6 DC112"}));
 }
 
+// Tensor.type(string) keeps a tensor's own device where the string names
+// its device type: a receiver computed from other tensors (DeepSpeed's
+// quantizer: `(x > t).type(x.type())`, pyro's mask of a sample) stays where
+// they are; only one made on the host, by a factory without device= or a
+// name assigned one, lands on the current device.
+TEST(LintDC112, SaysNothingOfATypeStringGivenATensorComputedFromOthers) {
+  const std::string quantize =
+      "import torch\n"
+      "def ternary(inputs, thres):\n"
+      "    flat = inputs.view(-1)\n"
+      "    pos = (flat > thres).type(inputs.type())\n"
+      "    neg = (flat < -thres).type(inputs.type())\n"
+      "    return (pos - neg).view(inputs.shape)\n";
+  EXPECT_EQ(found(quantize, "DC112"), (Lines{}));
+  const std::string mask =
+      "import torch\n"
+      "class Empirical:\n"
+      "    def sample(self, probs):\n"
+      "        mask = self._samples.eq(probs.argmax())\n"
+      "        return mask.type(probs.type())\n"
+      "def labels(pred, value):\n"
+      "    label = torch.full((1,), value)\n"
+      "    return label.type(pred.type()).expand_as(pred)\n";
+  EXPECT_EQ(found(mask, "DC112"), (Lines{"8 DC112"}));
+  EXPECT_NE(only(mask, "DC112").message.find(".type(pred.type()) of a CUDA tensor's type string"),
+            std::string::npos);
+}
+
 // `"cuda" if x.is_cuda else "cpu"` names the current GPU, not x's: found in
 // an assignment, torch.device(...), .to(...) or device=; not x.device, nor a
 // choice made by whether CUDA is there at all.

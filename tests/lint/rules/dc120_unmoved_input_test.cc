@@ -1151,5 +1151,92 @@ TEST(LintDC120, ABatchOfATensorDatasetOfTheCallersTensorsIsWhereTheyAre) {
   EXPECT_EQ(found(train, "DC120"), (Lines{"13 DC120"}));
 }
 
+// A class whose base from elsewhere comes through classes of the file
+// (lerobot's MolmoAct2TextModel(MolmoAct2PreTrainedModel), a
+// PreTrainedModel) may be an nn.Module: what its __init__ keeps in
+// `self.x` may be a submodule that moves with it. A chain that ends in
+// `object` or the standard library's `abc.ABC` is a plain class: its layer
+// stays on the host.
+TEST(LintDC120, SaysNothingOfALayerKeptByAClassWhoseBaseFromElsewhereIsInherited) {
+  const std::string text =
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "from transformers import PreTrainedModel\n"
+      "\n"
+      "\n"
+      "class Norm(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.weight = nn.Parameter(torch.ones(n))\n"
+      "\n"
+      "    def forward(self, x):\n"
+      "        return x * self.weight\n"
+      "\n"
+      "\n"
+      "class Base(PreTrainedModel):\n"
+      "    config_class = None\n"
+      "\n"
+      "\n"
+      "class TextModel(Base):\n"
+      "    def __init__(self, config):\n"
+      "        super().__init__(config)\n"
+      "        self.ln_f = Norm(8)\n"
+      "\n"
+      "    def forward(self, h):\n"
+      "        h = h.to(\"cuda\")\n"
+      "        return self.ln_f(h)\n"
+      "\n"
+      "\n"
+      "class Plain(object):\n"
+      "    pass\n"
+      "\n"
+      "\n"
+      "class Scorer(Plain):\n"
+      "    def __init__(self):\n"
+      "        self.norm = Norm(8)\n"
+      "\n"
+      "    def score(self, h):\n"
+      "        return self.norm(h.cuda())\n";
+  EXPECT_EQ(found(text, "DC120"), (Lines{"35 DC120"}));
+  EXPECT_NE(only(text, "DC120").message.find("Norm(...) makes a model on the CPU"),
+            std::string::npos);
+  const std::string head =
+      "import abc\n"
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "import diffusers\n"
+      "\n"
+      "\n"
+      "class Mixin(diffusers.ModelMixin):\n"
+      "    pass\n"
+      "\n"
+      "\n"
+      "class Middle(Mixin):\n"
+      "    pass\n"
+      "\n"
+      "\n"
+      "class Head(Middle):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])\n"
+      "\n"
+      "    def run(self, x):\n"
+      "        x = x.cuda()\n"
+      "        for layer in self.layers:\n"
+      "            x = layer(x)\n"
+      "        return x\n"
+      "\n"
+      "\n"
+      "class Probe(abc.ABC):\n"
+      "    def __init__(self):\n"
+      "        self.layer = nn.Linear(4, 4)\n"
+      "\n"
+      "    def run(self, x):\n"
+      "        return self.layer(x.cuda())\n";
+  EXPECT_EQ(found(head, "DC120"), (Lines{"29 DC120"}));
+  EXPECT_NE(only(head, "DC120").message.find("line 32 gives self.layer tensors on a device"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace devcheck::lint
