@@ -97,7 +97,6 @@ Value FlowRun::eval_subscript(TSNode node, Frame& frame) {
   // single index could not.
   if (v.kind == Kind::kUnknown && (v.place == Place::kDevice || v.place == Place::kModuleDevice)) {
     out.place = v.place;
-    out.computed = v.computed;
     if (ts_node_named_child_count(node) > 2) out.kind = Kind::kTensor;
   }
   return out;

@@ -97,11 +97,6 @@ struct Value {
   Origin held_origin = Origin::kNone;
   TSNode held_made{};
   TSNode held_argument{};
-  // What a function the flow does not know (of another file, a method of an
-  // object it knows nothing of) returned given a device tensor, its parts
-  // and what methods of it give: on that device, if a tensor at all
-  // (`backend.torch2cupy(t)`, `to_numpy(t)` give none).
-  bool computed = false;
   // A function's parameter, as it came in (not assigned since).
   bool parameter = false;
   // What the file's calls pass to a parameter (a ParamHint), or made from

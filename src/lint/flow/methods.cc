@@ -311,7 +311,6 @@ Value FlowRun::computed_from(TSNode function, const Value& callee,
     const Value e = effective(a.value);
     if (device_value(e) && e.place == Place::kDevice) {
       out.place = Place::kDevice;
-      out.computed = true;
       return out;
     }
     // A tensor known on the module's device (not a value of unknown kind, a

@@ -30,25 +30,13 @@ bool under_place_test(const Source& source, TSNode node) {
   return false;
 }
 
-// Whether `node` is `x.numpy()`, a method only tensors have.
-bool tensor_numpy_call(const Source& source, TSNode node) {
-  const TSNode function = field(node, "function");
-  return is(node, "call") && is(function, "attribute") &&
-         source.text(field(function, "attribute")) == "numpy";
-}
-
 void check(const RuleContext& c) {
   std::set<uint32_t> done;
   const bool modules_on_device = c.flow.moves_a_module();
   for (const NumpyRead& read : c.flow.numpy_reads()) {
     const bool on_device = read.value.place == Place::kDevice ||
                            (read.value.place == Place::kModuleDevice && modules_on_device);
-    // What a function the flow does not know returned may be no tensor at
-    // all (a CuPy array, a conversion to NumPy), nor its parts and what
-    // methods NumPy shares make of it (`c[i]`, `c.sum()`): given to NumPy,
-    // it counts only where the code calls a tensor's own `.numpy()` on it.
     if (!on_device || (read.value.kind != Kind::kTensor && read.value.kind != Kind::kUnknown) ||
-        (read.value.computed && !tensor_numpy_call(c.source, read.call)) ||
         under_place_test(c.source, read.call) ||
         !done.insert(ts_node_start_byte(read.call)).second) {
       continue;
