@@ -2,9 +2,8 @@
 its preload library (its folder is put first on PYTHONPATH).
 
 Once the program has imported torch:
-- in each child multiprocessing starts, writes the sanitizer's report from
-  multiprocessing's last exit finalizer (fork and forkserver children end by
-  os._exit(), which runs no atexit handler);
+- makes os._exit() write the sanitizer's report first (it runs no atexit
+  handler; multiprocessing's fork and forkserver children end by it);
 - with fake CUDA asked for (devcheck run --fake-cuda, DEVCHECK_FAKE_CUDA=N):
   gives torch.cuda fake CUDA's devices (devcheck_fake_cuda.start; the
   preload library turned the C++ side on from the request when LibTorch
@@ -78,41 +77,32 @@ def _fake_cuda_request(torch):
     return int(count), bool(force)
 
 
-class _ChildExitReport:
-    """multiprocessing's fork and forkserver children end by os._exit(), which
-    runs no atexit handler, so the sanitizer's exit hook never wrote their
-    report (a mismatch in a worker was lost). In each child multiprocessing
-    starts, the last of its exit finalizers writes it instead."""
-
-    def __init__(self, write):
-        self.write = write
-
-    def register(self):
-        import multiprocessing.util as util
-
-        util.register_after_fork(self, _ChildExitReport._in_child)
-
-    @staticmethod
-    def _in_child(self):
-        import multiprocessing.util as util
-
-        util.Finalize(None, self.write, exitpriority=-(1 << 30))
-
-
-_CHILD_EXIT_REPORT = None
-
-
-def _report_children_that_os_exit(torch):
-    global _CHILD_EXIT_REPORT
+def _report_before_os_exit(torch):
+    """os._exit() runs no atexit handler, so the sanitizer's exit hook never
+    wrote the report of a process that ends by it: multiprocessing's fork and
+    forkserver children do (a mismatch in a worker was lost). os._exit writes
+    it first, at the process's real end (after multiprocessing's finalizers
+    and the join of its threads). A fork child inherits the wrapper; a spawn
+    child ends by sys.exit, through the exit hook."""
     ops = torch.ops.devcheck
-    if _CHILD_EXIT_REPORT is not None or not hasattr(ops, "sanitizer_exit_report"):
+    if getattr(os._exit, "_devcheck_report", False) or not hasattr(ops, "sanitizer_exit_report"):
         return
-    _CHILD_EXIT_REPORT = _ChildExitReport(ops.sanitizer_exit_report)
-    _CHILD_EXIT_REPORT.register()
+    real_exit = os._exit
+
+    def _exit(status, _real=real_exit, _report=ops.sanitizer_exit_report):
+        try:
+            _report(int(status))
+        except Exception:  # as an exit hook would: the process still ends
+            pass
+        _real(status)
+
+    _exit._devcheck_report = True
+    _exit.__doc__ = real_exit.__doc__
+    os._exit = _exit
 
 
 def _after_torch(torch):
-    _report_children_that_os_exit(torch)
+    _report_before_os_exit(torch)
     count, force = _fake_cuda_request(torch)
     if count:
         parent = os.path.dirname(_HERE)

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -199,8 +200,11 @@ bool Coprocess::write(std::string_view text) {
   return true;
 }
 
-bool Coprocess::read_line(std::string& line, int timeout_ms) {
+bool Coprocess::read_line(std::string& line, int timeout_ms, void (*waiting)()) {
   if (!usable()) return false;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  constexpr long kSliceMs = 1000;  // how often `waiting` is called
   for (;;) {
     const auto newline = buffer_.find('\n');
     if (newline != std::string::npos) {
@@ -208,10 +212,17 @@ bool Coprocess::read_line(std::string& line, int timeout_ms) {
       buffer_.erase(0, newline + 1);
       return true;
     }
+    const long left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
     pollfd p{fd_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, timeout_ms);
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min(left, kSliceMs)));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return false;
+    if (ready < 0) return false;
+    if (ready == 0) {
+      if (waiting != nullptr) waiting();
+      continue;
+    }
     char chunk[4096];
     const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
     if (n < 0 && errno == EINTR) continue;

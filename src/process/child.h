@@ -99,8 +99,10 @@ class Coprocess {
   /// Writes all of `text`; false when the program is gone.
   bool write(std::string_view text);
   /// Reads one line of its output, without the newline. false at the end
-  /// of its output, on an error, or when nothing comes for `timeout_ms`.
-  bool read_line(std::string& line, int timeout_ms);
+  /// of its output, on an error, or when no line comes within `timeout_ms`
+  /// (from the call, however often a signal breaks the wait). `waiting`,
+  /// when given, is called about once a second while it waits.
+  bool read_line(std::string& line, int timeout_ms, void (*waiting)() = nullptr);
   /// Ends the program (SIGKILL) and forgets it.
   void stop();
 

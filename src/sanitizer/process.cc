@@ -294,12 +294,16 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     // An ignored signal (kill -TERM to a program that ignores SIGTERM) ends nothing.
     const bool ignored = next.sa_handler == SIG_IGN && !raised_by_fault(sig, info);
     // Where the signal ends the process, one from outside waits for a safe
-    // place to write the report in (signal_report.h).
+    // place to write the report in (signal_report.h). Where a handler of the
+    // program's is next, a signal sent by kill() goes to it with no report
+    // first: the interrupted code may hold a lock the report needs, and the
+    // program decides (carried on or exited, its report is written at exit).
+    const bool sent = info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE);
     if (!ignored && next.sa_handler == SIG_DFL && put_off(sig, info, context)) {
       errno = saved_errno;
       return;
     }
-    if (!ignored && !g_signal_reported.exchange(true)) {
+    if (!ignored && !(sent && next.sa_handler != SIG_DFL) && !g_signal_reported.exchange(true)) {
       const char* name = sigabbrev_np(sig);
       const ReportDeadline deadline(sig, end_by_default);
       finish_process_report(std::string("signal SIG") + (name != nullptr ? name : "?"));
@@ -421,14 +425,27 @@ void finish_process_report(const std::string& reason) {
 
 namespace {
 
-// torch.ops.devcheck.sanitizer_exit_report(): the report, written now as at
-// exit. For a process that ends by os._exit(), which runs no atexit handler:
-// multiprocessing's fork and forkserver children (python/site/sitecustomize.py
-// calls it from their last exit finalizer). Nothing when no process
-// sanitizer runs; once written, the exit hook writes nothing more.
-void exit_report() { finish_process_report("exit"); }
+// torch.ops.devcheck.sanitizer_exit_report(status): the report, written now
+// as at exit, by a process about to end by os._exit(status), which runs no
+// atexit handler (python/site/sitecustomize.py wraps os._exit: multiprocessing's
+// fork and forkserver children end so). A forked child may find a lock the
+// report needs taken for good (held by a thread of its parent at the fork):
+// after kStallSeconds without progress it gives up and exits with `status`.
+// Nothing when no process sanitizer runs; once written, the exit hook writes
+// nothing more.
+std::atomic<int> g_exit_status{0};
 
-TORCH_LIBRARY_FRAGMENT(devcheck, m) { m.def("sanitizer_exit_report() -> ()", &exit_report); }
+void exit_with_status(int /*sig*/) { _exit(g_exit_status.load()); }
+
+void exit_report(int64_t status) {
+  g_exit_status.store(static_cast<int>(status));
+  const ReportDeadline deadline(0, exit_with_status);
+  finish_process_report("exit");
+}
+
+TORCH_LIBRARY_FRAGMENT(devcheck, m) {
+  m.def("sanitizer_exit_report(int status) -> ()", &exit_report);
+}
 
 }  // namespace
 

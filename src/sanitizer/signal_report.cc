@@ -71,8 +71,9 @@ struct Watch {
   int sig = 0;
   void (*end)(int) = nullptr;
   int stall_seconds = kStallSeconds;
-  unsigned seen = 0;  // g_progress at the last tick
-  int still = 0;      // ticks since it last moved
+  unsigned seen = 0;             // g_progress at the last tick
+  int still = 0;                 // ticks since it last moved
+  struct sigaction previous {};  // the program's action for the timer's signal
 };
 Watch g_watch;
 
@@ -98,15 +99,22 @@ std::size_t append_number(char* buf, std::size_t size, std::size_t at, int n) {
 
 void say_given_up(int sig, int seconds) {
   char line[320];
-  std::size_t n = append(line, sizeof line, 0, "[devcheck] sanitizer: the report at signal SIG");
-  const char* name = sigabbrev_np(sig);
-  n = name != nullptr ? append(line, sizeof line, n, name)
-                      : append_number(line, sizeof line, n, sig);
+  std::size_t n = 0;
+  if (sig == 0) {
+    n = append(line, sizeof line, n, "[devcheck] sanitizer: the report at exit");
+  } else {
+    n = append(line, sizeof line, n, "[devcheck] sanitizer: the report at signal SIG");
+    const char* name = sigabbrev_np(sig);
+    n = name != nullptr ? append(line, sizeof line, n, name)
+                        : append_number(line, sizeof line, n, sig);
+  }
   n = append(line, sizeof line, n, " is not written: it made no progress for ");
   n = append_number(line, sizeof line, n, seconds);
   n = append(line, sizeof line, n,
-             " s (the signal stopped the program where it held a lock the report needs); the "
-             "process ends by the signal\n");
+             sig == 0 ? " s (a lock it needs is held, by a thread of the parent this process "
+                        "was forked from or by another thread); the process exits\n"
+                      : " s (the signal stopped the program where it held a lock the report "
+                        "needs); the process ends by the signal\n");
   std::size_t done = 0;
   while (done < n) {
     const ssize_t w = write(STDERR_FILENO, line + done, n - done);
@@ -116,9 +124,17 @@ void say_given_up(int sig, int seconds) {
   }
 }
 
-void on_watch_tick(int /*signo*/, siginfo_t* info, void* /*context*/) {
+void on_watch_tick(int signo, siginfo_t* info, void* context) {
   if (!g_watch.armed.load() || info == nullptr || info->si_code != SI_TIMER ||
       info->si_value.sival_int != kWatchMark) {
+    // Not the deadline's: the program's own use of the signal.
+    const struct sigaction& p = g_watch.previous;
+    if ((p.sa_flags & SA_SIGINFO) != 0 && p.sa_sigaction != nullptr) {
+      p.sa_sigaction(signo, info, context);
+    } else if ((p.sa_flags & SA_SIGINFO) == 0 && p.sa_handler != SIG_DFL &&
+               p.sa_handler != SIG_IGN) {
+      p.sa_handler(signo);
+    }
     return;
   }
   const int saved_errno = errno;
@@ -131,7 +147,7 @@ void on_watch_tick(int /*signo*/, siginfo_t* info, void* /*context*/) {
     const int sig = g_watch.sig;
     say_given_up(sig, g_watch.stall_seconds);
     if (g_watch.end != nullptr) g_watch.end(sig);
-    _exit(128 + sig);
+    _exit(sig == 0 ? 1 : 128 + sig);
   }
   errno = saved_errno;
 }
@@ -158,28 +174,115 @@ SigactionFn libc_sigaction() {
 
 void note_report_progress() { g_progress.fetch_add(1, std::memory_order_relaxed); }
 
+namespace {
+
+// The system calls a thread waits in (for input, a lock's futex, a child, a
+// timer, a signal): whoever is stopped in one of them holds no allocator or
+// loader lock for the call. Not brk, mmap, munmap, madvise, open: glibc's
+// malloc and the loader make those holding their locks.
+bool waits(long number) {
+  switch (number) {
+#ifdef SYS_restart_syscall
+    case SYS_restart_syscall:
+#endif
+#ifdef SYS_futex
+    case SYS_futex:
+#endif
+#ifdef SYS_read
+    case SYS_read:
+#endif
+#ifdef SYS_readv
+    case SYS_readv:
+#endif
+#ifdef SYS_recvfrom
+    case SYS_recvfrom:
+#endif
+#ifdef SYS_recvmsg
+    case SYS_recvmsg:
+#endif
+#ifdef SYS_accept
+    case SYS_accept:
+#endif
+#ifdef SYS_accept4
+    case SYS_accept4:
+#endif
+#ifdef SYS_poll
+    case SYS_poll:
+#endif
+#ifdef SYS_ppoll
+    case SYS_ppoll:
+#endif
+#ifdef SYS_select
+    case SYS_select:
+#endif
+#ifdef SYS_pselect6
+    case SYS_pselect6:
+#endif
+#ifdef SYS_epoll_wait
+    case SYS_epoll_wait:
+#endif
+#ifdef SYS_epoll_pwait
+    case SYS_epoll_pwait:
+#endif
+#ifdef SYS_nanosleep
+    case SYS_nanosleep:
+#endif
+#ifdef SYS_clock_nanosleep
+    case SYS_clock_nanosleep:
+#endif
+#ifdef SYS_wait4
+    case SYS_wait4:
+#endif
+#ifdef SYS_waitid
+    case SYS_waitid:
+#endif
+#ifdef SYS_pause
+    case SYS_pause:
+#endif
+#ifdef SYS_rt_sigsuspend
+    case SYS_rt_sigsuspend:
+#endif
+#ifdef SYS_rt_sigtimedwait
+    case SYS_rt_sigtimedwait:
+#endif
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 bool at_system_call(const void* context) {
   if (context == nullptr) return true;
   const auto* uc = static_cast<const ucontext_t*>(context);
   constexpr std::uintptr_t kPage = 4096;  // the smallest page: both reads stay on pc's
+  // A wait the signal broke off returns -EINTR, the pc just past the call; a
+  // call the kernel restarts has the pc back on it and its number (or
+  // restart_syscall's) in the number register. A quick call that just
+  // returned (brk inside malloc) has neither.
 #if defined(__x86_64__)
   const auto pc = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  const long result = uc->uc_mcontext.gregs[REG_RAX];
   const auto is_syscall = [](std::uintptr_t at) {  // 0f 05
     unsigned char bytes[2];
-    std::memcpy(bytes, reinterpret_cast<const void*>(at),
-                sizeof bytes);  // NOLINT(performance-no-int-to-ptr)
+    std::memcpy(bytes, reinterpret_cast<const void*>(at),  // NOLINT(performance-no-int-to-ptr)
+                sizeof bytes);
     return bytes[0] == 0x0f && bytes[1] == 0x05;
   };
-  return (pc % kPage >= 2 && is_syscall(pc - 2)) || (pc % kPage <= kPage - 2 && is_syscall(pc));
+  return (result == -EINTR && pc % kPage >= 2 && is_syscall(pc - 2)) ||
+         (waits(result) && pc % kPage <= kPage - 2 && is_syscall(pc));
 #elif defined(__aarch64__)
   const auto pc = static_cast<std::uintptr_t>(uc->uc_mcontext.pc);
+  const auto result = static_cast<long>(uc->uc_mcontext.regs[0]);
+  const auto number = static_cast<long>(uc->uc_mcontext.regs[8]);
   const auto is_svc = [](std::uintptr_t at) {  // svc #0
     std::uint32_t insn = 0;
-    std::memcpy(&insn, reinterpret_cast<const void*>(at),
-                sizeof insn);  // NOLINT(performance-no-int-to-ptr)
+    std::memcpy(&insn, reinterpret_cast<const void*>(at),  // NOLINT(performance-no-int-to-ptr)
+                sizeof insn);
     return insn == 0xd4000001U;
   };
-  return (pc % kPage >= 4 && is_svc(pc - 4)) || is_svc(pc);
+  return (result == -EINTR && pc % kPage >= 4 && is_svc(pc - 4)) || (waits(number) && is_svc(pc));
 #else
   static_cast<void>(uc);
   static_cast<void>(kPage);
@@ -222,6 +325,7 @@ ReportDeadline::ReportDeadline(int sig, void (*end)(int), int stall_seconds)
     signal_ = 0;
     return;
   }
+  g_watch.previous = previous_;
   sigset_t one;
   sigemptyset(&one);
   sigaddset(&one, signal_);

@@ -10,9 +10,11 @@
 //  - put_off(): a signal another process sent (kill(): Pool.terminate(),
 //    timeout, a supervisor) that interrupted the program outside a system
 //    call is delivered again a millisecond later, for up to a second, until
-//    it finds the program in one (read, poll, a futex wait hold no
+//    it finds the program waiting in one (read, poll, a futex wait hold no
 //    allocator lock). Only where the signal then ends the process by its
-//    default action: a handler of the program's own is not kept waiting.
+//    default action; where a handler of the program's own is next, it gets
+//    such a signal at once, with no report first (process.cc): the program
+//    decides, and the report is written at its exit.
 //  - ReportDeadline: while the report is written, a timer on the reporting
 //    thread checks each second that it moves (note_report_progress()); after
 //    kStallSeconds without, one line on stderr says so and the process ends
@@ -32,10 +34,13 @@ SigactionFn libc_sigaction();
 // The report moved on (a step done, a line read from addr2line).
 void note_report_progress();
 
-// Whether the interrupted code (`context`, the handler's ucontext_t) was in
-// a system call: the kernel leaves its program counter just past the
-// instruction, or on it when the call restarts. True where the architecture
-// is not known (x86-64 and AArch64 are): nothing is put off there.
+// Whether the interrupted code (`context`, the handler's ucontext_t) was
+// waiting in a system call (read, poll, a futex, a sleep, a wait for a
+// child, pause): broken off with -EINTR, the program counter just past the
+// instruction, or to be restarted, the counter on it and the number of such
+// a call in the number register. Not a quick call that just returned (brk or
+// munmap inside malloc, which hold its lock). True where the architecture is
+// not known (x86-64 and AArch64 are): nothing is put off there.
 bool at_system_call(const void* context);
 
 // A fatal signal another process sent, or the second delivery of one put off,
@@ -46,13 +51,15 @@ bool at_system_call(const void* context);
 // second already, or the timer could not be set.
 bool put_off(int sig, const siginfo_t* info, const void* context);
 
-// Seconds without progress after which a report given up.
+// Seconds without progress after which a report is given up.
 constexpr int kStallSeconds = 10;
 
-// Armed while a report is written in the handler of `sig`: when the report
-// makes no progress for `stall_seconds`, writes one line on stderr and calls
-// `end(sig)`, which ends the process (it must not return; if it does, the
-// process exits with 128 + sig). Disarmed when it goes out of scope.
+// Armed while a report is written in the handler of `sig` (0: at an exit
+// that runs no exit hook, os._exit): when the report makes no progress for
+// `stall_seconds`, writes one line on stderr and calls `end(sig)`, which ends
+// the process (it must not return; if it does, the process exits with
+// 128 + sig, or 1). Disarmed when it goes out of scope. One at a time in a
+// process: a fatal signal's report is written once.
 class ReportDeadline {
  public:
   ReportDeadline(int sig, void (*end)(int), int stall_seconds = kStallSeconds);

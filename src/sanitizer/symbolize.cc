@@ -98,13 +98,14 @@ bool ask_server(const std::string& module, const std::vector<std::uintptr_t>& of
     if (!server->write(request)) return fail();
     std::string line;
     for (;;) {
-      if (!server->read_line(line, kAnswerTimeoutMs)) return fail();
+      if (!server->read_line(line, kAnswerTimeoutMs, note_report_progress)) return fail();
       note_report_progress();  // a report written at a signal is not stalled (signal_report.h)
       if (line == kEndOfBatch) break;
       lines.push_back(line);
     }
     // The end marker's function and place.
-    if (!server->read_line(line, kAnswerTimeoutMs) || !server->read_line(line, kAnswerTimeoutMs)) {
+    if (!server->read_line(line, kAnswerTimeoutMs, note_report_progress) ||
+        !server->read_line(line, kAnswerTimeoutMs, note_report_progress)) {
       return fail();
     }
   }

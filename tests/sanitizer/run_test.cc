@@ -299,6 +299,15 @@ TEST(RunSanitized, AReportAtASignalThatCannotMoveIsGivenUpAndTheSignalStillEndsT
   EXPECT_THAT(testing::read_file(err), Not(HasSubstr("carried on")));
 }
 
+// SIGTERM sent to a program with a SIGTERM handler of its own goes to that
+// handler at once, with no report first: here the report would wait for a
+// lock a stuck thread holds, and the program's handler would never run.
+TEST(RunSanitized, ASignalFromOutsideGoesToTheProgramsOwnHandlerWithNoReportFirst) {
+  const auto r = run({sanitizer_program("handled"), "stuck-handled-term"});
+  EXPECT_EQ(r.term_signal, 0);
+  EXPECT_EQ(r.exit_status, 0);
+}
+
 // SIGTERM from another process (multiprocessing's Pool.terminate(), timeout,
 // a supervisor) that finds the program inside malloc: the report waits for a
 // system call (here pause()), where the allocator's lock is not held, and is

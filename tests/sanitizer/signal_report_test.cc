@@ -5,12 +5,14 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -36,20 +38,27 @@ struct FakeCode {
   alignas(4096) unsigned char page[4096] = {};
   ucontext_t context{};
 
-  // The program counter at page[at]; the system call instruction at page[call].
-  FakeCode(std::size_t at, std::size_t call) {
+  // The program counter at page[at]; the system call instruction at
+  // page[call]; `result` in the result register, `number` in the number
+  // register (x86-64 has one register for both: `result` unless it is 0).
+  FakeCode(std::size_t at, std::size_t call, long result = -EINTR, long number = SYS_read) {
 #if defined(__x86_64__)
     page[call] = 0x0f;
     page[call + 1] = 0x05;
     context.uc_mcontext.gregs[REG_RIP] =
         static_cast<greg_t>(reinterpret_cast<std::uintptr_t>(&page[at]));
+    context.uc_mcontext.gregs[REG_RAX] = result != 0 ? result : number;
 #elif defined(__aarch64__)
     const std::uint32_t svc = 0xd4000001U;
     std::memcpy(&page[call], &svc, sizeof svc);
     context.uc_mcontext.pc = reinterpret_cast<std::uintptr_t>(&page[at]);
+    context.uc_mcontext.regs[0] = static_cast<std::uint64_t>(result);
+    context.uc_mcontext.regs[8] = static_cast<std::uint64_t>(number);
 #else
     static_cast<void>(at);
     static_cast<void>(call);
+    static_cast<void>(result);
+    static_cast<void>(number);
 #endif
   }
 };
@@ -60,12 +69,19 @@ constexpr std::size_t kCallSize = 2;
 constexpr std::size_t kCallSize = 4;
 #endif
 
-TEST(AtSystemCall, IsThePlaceJustPastTheInstructionOrOnItWhenTheCallRestarts) {
+TEST(AtSystemCall, IsAWaitBrokenOffOrToBeRestartedNotACallThatJustReturned) {
   if (!DEVCHECK_KNOWN_ARCH) GTEST_SKIP() << "neither x86-64 nor AArch64: nothing is put off";
-  const FakeCode after(100 + kCallSize, 100);
+  const FakeCode after(100 + kCallSize, 100);  // -EINTR
   EXPECT_TRUE(at_system_call(&after.context));
-  const FakeCode on(100, 100);
+  const FakeCode on(100, 100, 0, SYS_futex);  // to be restarted
   EXPECT_TRUE(at_system_call(&on.context));
+  const FakeCode restart(100, 100, 0, SYS_restart_syscall);
+  EXPECT_TRUE(at_system_call(&restart.context));
+  // brk just returned (inside malloc, which holds its lock), or about to run
+  const FakeCode returned(100 + kCallSize, 100, 0x5000000, SYS_brk);
+  EXPECT_FALSE(at_system_call(&returned.context));
+  const FakeCode about_to_brk(100, 100, 0, SYS_brk);
+  EXPECT_FALSE(at_system_call(&about_to_brk.context));
   const FakeCode elsewhere(200, 100);
   EXPECT_FALSE(at_system_call(&elsewhere.context));
   const FakeCode page_start(0, 100);  // nothing before it is read
@@ -197,10 +213,10 @@ TEST(ReportDeadline, AReportThatMovesIsNeverCutShortAndNothingIsLeftArmedAfterIt
   const int status = in_child(
       [] {
         {
-          const ReportDeadline deadline(SIGTERM, end_by_sigterm, 1);
-          sleep_through(std::chrono::milliseconds(3500), true);  // slower than the limit, moving
+          const ReportDeadline deadline(SIGTERM, end_by_sigterm, 3);
+          sleep_through(std::chrono::milliseconds(7000), true);  // slower than the limit, moving
         }
-        sleep_through(std::chrono::milliseconds(2500), false);
+        sleep_through(std::chrono::milliseconds(4500), false);
         ::_exit(0);
       },
       &err);

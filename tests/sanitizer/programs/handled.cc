@@ -13,6 +13,9 @@
 //                         initializer holding the loader's lock (programs/
 //                         stuck.cc), then it raises SIGTERM: the report needs
 //                         that lock (dladdr) and never gets it
+//   handled stuck-handled-term  as stuck-term, with a SIGTERM handler of its
+//                         own, and SIGTERM sent by a child it forks: the
+//                         handler runs (no report first); it then _exit(0)s
 //   handled outside-term  the mismatch; a child it forks sends it SIGTERM
 //                         while it allocates and frees for 300 ms (inside
 //                         malloc, mostly, holding the allocator's lock); then
@@ -66,13 +69,43 @@ int stuck_term() {
   return 0;
 }
 
+volatile std::sig_atomic_t g_handled_terms = 0;
+
+void count_term(int) { g_handled_terms = g_handled_terms + 1; }
+
+// The loader's lock taken for good, then SIGTERM from a child to a program
+// with a SIGTERM handler of its own.
+int stuck_handled_term() {
+  std::signal(SIGTERM, count_term);
+  int fds[2];
+  if (::pipe(fds) != 0) return 3;
+  ::setenv("PLANTED_STUCK_FD", std::to_string(fds[1]).c_str(), 1);
+  std::thread([] { dlopen(PLANTED_STUCK_LIBRARY, RTLD_NOW); }).detach();
+  char byte = 0;
+  if (::read(fds[0], &byte, 1) != 1) return 3;
+  const pid_t parent = ::getpid();
+  if (::fork() == 0) {
+    ::kill(parent, SIGTERM);
+    ::_exit(0);
+  }
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (g_handled_terms == 0 && std::chrono::steady_clock::now() < end) {
+    const timespec wait{0, 10L * 1000 * 1000};
+    ::nanosleep(&wait, nullptr);
+  }
+  std::printf("handled: %d SIGTERM at the program's handler\n", static_cast<int>(g_handled_terms));
+  std::fflush(stdout);
+  ::_exit(g_handled_terms > 0 ? 0 : 4);  // no exit hooks: the loader's lock stays taken
+}
+
 // SIGTERM from another process while this one is in the allocator.
 int outside_term() {
   const pid_t parent = ::getpid();
-  if (::fork() == 0) {
-    const timespec wait{0, 30L * 1000 * 1000};
-    ::nanosleep(&wait, nullptr);
-    ::kill(parent, SIGTERM);
+  int fds[2];
+  if (::pipe(fds) != 0) return 3;
+  if (::fork() == 0) {  // sends SIGTERM once the parent is in the loop below
+    char byte = 0;
+    if (::read(fds[0], &byte, 1) == 1) ::kill(parent, SIGTERM);
     ::_exit(0);
   }
   // Past tcache's sizes (1032 bytes) each call takes the arena's lock, once
@@ -81,6 +114,8 @@ int outside_term() {
   std::vector<void*> held(16, nullptr);
   std::size_t i = 0;
   const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  const char go = 'g';
+  if (::write(fds[1], &go, 1) != 1) return 3;
   while (std::chrono::steady_clock::now() < end) {
     for (int k = 0; k < 64; ++k, ++i) {
       std::free(held[i % held.size()]);
@@ -110,8 +145,10 @@ int main(int argc, char** argv) {
     std::printf("handled: carried on after SIGTERM (%d caught)\n", static_cast<int>(g_terms));
     return 0;
   }
-  if (std::strcmp(what, "stuck-term") == 0 || std::strcmp(what, "outside-term") == 0) {
+  if (std::strcmp(what, "stuck-term") == 0 || std::strcmp(what, "outside-term") == 0 ||
+      std::strcmp(what, "stuck-handled-term") == 0) {
     mismatch();
+    if (std::strcmp(what, "stuck-handled-term") == 0) return stuck_handled_term();
     return std::strcmp(what, "stuck-term") == 0 ? stuck_term() : outside_term();
   }
   mismatch();
