@@ -32,33 +32,13 @@ bool computes_on_arguments(std::string_view q) {
   }
   if (q.rfind("torch.", 0) != 0) return false;
   const std::string_view rest = q.substr(6);
-  // Functions of torch's state, its types and flags: no tensor comes out
-  // (`torch.get_default_device()` is a device; `is_`/`are_` ask, `set_` and
-  // `use_` set).
-  static constexpr std::array<std::string_view, 20> kNot = {"save",
-                                                            "load",
-                                                            "manual_seed",
-                                                            "numel",
-                                                            "device",
-                                                            "Size",
-                                                            "no_grad",
-                                                            "enable_grad",
-                                                            "inference_mode",
-                                                            "Generator",
-                                                            "get_default_dtype",
-                                                            "get_default_device",
-                                                            "get_num_threads",
-                                                            "get_num_interop_threads",
-                                                            "typename",
-                                                            "result_type",
-                                                            "promote_types",
-                                                            "can_cast",
-                                                            "finfo",
-                                                            "iinfo"};
+  // Saving, loading, devices, sizes, modes, generators: no tensor comes out;
+  // nor from torch's state, its types and flags (gives_no_tensor).
+  static constexpr std::array<std::string_view, 8> kNot = {
+      "save", "load", "device", "Size", "no_grad", "enable_grad", "inference_mode", "Generator"};
   return rest.find('.') == std::string_view::npos && !rest.empty() &&
          std::islower(static_cast<unsigned char>(rest[0])) != 0 && !among(rest, kNot) &&
-         rest.rfind("set_", 0) != 0 && rest.rfind("is_", 0) != 0 && rest.rfind("are_", 0) != 0 &&
-         rest.rfind("use_", 0) != 0;
+         !gives_no_tensor(q);
 }
 
 bool gives_no_tensor(std::string_view q) {

@@ -1,5 +1,6 @@
 // DC115 unguarded-cuda: torch.device("cuda") in a file that never asks
 // torch.cuda.is_available() or device_count().
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -213,33 +214,45 @@ bool harmless_use(const Source& source, TSNode use) {
   }
 }
 
+// The reads of the name `value` (a call, or a list holding one) is assigned
+// to by `name = value` in a function's body: each other occurrence of that
+// name there. Nothing (nullopt) where `value` is not so assigned, in a
+// function (a name at module level may be imported elsewhere).
+std::optional<std::vector<TSNode>> reads_of_name_assigned(const Source& source, int scope,
+                                                          TSNode value) {
+  const TSNode parent = ts_node_parent(value);
+  const int function = source.function_of(scope);
+  if (function < 0 || !is(parent, "assignment") || !ts_node_eq(field(parent, "right"), value) ||
+      !is(field(parent, "left"), "identifier")) {
+    return std::nullopt;
+  }
+  const TSNode left = field(parent, "left");
+  const std::string_view name = source.text(left);
+  std::vector<TSNode> reads;
+  std::vector<TSNode> stack{field(source.scopes()[function].node, "body")};
+  while (!stack.empty()) {
+    const TSNode n = stack.back();
+    stack.pop_back();
+    if (is(n, "identifier") && source.text(n) == name && !ts_node_eq(n, left)) reads.push_back(n);
+    for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; ++i) {
+      stack.push_back(ts_node_named_child(n, i));
+    }
+  }
+  return reads;
+}
+
 // Whether the device `call` makes never reaches a tensor: each use of it is
 // harmless (harmless_use), where it is used directly or held by a name in a
 // function that reads it, each read harmless. A name at module level may be
 // imported elsewhere: not judged; nor a name never read.
 bool reaches_no_tensor(const Source& source, const Call& call) {
   if (harmless_use(source, call.node)) return true;
-  const TSNode parent = ts_node_parent(call.node);
-  const int function = source.function_of(call.scope);
-  if (function < 0 || !is(parent, "assignment") || !ts_node_eq(field(parent, "right"), call.node) ||
-      !is(field(parent, "left"), "identifier")) {
-    return false;
+  const auto reads = reads_of_name_assigned(source, call.scope, call.node);
+  if (!reads || reads->empty()) return false;
+  for (const TSNode read : *reads) {
+    if (!harmless_use(source, read)) return false;
   }
-  const std::string_view name = source.text(field(parent, "left"));
-  std::vector<TSNode> stack{field(source.scopes()[function].node, "body")};
-  int reads = 0;
-  while (!stack.empty()) {
-    const TSNode n = stack.back();
-    stack.pop_back();
-    if (is(n, "identifier") && source.text(n) == name && !ts_node_eq(n, field(parent, "left"))) {
-      if (!harmless_use(source, n)) return false;
-      ++reads;
-    }
-    for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; ++i) {
-      stack.push_back(ts_node_named_child(n, i));
-    }
-  }
-  return reads > 0;
+  return true;
 }
 
 // Whether `condition` is true for a CUDA device wherever no GPU was asked
@@ -294,30 +307,16 @@ bool in_list_of_loops_that_skip_cuda(const Source& source, const Call& call) {
   if (is(parent, "for_statement") && ts_node_eq(field(parent, "right"), list)) {
     return loop_skips_cuda(source, parent);
   }
-  const int function = source.function_of(call.scope);
-  if (function < 0 || !is(parent, "assignment") || !ts_node_eq(field(parent, "right"), list) ||
-      !is(field(parent, "left"), "identifier")) {
-    return false;
-  }
-  const std::string_view name = source.text(field(parent, "left"));
-  std::vector<TSNode> stack{field(source.scopes()[function].node, "body")};
-  int loops = 0;
-  while (!stack.empty()) {
-    const TSNode n = stack.back();
-    stack.pop_back();
-    if (is(n, "identifier") && source.text(n) == name && !ts_node_eq(n, field(parent, "left"))) {
-      const TSNode up = ts_node_parent(n);
-      if (!is(up, "for_statement") || !ts_node_eq(field(up, "right"), n) ||
-          !loop_skips_cuda(source, up)) {
-        return false;
-      }
-      ++loops;
-    }
-    for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; ++i) {
-      stack.push_back(ts_node_named_child(n, i));
+  const auto reads = reads_of_name_assigned(source, call.scope, list);
+  if (!reads || reads->empty()) return false;
+  for (const TSNode read : *reads) {
+    const TSNode up = ts_node_parent(read);
+    if (!is(up, "for_statement") || !ts_node_eq(field(up, "right"), read) ||
+        !loop_skips_cuda(source, up)) {
+      return false;
     }
   }
-  return loops > 0;
+  return true;
 }
 
 void check(const RuleContext& c) {
