@@ -86,4 +86,13 @@ inline std::vector<std::string> numpy_reads(const Flowed& f) {
 
 using Lines = std::vector<std::string>;
 
+// The `torch.load` calls of a snippet, in the order they are written.
+inline std::vector<const Call*> loads(const Flowed& f) {
+  std::vector<const Call*> out;
+  for (const Call& call : f.source.calls()) {
+    if (call.qualified == "torch.load") out.push_back(&call);
+  }
+  return out;
+}
+
 }  // namespace devcheck::lint::detail::testing

@@ -11,15 +11,7 @@
 namespace devcheck::lint::detail {
 namespace {
 using testing::Flowed;
-
-// The `torch.load` calls of a snippet, in the order they are written.
-std::vector<const Call*> loads(const Flowed& f) {
-  std::vector<const Call*> out;
-  for (const Call& call : f.source.calls()) {
-    if (call.qualified == "torch.load") out.push_back(&call);
-  }
-  return out;
-}
+using testing::loads;
 
 TSNode path_of(const Flowed& f, const Call& load) { return f.source.positional(load.node)[0]; }
 
